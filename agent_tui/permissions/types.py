@@ -1,0 +1,45 @@
+"""The permission vocabulary shared by the engine, the agent loop and the approval UI."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Behavior = Literal["allow", "ask", "deny"]
+Mode = Literal["default", "accept-edits", "plan", "yolo"]
+MODES: tuple[Mode, ...] = ("default", "accept-edits", "plan", "yolo")
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    behavior: Behavior
+    #: the rule that decided (e.g. "Bash(git status:*)"), or None when no rule matched
+    rule: str | None = None
+    #: why, in words for the person: "no rule allows `rm`", "ask rule Bash(git push:*)"
+    reason: str = ""
+    #: the allow rules an "always" answer would save (empty: "always" is not offered)
+    suggestions: tuple[str, ...] = ()
+    #: decided by "rule", "mode" or "default"
+    source: str = "default"
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalRequest:
+    tool_use_id: str
+    tool: str
+    input: dict[str, Any]
+    #: byte for byte what will run or be touched: the command, the path, the domain
+    subject: str
+    decision: Decision
+    cwd: str
+    #: a diff for Write/Edit, or other detail to show
+    preview: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ApprovalAnswer:
+    choice: Literal["once", "always", "deny"]
+    #: for a deny: what the model should do instead (sent in the tool_result)
+    message: str = ""
+    #: rules actually saved by an "always" answer
+    saved_rules: tuple[str, ...] = field(default_factory=tuple)

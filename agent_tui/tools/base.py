@@ -1,0 +1,108 @@
+"""What every client tool is: a name, a pydantic input model (sent to the API as JSON schema), and an
+async `run` that returns a `ToolOutput`. Tools know nothing of Textual; they report live progress
+through `ToolContext.progress` and are cancelled by cancelling their asyncio task.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pydantic import BaseModel, ValidationError
+
+if TYPE_CHECKING:
+    from agent_tui.providers.base import Provider
+
+
+@dataclass(slots=True)
+class ToolOutput:
+    content: str
+    is_error: bool = False
+    #: one line for the chat and the progress pane, e.g. "exit 0 · 12 lines"
+    summary: str = ""
+    exit_code: int | None = None
+    #: usage of sub-requests the tool made (WebSearch, WebFetch extraction), as `Usage`
+    usage: Any = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class ToolContext:
+    cwd: Path
+    #: where a tool may keep files for this session (downloads, saved binaries)
+    data_dir: Path
+    #: report progress: `progress(status="...", output="...")`
+    progress: Callable[..., None] = lambda **_: None
+    provider: Provider | None = None
+    #: the main model, and the small model used for extraction
+    model: str = ""
+    small_model: str = ""
+    tool_use_id: str = ""
+    #: hosts the person explicitly allowed (WebFetch may reach a loopback host only if listed)
+    explicit_hosts: frozenset[str] = frozenset()
+    clock: Callable[[], float] | None = None
+
+
+class Tool(ABC):
+    name: ClassVar[str]
+    description: ClassVar[str]
+    input_model: ClassVar[type[BaseModel]]
+    #: read-only tools are the only ones allowed in plan mode
+    read_only: ClassVar[bool] = False
+
+    def schema(self) -> dict[str, Any]:
+        """The tool definition sent to the API."""
+        schema = self.input_model.model_json_schema()
+        schema.pop("title", None)
+        return {"name": self.name, "description": self.description, "input_schema": schema}
+
+    def validate(self, raw: dict[str, Any]) -> BaseModel:
+        """Validate raw input; raises `ToolInputError` with a message the model can act on."""
+        try:
+            return self.input_model.model_validate(raw)
+        except ValidationError as exc:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'input'}: {err['msg']}"
+                for err in exc.errors()
+            )
+            raise ToolInputError(f"Invalid input for {self.name}: {problems}") from None
+
+    def subject(self, params: Any) -> str:
+        """What the person is asked about: the command, the path, the URL."""
+        return str(params.model_dump(exclude_none=True))
+
+    def preview(self, params: Any, ctx: ToolContext) -> str | None:
+        """Extra text for the approval dialog, e.g. the diff a Write or Edit would make."""
+        return None
+
+    @abstractmethod
+    async def run(self, params: Any, ctx: ToolContext) -> ToolOutput: ...
+
+
+class ToolInputError(ValueError):
+    pass
+
+
+class ToolRegistry:
+    def __init__(self, tools: list[Tool] | None = None) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools or []:
+            self.add(tool)
+
+    def add(self, tool: Tool) -> None:
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return [tool.schema() for tool in self._tools.values()]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
