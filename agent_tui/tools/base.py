@@ -44,6 +44,8 @@ class ToolContext:
     #: hosts the person explicitly allowed (WebFetch may reach a loopback host only if listed)
     explicit_hosts: frozenset[str] = frozenset()
     clock: Callable[[], float] | None = None
+    #: emit a domain event directly (WebSearch re-emits its sub-stream's search events)
+    emit: Callable[[Any], None] = lambda _event: None
 
 
 class Tool(ABC):
