@@ -129,6 +129,9 @@ class SearchQueryUpdate(Event):
     kind: ClassVar[str] = "search_query"
     tool_use_id: str
     query: str
+    # Ordinal of the search within its tool call (0, 1, …), so a second search is not mistaken
+    # for a continuation of the first.
+    search_index: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +144,7 @@ class SearchResultsReceived(Event):
     count: int
     results: list[dict[str, str]] = field(default_factory=list)
     error_code: str | None = None
+    search_index: int = 0
 
 
 @dataclass(frozen=True, slots=True)
