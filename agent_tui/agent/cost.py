@@ -1,0 +1,49 @@
+"""Turning usage into dollars, from the price table in `agent_tui/data/prices.toml`."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from agent_tui.paths import package_data
+from agent_tui.protocol.events import Usage
+
+# Unknown models are priced like a current Sonnet rather than as free: an estimate that errs high.
+_FALLBACK = {"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.30}
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    input: float
+    output: float
+    cache_write: float
+    cache_read: float
+
+
+@cache
+def _table() -> dict[str, Any]:
+    return tomllib.loads(package_data("prices.toml").read_text(encoding="utf-8"))
+
+
+def price_for(model: str) -> Price:
+    models: dict[str, dict[str, float]] = _table()["models"]
+    matches = [name for name in models if model.startswith(name)]
+    row = models[max(matches, key=len)] if matches else _FALLBACK
+    return Price(**row)
+
+
+def search_price() -> float:
+    return float(_table()["web_search_per_1000"]) / 1000
+
+
+def cost_usd(model: str, usage: Usage) -> float:
+    p = price_for(model)
+    tokens = (
+        usage.input_tokens * p.input
+        + usage.output_tokens * p.output
+        + usage.cache_creation_input_tokens * p.cache_write
+        + usage.cache_read_input_tokens * p.cache_read
+    ) / 1_000_000
+    return tokens + usage.web_search_requests * search_price()

@@ -1,0 +1,128 @@
+"""The real Messages API through the official SDK.
+
+`import anthropic` costs seconds, so it happens on the first request (or in `warm_up()`, which the
+UI runs in a worker thread after the first frame), never at module import. SDK retries are off: the
+agent loop retries itself, so it can tell the person and never resends after content arrived.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from typing import Any
+
+from agent_tui.providers.base import MessageRequest, ProviderError
+from agent_tui.redact import redact
+
+DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_SMALL_MODEL = "claude-haiku-4-5"
+
+
+def _platform() -> str:
+    if os.environ.get("CLAUDE_CODE_USE_BEDROCK") or os.environ.get("AGENT_TUI_USE_BEDROCK"):
+        return "bedrock"
+    if os.environ.get("CLAUDE_CODE_USE_VERTEX") or os.environ.get("AGENT_TUI_USE_VERTEX"):
+        return "vertex"
+    if os.environ.get("ANTHROPIC_FOUNDRY_RESOURCE") or os.environ.get("AGENT_TUI_USE_FOUNDRY"):
+        return "foundry"
+    return "anthropic"
+
+
+class AnthropicProvider:
+    def __init__(self, model: str = DEFAULT_MODEL, *, timeout: float = 600.0) -> None:
+        self.name = _platform()
+        self.label = model
+        self._timeout = timeout
+        self._client: Any = None
+
+    def supports_web_search(self, model: str) -> bool:
+        # Server-side web search exists on the first-party API and Foundry; on Vertex only for
+        # Claude 4-family models; not on Bedrock.
+        if self.name in ("anthropic", "foundry"):
+            return True
+        if self.name == "vertex":
+            return any(tag in model for tag in ("-4", "4-", "opus-4", "sonnet-4", "haiku-4"))
+        return False
+
+    def warm_up(self) -> None:
+        """Import the SDK and build the client (call from a worker thread)."""
+        self._get_client()
+
+    def _get_client(self) -> Any:
+        if self._client is None:
+            import anthropic  # deferred: the heaviest import of the app
+
+            self._client = anthropic.AsyncAnthropic(max_retries=0, timeout=self._timeout)
+        return self._client
+
+    async def stream(self, request: MessageRequest) -> AsyncIterator[dict[str, Any]]:
+        import anthropic
+
+        client = self._get_client()
+        try:
+            stream = await client.messages.create(**request.body(), stream=True)
+            async with stream:
+                async for event in stream:
+                    yield event.to_dict()
+        except anthropic.APIStatusError as exc:
+            raise _status_error(exc) from None
+        except anthropic.APITimeoutError:
+            raise ProviderError("The request timed out.", retryable=True, kind="timeout") from None
+        except anthropic.APIConnectionError as exc:
+            raise ProviderError(
+                f"Could not reach the API: {redact(str(exc.__cause__ or exc))}",
+                retryable=True,
+                kind="connection_error",
+            ) from None
+        except ValueError as exc:  # invalid JSON on the wire
+            raise ProviderError(
+                f"The stream sent data that could not be read: {redact(str(exc))}",
+                kind="invalid_stream",
+            ) from None
+
+
+def _status_error(exc: Any) -> ProviderError:
+    status = getattr(exc, "status_code", None)
+    body = getattr(exc, "body", None)
+    kind = "api_error"
+    message = str(getattr(exc, "message", exc))
+    if isinstance(body, dict):
+        err = body.get("error") if isinstance(body.get("error"), dict) else body
+        kind = str(err.get("type", kind))
+        message = str(err.get("message", message))
+    retry_after = None
+    response = getattr(exc, "response", None)
+    if response is not None:
+        try:
+            retry_after = float(response.headers.get("retry-after", ""))
+        except (TypeError, ValueError):
+            retry_after = None
+    retryable = kind in ("overloaded_error", "rate_limit_error") or status in (
+        429,
+        500,
+        502,
+        503,
+        529,
+    )
+    if status == 200:
+        # `event: error` in the middle of a stream: the SDK reports the HTTP status of the stream.
+        status = None
+    text = _friendly(kind, status, message)
+    return ProviderError(
+        redact(text), retryable=retryable, status=status, kind=kind, retry_after=retry_after
+    )
+
+
+def _friendly(kind: str, status: int | None, message: str) -> str:
+    if kind == "authentication_error" or status == 401:
+        return f"The API key was rejected ({message}). Check ANTHROPIC_API_KEY."
+    if kind == "permission_error" or status == 403:
+        return f"Permission denied by the API: {message}"
+    if kind == "not_found_error" or status == 404:
+        return f"Not found: {message} (is the model name right?)"
+    if kind == "overloaded_error" or status == 529:
+        return "The API is overloaded right now."
+    if kind == "rate_limit_error" or status == 429:
+        return f"Rate limited: {message}"
+    prefix = f"API error {status}" if status else "API error"
+    return f"{prefix} ({kind}): {message}"
