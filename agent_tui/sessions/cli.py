@@ -1,0 +1,163 @@
+"""`agent-tui sessions …`: list, show, search, export and delete recorded sessions.
+
+`main(argv)` takes the arguments after `sessions` and returns the exit code: 0 ok, 1 error (an
+unknown or ambiguous id, an unwritable file), 2 usage error (from argparse).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from agent_tui.sessions.store import (
+    AmbiguousSessionId,
+    SessionInfo,
+    SessionNotFound,
+    SessionStore,
+)
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="agent-tui sessions", description="Recorded sessions.")
+    parser.add_argument("--db", type=Path, help="session database (default: the data dir's)")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("list", help="sessions, most recently active first")
+    p.add_argument("--limit", type=int, default=20, metavar="N")
+    p.add_argument("--offset", type=int, default=0, metavar="N", help=argparse.SUPPRESS)
+    p.add_argument("--cwd", metavar="DIR", help="only sessions started in DIR")
+    p.add_argument("--json", action="store_true", help="one JSON array of session objects")
+
+    p = sub.add_parser("show", help="a session's details and transcript")
+    p.add_argument("id", help="a session id or a unique prefix of one")
+    p.add_argument("--json", action="store_true", help="the session object only, as JSON")
+
+    p = sub.add_parser("search", help="full-text search of prompts, answers, commands, output")
+    p.add_argument("text", nargs="+")
+    p.add_argument("--limit", type=int, default=20, metavar="N")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("export", help="a transcript (md) or the API messages (jsonl)")
+    p.add_argument("id")
+    p.add_argument("--format", choices=("md", "jsonl"), default="md")
+    p.add_argument("-o", "--output", type=Path, metavar="FILE", help="write to FILE, not stdout")
+
+    p = sub.add_parser("delete", help="delete a session")
+    p.add_argument("id")
+    p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    return parser
+
+
+def _when(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+def _row(info: SessionInfo) -> str:
+    title = info.title or "(untitled)"
+    return (
+        f"{info.id}  {_when(info.updated_at)}  {info.message_count:>5}  "
+        f"${info.cost_usd:>7.4f}  {title}  [{info.cwd}]"
+    )
+
+
+def _fail(message: str) -> int:
+    print(f"agent-tui sessions: {message}", file=sys.stderr)
+    return 1
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["sessions"]:  # tolerate being handed the full sub-command line
+        argv = argv[1:]
+    try:
+        args = _parser().parse_args(argv)
+    except SystemExit as exc:  # argparse: --help exits 0, errors exit 2
+        return int(exc.code or 0) if not isinstance(exc.code, str) else 2
+    try:
+        store = SessionStore(args.db) if args.db else SessionStore.open_default()
+    except Exception as exc:
+        return _fail(f"cannot open the session database: {exc}")
+    try:
+        return _run(store, args)
+    except AmbiguousSessionId as exc:
+        return _fail(str(exc))
+    except SessionNotFound as exc:
+        return _fail(str(exc.args[0]) if exc.args else "no such session")
+    except OSError as exc:
+        return _fail(str(exc))
+    finally:
+        store.close()
+
+
+def _run(store: SessionStore, args: argparse.Namespace) -> int:
+    out = sys.stdout
+    if args.command == "list":
+        sessions = store.list_sessions(limit=args.limit, offset=args.offset, cwd=args.cwd)
+        if args.json:
+            out.write(json.dumps([s.to_dict() for s in sessions], ensure_ascii=False) + "\n")
+        elif not sessions:
+            print("no sessions", file=sys.stderr)
+        else:
+            out.write("".join(_row(s) + "\n" for s in sessions))
+        return 0
+
+    if args.command == "search":
+        hits = store.search(" ".join(args.text), limit=args.limit)
+        if args.json:
+            from dataclasses import asdict
+
+            out.write(json.dumps([asdict(h) for h in hits], ensure_ascii=False) + "\n")
+            return 0
+        if not hits:
+            print("no matches", file=sys.stderr)
+        for hit in hits:
+            snippet = " ".join(hit.snippet.split())
+            out.write(f"{hit.session_id}  #{hit.message_seq} {hit.kind:<12} {hit.title}\n")
+            out.write(f"    {snippet}\n")
+        return 0
+
+    session_id = store.resolve_id(args.id)
+    if args.command == "show":
+        info = store.get_session(session_id)
+        assert info is not None
+        if args.json:
+            out.write(json.dumps(info.to_dict(), ensure_ascii=False) + "\n")
+        else:
+            out.write(store.export_markdown(session_id))
+        return 0
+
+    if args.command == "export":
+        text = (
+            store.export_markdown(session_id)
+            if args.format == "md"
+            else store.export_jsonl(session_id)
+        )
+        if args.output is None:
+            out.write(text)
+        else:
+            args.output.write_text(text, encoding="utf-8")
+            print(f"wrote {args.output}", file=sys.stderr)
+        return 0
+
+    if args.command == "delete":
+        info = store.get_session(session_id)
+        assert info is not None
+        if not args.yes:
+            if not sys.stdin.isatty():
+                return _fail("refusing to delete without --yes (stdin is not a terminal)")
+            answer = input(f"Delete session {session_id} ({info.title or 'untitled'})? [y/N] ")
+            if answer.strip().lower() not in ("y", "yes"):
+                print("not deleted", file=sys.stderr)
+                return 1
+        store.delete_session(session_id)
+        print(f"deleted {session_id}", file=sys.stderr)
+        return 0
+    return _fail(f"unknown command {args.command!r}")

@@ -1,0 +1,152 @@
+"""The session database's schema, versioned with `PRAGMA user_version`.
+
+`MIGRATIONS[i]` takes a database from version `i` to `i + 1`. Append new steps; never edit a
+released one (databases in the wild have already run it). Each step is a tuple of statements run in
+one `BEGIN IMMEDIATE` transaction together with the version bump, so two processes opening a fresh
+database at once cannot both migrate it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+_V1 = (
+    # Integer columns default to 0 so a crash between writes never leaves NULL totals.
+    """CREATE TABLE sessions (
+        id TEXT PRIMARY KEY,
+        title TEXT NOT NULL DEFAULT '',
+        cwd TEXT NOT NULL,
+        model TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        message_count INTEGER NOT NULL DEFAULT 0,
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+        cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+        web_search_requests INTEGER NOT NULL DEFAULT 0,
+        cost_usd REAL NOT NULL DEFAULT 0
+    ) WITHOUT ROWID""",
+    "CREATE INDEX sessions_updated ON sessions (updated_at, id)",
+    "CREATE INDEX sessions_cwd_updated ON sessions (cwd, updated_at, id)",
+    # One row per API message. `text` holds the content when it was sent as a plain string;
+    # otherwise it is NULL and the content is the message's rows in `blocks`, in `idx` order.
+    """CREATE TABLE messages (
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        role TEXT NOT NULL,
+        text TEXT,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (session_id, seq)
+    ) WITHOUT ROWID""",
+    # A content block's JSON exactly as given (unknown fields, signatures, encrypted_content).
+    """CREATE TABLE blocks (
+        session_id TEXT NOT NULL,
+        message_seq INTEGER NOT NULL,
+        idx INTEGER NOT NULL,
+        json TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (session_id, message_seq, idx)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE events (
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        ts REAL NOT NULL,
+        type TEXT NOT NULL,
+        json TEXT NOT NULL,
+        PRIMARY KEY (session_id, seq)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE tool_runs (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        tool_use_id TEXT NOT NULL,
+        tool TEXT NOT NULL,
+        input_json TEXT NOT NULL,
+        decision TEXT,
+        decided_by TEXT,
+        rule TEXT,
+        summary TEXT,
+        is_error INTEGER,
+        exit_code INTEGER,
+        duration_s REAL,
+        started_at REAL NOT NULL,
+        finished_at REAL
+    )""",
+    "CREATE INDEX tool_runs_session ON tool_runs (session_id, tool_use_id)",
+    """CREATE TABLE turns (
+        session_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        model TEXT,
+        stop_reason TEXT,
+        requests INTEGER NOT NULL DEFAULT 1,
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        cache_read_tokens INTEGER NOT NULL DEFAULT 0,
+        cache_write_tokens INTEGER NOT NULL DEFAULT 0,
+        web_search_requests INTEGER NOT NULL DEFAULT 0,
+        cost_usd REAL NOT NULL DEFAULT 0,
+        started_at REAL,
+        finished_at REAL NOT NULL,
+        PRIMARY KEY (session_id, seq)
+    ) WITHOUT ROWID""",
+    # Searchable text (prompts, answers, commands, tool output), one row per indexed block. The
+    # FTS index is external-content over this table so the text is stored once and `snippet()`
+    # still works; the triggers keep the two in step. Rowids grow with time, so "newest first" is
+    # FTS5's cheap descending-rowid scan rather than a sort over every match.
+    """CREATE TABLE search_docs (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL,
+        message_seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        text TEXT NOT NULL
+    )""",
+    "CREATE INDEX search_docs_session ON search_docs (session_id)",
+    """CREATE VIRTUAL TABLE search_fts USING fts5(
+        text, content='search_docs', content_rowid='id',
+        tokenize='unicode61 remove_diacritics 2'
+    )""",
+    """CREATE TRIGGER search_docs_ai AFTER INSERT ON search_docs BEGIN
+        INSERT INTO search_fts (rowid, text) VALUES (new.id, new.text);
+    END""",
+    """CREATE TRIGGER search_docs_ad AFTER DELETE ON search_docs BEGIN
+        INSERT INTO search_fts (search_fts, rowid, text) VALUES ('delete', old.id, old.text);
+    END""",
+)
+
+MIGRATIONS: list[tuple[str, ...]] = [_V1]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+class SchemaError(RuntimeError):
+    """The database was written by a newer agent-tui (or is not a session database)."""
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection) -> int:
+    """Bring the database up to `SCHEMA_VERSION`; returns the version it started at.
+
+    `conn` must be in autocommit mode (`isolation_level=None`) so the explicit transaction holds.
+    """
+    start = user_version(conn)
+    if start == SCHEMA_VERSION:
+        return start
+    if start > SCHEMA_VERSION:
+        raise SchemaError(
+            f"session database is version {start}, newer than this agent-tui understands "
+            f"({SCHEMA_VERSION}); upgrade agent-tui"
+        )
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        current = user_version(conn)  # another process may have migrated while we waited
+        for version in range(current, SCHEMA_VERSION):
+            for statement in MIGRATIONS[version]:
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {version + 1}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return start
