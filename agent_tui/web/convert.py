@@ -1,0 +1,209 @@
+"""Turning a fetched body into text: charset detection, HTML → markdown, content kinds.
+
+HTML goes through trafilatura (boilerplate removed; tables, links, formatting and code kept). Code
+that syntax highlighters split into `<span>`s inside a bare `<pre>` is flattened into
+`<pre><code>` first, because trafilatura fences only `<code>` blocks. When trafilatura finds no
+main content, the page's plain text is used instead so the model still gets something.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+import trafilatura
+from lxml import etree
+from lxml import html as lxml_html
+
+Kind = Literal["html", "markdown", "text", "json", "binary"]
+
+_HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+_MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
+_TEXT_APPLICATION_TYPES = frozenset(
+    {
+        "application/xml",
+        "application/javascript",
+        "application/x-javascript",
+        "application/ecmascript",
+        "application/yaml",
+        "application/x-yaml",
+        "application/toml",
+        "application/x-sh",
+        "application/sql",
+        "application/graphql",
+    }
+)
+# Labels that browsers decode as windows-1252 (WHATWG Encoding), because that is what such pages
+# really are: "iso-8859-1" pages routinely contain curly quotes in 0x80-0x9f.
+_WINDOWS_1252_LABELS = frozenset(
+    {"iso-8859-1", "iso8859-1", "latin1", "latin-1", "ascii", "us-ascii"}
+)
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.I)
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ContentType:
+    mime: str
+    charset: str | None
+
+    @classmethod
+    def parse(cls, header: str) -> ContentType:
+        mime, _, params = header.partition(";")
+        charset = None
+        for param in params.split(";"):
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "charset":
+                charset = value.strip().strip("\"'") or None
+        return cls(mime.strip().lower(), charset)
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    title: str | None
+    markdown: str
+    #: "trafilatura", or "fallback" when trafilatura found no main content
+    method: str
+
+
+def content_kind(mime: str, body: bytes) -> Kind:
+    if mime in _HTML_TYPES:
+        return "html"
+    if mime in _MARKDOWN_TYPES:
+        return "markdown"
+    if mime == "application/json" or mime.endswith("+json"):
+        return "json"
+    if mime.startswith("text/") or mime in _TEXT_APPLICATION_TYPES or mime.endswith("+xml"):
+        return "text"
+    if mime in ("", "application/octet-stream") and not mime_is_binary_sniff(body):
+        head = body[:1024].lstrip().lower()
+        return "html" if head.startswith((b"<!doctype html", b"<html")) else "text"
+    return "binary"
+
+
+def mime_is_binary_sniff(body: bytes) -> bool:
+    """A body with NUL bytes or invalid UTF-8 early on is binary (unless it has a text BOM)."""
+    head = body[:4096]
+    if any(head.startswith(bom) for bom, _ in _BOMS):
+        return False
+    if b"\x00" in head:
+        return True
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start < len(head) - 4  # a multibyte character cut at the end is fine
+    return False
+
+
+def decode_body(body: bytes, header_charset: str | None, *, html: bool) -> tuple[str, str]:
+    """Decode `body`: BOM, then the header's charset, then `<meta>`, then UTF-8, then cp1252.
+
+    Returns the text and the encoding used.
+    """
+    for bom, encoding in _BOMS:
+        if body.startswith(bom):
+            return body.decode(encoding, errors="replace"), encoding
+    candidates = [header_charset]
+    if html:
+        match = _META_CHARSET.search(body[:4096])
+        candidates.append(match.group(1).decode("ascii") if match else None)
+    for label in candidates:
+        encoding = _codec(label)
+        if encoding:
+            return body.decode(encoding, errors="replace"), encoding
+    try:
+        return body.decode("utf-8"), "utf-8"
+    except UnicodeDecodeError:
+        return body.decode("cp1252", errors="replace"), "cp1252"
+
+
+def html_to_markdown(text: str, url: str | None = None) -> Document:
+    """Main content of an HTML page as markdown, with the page title."""
+    tree = _parse(text)
+    if tree is None:
+        return Document(None, "", "fallback")
+    title = _title(tree)
+    _fence_highlighted_code(tree)
+    markdown = trafilatura.extract(
+        tree,
+        url=url,
+        output_format="markdown",
+        include_tables=True,
+        include_links=True,
+        include_formatting=True,
+        include_comments=False,
+        include_images=False,
+        with_metadata=False,
+    )
+    if markdown and markdown.strip():
+        return Document(title, markdown.strip(), "trafilatura")
+    fallback = _parse(text)
+    plain = trafilatura.html2txt(fallback) if fallback is not None else ""
+    return Document(title, _squeeze(plain or ""), "fallback")
+
+
+def render_document(doc: Document, url: str) -> str:
+    """The page as the model sees it: title and URL on top, then the content."""
+    head = f"# {doc.title}\n\n" if doc.title else ""
+    note = (
+        "\n\n(No main content was found; this is the page's plain text.)"
+        if doc.method == "fallback"
+        else ""
+    )
+    body = doc.markdown or "(The page has no readable text.)"
+    return f"{head}URL: {url}{note}\n\n{body}"
+
+
+def _codec(label: str | None) -> str | None:
+    if not label:
+        return None
+    label = label.strip().lower()
+    if label in _WINDOWS_1252_LABELS:
+        return "cp1252"
+    try:
+        name = codecs.lookup(label).name
+    except LookupError:
+        return None
+    # A page cannot really be UTF-16 and still have an ASCII <meta> we could read.
+    return "utf-8" if name.startswith("utf-16") else name
+
+
+def _parse(text: str) -> lxml_html.HtmlElement | None:
+    # lxml refuses str input that carries an XML encoding declaration; the text is decoded already.
+    text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text, count=1)
+    if not text.strip():
+        return None
+    try:
+        return lxml_html.document_fromstring(text)
+    except (etree.ParserError, ValueError):
+        return None
+
+
+def _title(tree: lxml_html.HtmlElement) -> str | None:
+    for xpath in ('//meta[@property="og:title"]/@content', "//title//text()", "//h1//text()"):
+        found = " ".join(str(t) for t in tree.xpath(xpath)).strip()
+        if found:
+            return re.sub(r"\s+", " ", found)[:300]
+    return None
+
+
+def _fence_highlighted_code(tree: lxml_html.HtmlElement) -> None:
+    for pre in list(tree.iter("pre")):
+        if pre.find(".//code") is not None:
+            continue
+        text = pre.text_content()
+        for child in list(pre):
+            pre.remove(child)
+        pre.text = None
+        code = etree.SubElement(pre, "code")
+        code.text = text
+
+
+def _squeeze(text: str) -> str:
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
