@@ -1,0 +1,245 @@
+"""Tool calls as they appear in the chat: compact, collapsed blocks the person can expand.
+
+`SearchBlock` (WebSearch) collapses to `Did N searches in X.Ys · N results`; expanded, it lists
+each query with its results' titles and links. `ToolCallBlock` (everything else) shows the tool,
+its subject (command / path / url) and the result summary; expanded, the output, capped to its
+first and last lines. Both take the tool call's events through `handle(event)`, before or after
+mounting; `tool_block_for(tool_use_id, name)` picks the right one.
+
+The body is built only when expanded, so collapsed blocks cost one header line each.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.content import Content
+from textual.reactive import reactive
+from textual.style import Style
+from textual.widget import Widget
+from textual.widgets import Static
+
+from agent_tui.protocol.events import (
+    ApprovalDecided,
+    ApprovalRequested,
+    Event,
+    SearchQueryUpdate,
+    SearchResultsReceived,
+    ToolCallReady,
+    ToolCallStarted,
+    ToolFinished,
+    ToolProgress,
+    TurnFinished,
+)
+from agent_tui.ui.widgets.tool_pane import (
+    SEARCH_TOOL_NAMES,
+    TOOL_COMPONENT_CLASSES,
+    Phase,
+    SearchRecord,
+    ToolActivity,
+    header_line,
+    phase_icon,
+    search_line,
+    summary_style,
+)
+
+__all__ = ["SearchBlock", "ToolBlock", "ToolCallBlock", "tool_block_for"]
+
+_EXPANDED, _COLLAPSED = "▼", "▶"
+_SAFE_LINK_SCHEMES = ("https://", "http://")
+
+
+def _event_tool_id(event: Event) -> str | None:
+    match event:
+        case ToolCallStarted() | ToolCallReady():
+            return event.id
+        case (
+            SearchQueryUpdate()
+            | SearchResultsReceived()
+            | ToolProgress()
+            | ToolFinished()
+            | ApprovalRequested()
+            | ApprovalDecided()
+        ):
+            return event.tool_use_id
+    return None
+
+
+class ToolBlock(Widget, can_focus=True):
+    """Base for the chat's tool blocks: a header line and a body shown when expanded."""
+
+    COMPONENT_CLASSES = TOOL_COMPONENT_CLASSES
+    BINDINGS = [Binding("enter,space", "toggle", "Expand / collapse", show=False)]
+
+    expanded: reactive[bool] = reactive(False, init=False)
+
+    def __init__(
+        self,
+        tool_use_id: str,
+        name: str = "",
+        *,
+        expanded: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self.activity = ToolActivity(tool_use_id, name)
+        self._clock = clock
+        self._header = Static(classes="tool-block-header")
+        self._body = Static(classes="tool-block-body")
+        self.set_reactive(ToolBlock.expanded, expanded)
+        self.set_class(expanded, "-expanded")
+
+    @property
+    def tool_use_id(self) -> str:
+        return self.activity.id
+
+    @property
+    def header_text(self) -> str:
+        return self.header_content().plain
+
+    @property
+    def body_text(self) -> str:
+        return self.body_content().plain
+
+    def handle(self, event: Event) -> None:
+        """Apply an event of this tool call (others are ignored, as is `TurnStarted`)."""
+        if not isinstance(event, TurnFinished) and _event_tool_id(event) != self.activity.id:
+            return
+        if self.activity.apply(event, self._clock()):
+            self.set_class(self.activity.phase is Phase.ERROR, "-error")
+            self._sync()
+
+    def toggle(self) -> None:
+        self.expanded = not self.expanded
+
+    def action_toggle(self) -> None:
+        self.toggle()
+
+    def on_click(self, event: events.Click) -> None:
+        # The header toggles; the body does not, so its text and links can be selected.
+        if event.widget is not self._body:
+            event.stop()
+            self.toggle()
+
+    def header_content(self) -> Content:
+        raise NotImplementedError
+
+    def body_content(self) -> Content:
+        raise NotImplementedError
+
+    def compose(self) -> ComposeResult:
+        yield self._header
+        yield self._body
+
+    def on_mount(self) -> None:
+        self._sync()
+
+    def watch_expanded(self, expanded: bool) -> None:
+        self.set_class(expanded, "-expanded")
+        self._sync()
+
+    def _chevron(self) -> Content:
+        return Content.styled(_EXPANDED if self.expanded else _COLLAPSED, ".tool--dim")
+
+    def _sync(self) -> None:
+        if not self.is_mounted:
+            return  # on_mount catches up
+        self._header.update(self.header_content())
+        if self.expanded:
+            self._body.update(self.body_content())
+
+
+class SearchBlock(ToolBlock):
+    """A WebSearch call: collapsed to its summary and result count; expanded, every query with
+    its results' titles and links."""
+
+    def header_content(self) -> Content:
+        activity = self.activity
+        parts: list[Content | str | tuple[str, str]] = [self._chevron(), " "]
+        if activity.finished:
+            parts.append((activity.search_summary(), summary_style(activity)))
+            if activity.searches:
+                total = activity.total_results
+                parts.append((f" · {total} result{'s' if total != 1 else ''}", ".tool--count"))
+        elif activity.searches:
+            parts += [phase_icon(activity, None), " ", search_line(activity.searches[-1])]
+        else:
+            parts.append(header_line(activity, phase_icon(activity, None)))
+        return Content.assemble(*parts)
+
+    def body_content(self) -> Content:
+        lines: list[Content] = []
+        for search in self.activity.searches:
+            lines.append(search_line(search, prefix="search: "))
+            lines += self._result_lines(search)
+        if not lines:
+            lines.append(Content.styled("no searches", ".tool--dim"))
+        return Content("\n").join(lines)
+
+    @staticmethod
+    def _result_lines(search: SearchRecord) -> list[Content]:
+        lines: list[Content] = []
+        for title, url in search.results:
+            lines.append(Content.assemble("  • ", (title or url or "(untitled)", ".tool--subject")))
+            if url:
+                link = Content.styled(url, ".tool--link")
+                if url.startswith(_SAFE_LINK_SCHEMES):
+                    # A terminal hyperlink, only for web URLs (no file:, javascript:, …).
+                    link = link.stylize(Style(link=url))
+                lines.append(Content("    ") + link)
+        return lines
+
+
+class ToolCallBlock(ToolBlock):
+    """Any other tool: `✓ Bash  git status  exit 0 · 3 lines · 0.2s`; expanded, the output."""
+
+    def header_content(self) -> Content:
+        activity = self.activity
+        parts: list[Content | str | tuple[str, str]] = [
+            self._chevron(),
+            " ",
+            header_line(activity, phase_icon(activity, None)),
+        ]
+        if activity.finished and activity.summary:
+            parts += ["  ", (activity.summary, summary_style(activity))]
+        elif activity.status:
+            style = ".tool--warning" if activity.status_is_warning else ".tool--dim"
+            parts += ["  ", (activity.status, style)]
+        return Content.assemble(*parts)
+
+    def body_content(self) -> Content:
+        activity = self.activity
+        lines: list[Content] = []
+        if activity.status and activity.finished:
+            lines.append(Content.styled(activity.status, ".tool--dim"))
+        if activity.result_lines:
+            head, tail = activity.result_head, activity.result_tail
+            omitted = activity.result_lines - len(head) - len(tail)
+        else:  # still running, or no result text: what the live output left behind
+            head, tail, omitted = [], activity.output_tail(), activity.hidden_lines
+        lines += [Content.styled(line, ".tool--output") for line in head]
+        if omitted > 0:
+            noun = "line" if omitted == 1 else "lines"
+            lines.append(Content.styled(f"… {omitted:,} {noun} not shown …", ".tool--dim"))
+        lines += [Content.styled(line, ".tool--output") for line in tail]
+        if not lines:
+            lines.append(Content.styled("(no output)", ".tool--dim"))
+        return Content("\n").join(lines)
+
+
+def tool_block_for(
+    tool_use_id: str,
+    name: str,
+    *,
+    expanded: bool = False,
+    clock: Callable[[], float] = time.monotonic,
+) -> ToolBlock:
+    """The chat block for a tool call: a `SearchBlock` for WebSearch, else a `ToolCallBlock`."""
+    cls = SearchBlock if name in SEARCH_TOOL_NAMES else ToolCallBlock
+    return cls(tool_use_id, name, expanded=expanded, clock=clock)
