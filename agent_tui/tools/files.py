@@ -192,10 +192,17 @@ def _is_dir(path: Path) -> str:
     return f"{path} is a directory, not a file. Use Bash (e.g. `ls -la {path}`) to list it."
 
 
-def read_text_file(path: Path) -> TextFile:
-    """The whole file as text; `ToolFailure` with a clear message otherwise."""
+def _check_regular(path: Path) -> None:
+    """Directories and special files (a FIFO would block a read forever) are refused up front."""
     if path.is_dir():
         raise ToolFailure(_is_dir(path))
+    if path.exists() and not path.is_file():
+        raise ToolFailure(f"{path} is not a regular file (a device, FIFO or socket).")
+
+
+def read_text_file(path: Path) -> TextFile:
+    """The whole file as text; `ToolFailure` with a clear message otherwise."""
+    _check_regular(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -216,6 +223,9 @@ def atomic_write(path: Path, data: bytes) -> bool:
         mode: int | None = stat.S_IMODE(os.stat(path).st_mode)
     except FileNotFoundError:
         mode = None
+    # The rename needs only a writable directory; don't let it sidestep a read-only file.
+    if mode is not None and not os.access(path, os.W_OK):
+        raise PermissionError(13, "the file is read-only", str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     # Same directory as the target, so os.replace is a rename on one filesystem.
     tmp = path.with_name(f".{path.name[:200]}.{secrets.token_hex(4)}.tmp")
@@ -389,8 +399,7 @@ class ReadTool(Tool):
         first = p.offset or 1
         limit = p.limit or DEFAULT_READ_LIMIT
         try:
-            if path.is_dir():
-                raise ToolFailure(_is_dir(path))
+            _check_regular(path)
             try:
                 res = _read_window(path, first, limit)
             except OSError as exc:

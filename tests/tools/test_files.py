@@ -141,11 +141,25 @@ async def test_read_missing_dir_empty(ctx: ToolContext, tmp_path: Path) -> None:
     assert "empty" in out.content
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads everything")
-async def test_read_permission_denied(ctx: ToolContext, tmp_path: Path) -> None:
+async def test_read_refuses_fifo(ctx: ToolContext, tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "pipe")
+    out = await call(ReadTool(), ctx, path="pipe")
+    assert out.is_error
+    assert "not a regular file" in out.content
+
+
+async def test_read_permission_denied(
+    ctx: ToolContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     f = tmp_path / "secret"
     f.write_text("x")
     f.chmod(0)
+    if os.geteuid() == 0:  # root reads anything: simulate the refusal
+
+        def denied(*_: object, **__: object) -> None:
+            raise PermissionError(13, "Permission denied")
+
+        monkeypatch.setattr(Path, "open", denied)
     out = await call(ReadTool(), ctx, path="secret")
     assert out.is_error
     assert "Permission denied" in out.content
@@ -254,6 +268,20 @@ async def test_write_errors(ctx: ToolContext, tmp_path: Path) -> None:
     out = await call(WriteTool(), ctx, path="file/child.txt", content="x")
     assert out.is_error
     assert "not a directory" in out.content
+
+
+async def test_write_refuses_read_only_file(
+    ctx: ToolContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    f = tmp_path / "ro.txt"
+    f.write_text("keep\n")
+    f.chmod(0o444)
+    if os.geteuid() == 0:  # access() says yes to root: simulate an ordinary user
+        monkeypatch.setattr(os, "access", lambda *_a, **_k: False)
+    out = await call(WriteTool(), ctx, path="ro.txt", content="x")
+    assert out.is_error
+    assert "Permission denied" in out.content
+    assert f.read_text() == "keep\n"
 
 
 def test_write_preview_of_binary_and_large(ctx: ToolContext, tmp_path: Path) -> None:
