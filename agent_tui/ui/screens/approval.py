@@ -1,0 +1,366 @@
+"""The approval dialog: one keystroke to allow, always allow, or deny a tool call.
+
+`ApprovalScreen` shows one `ApprovalRequest` and dismisses with an `ApprovalAnswer`.
+`ApprovalQueue` shows requests one at a time, so the agent loop can simply `await` an answer:
+
+    approvals = ApprovalQueue(local_settings_path=project / ".agent-tui/settings.local.toml")
+
+    async def ask(request: ApprovalRequest) -> ApprovalAnswer:   # the agent loop's callback
+        return await approvals.ask(app, request)
+
+`ask` must run in the app's event loop (an asyncio task or an async Textual worker; from a thread
+worker use `app.call_from_thread`). An "always" answer carries the rules the person agreed to in
+`saved_rules` (the request's `decision.suggestions`); the caller writes them to the local settings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable
+from typing import Any, ClassVar
+
+from pygments.token import Token
+from textual import on
+from textual.app import App, ScreenStackError
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.highlight import HighlightTheme, highlight
+from textual.reactive import reactive
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
+from agent_tui.text import visible
+
+DEFAULT_LOCAL_SETTINGS = ".agent-tui/settings.local.toml"
+#: keys typed this soon after the dialog appears were meant for something else
+DEFAULT_GUARD_S = 0.5
+#: a diff longer than this is cut (the person can still deny and read the file)
+MAX_PREVIEW_LINES = 400
+MAX_PREVIEW_LINE_CHARS = 1_000
+MAX_MESSAGE_CHARS = 2_000
+
+_SUBJECT_LABELS = {
+    "Bash": "command",
+    "Read": "path",
+    "Write": "path",
+    "Edit": "path",
+    "WebFetch": "domain",
+    "WebSearch": "query",
+}
+
+# Characters Textual's Content silently drops (BEL, BS, VT, FF, CR) or that `str.splitlines`
+# (used by `highlight`) treats as line breaks. `visible()` should already have replaced them; this
+# is the last line of defence so nothing in a command can vanish or fake a line break on screen.
+_HIDDEN_BY_TEXTUAL = {
+    cp: f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}"
+    for cp in (0x07, 0x08, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029)
+}
+
+
+def _visible(text: str) -> str:
+    return visible(text).translate(_HIDDEN_BY_TEXTUAL)
+
+
+def visible_lines(text: str) -> list[str]:
+    """`text` split on real newlines, each line with control and invisible characters shown."""
+    return [_visible(line) for line in text.split("\n")]
+
+
+class _DiffTheme(HighlightTheme):
+    STYLES = {
+        **HighlightTheme.STYLES,
+        Token.Generic.Inserted: "$text-success",
+        Token.Generic.Deleted: "$text-error",
+        Token.Generic.Subheading: "$text-accent",
+        Token.Generic.Heading: "bold",
+    }
+
+
+def _plain(text: str) -> Content:
+    # Content never parses markup; it is how untrusted text reaches the screen.
+    return Content("\n".join(visible_lines(text)))
+
+
+def _command(tool: str, subject: str) -> Content:
+    code = "\n".join(visible_lines(subject))
+    return highlight(code, language="bash") if tool == "Bash" else Content(code)
+
+
+def _diff(preview: str) -> tuple[Content, str | None]:
+    lines = visible_lines(preview.rstrip("\n"))
+    note = None
+    if len(lines) > MAX_PREVIEW_LINES:
+        note = f"… {len(lines) - MAX_PREVIEW_LINES} more lines not shown ({len(lines)} in all)"
+        lines = lines[:MAX_PREVIEW_LINES]
+    cut = MAX_PREVIEW_LINE_CHARS
+    lines = [line if len(line) <= cut else line[:cut] + " …(line cut)" for line in lines]
+    return highlight("\n".join(lines), language="diff", theme=_DiffTheme), note
+
+
+def _key(key: str, label: str) -> Content:
+    return Content.assemble((f" {key} ", "bold $text-accent"), label)
+
+
+class ApprovalScreen(ModalScreen[ApprovalAnswer]):
+    """Asks the person to allow or deny one tool call. Dismisses only through its own keys."""
+
+    CSS_PATH = "../styles/approval.tcss"
+    AUTO_FOCUS = "#body"
+    # Our own key bar shows the keys; the guard and tell mode decide what each key does.
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "once", show=False),
+        Binding("a", "always", show=False),
+        Binding("n", "deny", show=False),
+        Binding("escape", "escape", show=False),
+        Binding("t", "tell", show=False),
+    ]
+
+    #: how many more requests are queued behind this one
+    waiting: reactive[int] = reactive(0)
+
+    def __init__(
+        self,
+        request: ApprovalRequest,
+        *,
+        local_settings_path: str | os.PathLike[str] = DEFAULT_LOCAL_SETTINGS,
+        waiting: int = 0,
+        guard_s: float = DEFAULT_GUARD_S,
+        clock: Callable[[], float] = time.monotonic,
+        on_answer: Callable[[ApprovalAnswer], None] | None = None,
+        name: str | None = None,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.request = request
+        self.local_settings_path = os.fspath(local_settings_path)
+        self.guard_s = guard_s
+        self._clock = clock
+        self._on_answer = on_answer
+        self._shown_at: float | None = None
+        self._telling = False
+        self.answer: ApprovalAnswer | None = None
+        self.set_reactive(ApprovalScreen.waiting, waiting)
+
+    @property
+    def can_always(self) -> bool:
+        return bool(self.request.decision.suggestions)
+
+    @property
+    def armed(self) -> bool:
+        """Whether keys answer yet (the type-ahead guard has passed)."""
+        return self._shown_at is not None and self._clock() - self._shown_at >= self.guard_s
+
+    def compose(self):  # type: ignore[override]
+        request, decision = self.request, self.request.decision
+        asked_by_rule = decision.behavior == "ask" and decision.rule is not None
+        with Vertical(id="dialog") as dialog:
+            dialog.border_title = Content(f"Allow {_visible(request.tool)}?")
+            if asked_by_rule:
+                hint = Content.assemble("ask rule ", (_visible(decision.rule or ""), "bold"))
+                hint = hint.append(" — always confirm")
+            else:
+                hint = Content("no rule allows this")
+            yield Static(hint, id="risk", classes="-ask-rule" if asked_by_rule else "-no-rule")
+            with VerticalScroll(id="body"):
+                yield Static(_SUBJECT_LABELS.get(request.tool, "subject"), classes="label")
+                yield Static(_command(request.tool, request.subject), id="subject")
+                yield Static("in", classes="label")
+                yield Static(_plain(request.cwd), id="cwd")
+                if decision.reason:
+                    yield Static("why", classes="label")
+                    yield Static(_plain(decision.reason), id="reason")
+                if request.preview:
+                    diff, note = _diff(request.preview)
+                    yield Static("changes", classes="label")
+                    yield Static(diff, id="preview")
+                    if note:
+                        yield Static(note, id="preview-note")
+            with Vertical(id="footer"):
+                if self.can_always:
+                    rules = ", ".join(_visible(rule) for rule in decision.suggestions)
+                    yield Static(
+                        Content.assemble(
+                            ("a", "bold $text-accent"),
+                            " saves ",
+                            (rules, "bold"),
+                            " to ",
+                            _visible(self.local_settings_path),
+                        ),
+                        id="always",
+                    )
+                yield Input(
+                    placeholder="tell the model what to do instead",
+                    max_length=MAX_MESSAGE_CHARS,
+                    id="tell",
+                )
+                with Horizontal(id="keybar"):
+                    yield Static(self._keys(), id="keys")
+                    yield Static(self._waiting_text(), id="waiting")
+
+    def _keys(self) -> Content:
+        if self._telling:
+            parts = [_key("enter", "deny and send"), _key("esc", "back")]
+        else:
+            parts = [_key("y", "allow once")]
+            if self.can_always:
+                parts.append(_key("a", "allow always"))
+            parts += [_key("n", "deny"), _key("t", "deny and tell")]
+        return Content("  ").join(parts)
+
+    def _waiting_text(self) -> str:
+        return f"{self.waiting} more waiting" if self.waiting > 0 else ""
+
+    def watch_waiting(self) -> None:
+        if self.is_mounted:
+            self.query_one("#waiting", Static).update(self._waiting_text())
+
+    def on_screen_resume(self) -> None:
+        # (Re)start the guard whenever the dialog comes to the top: keys typed before it was
+        # visible were meant for whatever was on screen then.
+        self._shown_at = self._clock()
+        self.remove_class("-armed")
+        if self.guard_s <= 0:
+            self.add_class("-armed")
+        else:
+            self.set_timer(self.guard_s, self._show_armed)
+
+    def _show_armed(self) -> None:
+        if self.armed:
+            self.add_class("-armed")
+        else:  # an injected clock may lag the timer; look again shortly
+            self.set_timer(0.05, self._show_armed)
+
+    def _ready(self) -> bool:
+        if self.answer is not None or not self.armed:
+            return False
+        self.add_class("-armed")
+        return True
+
+    def _finish(self, answer: ApprovalAnswer) -> None:
+        self.answer = answer
+        if self._on_answer is not None:
+            self._on_answer(answer)
+        self.dismiss(answer)
+
+    def action_once(self) -> None:
+        if self._ready() and not self._telling:
+            self._finish(ApprovalAnswer("once"))
+
+    def action_always(self) -> None:
+        if self._ready() and not self._telling and self.can_always:
+            suggestions = self.request.decision.suggestions
+            self._finish(ApprovalAnswer("always", saved_rules=suggestions))
+
+    def action_deny(self) -> None:
+        if self._ready() and not self._telling:
+            self._finish(ApprovalAnswer("deny"))
+
+    def action_escape(self) -> None:
+        if not self._ready():
+            return
+        if self._telling:
+            self._set_telling(False)
+        else:
+            self._finish(ApprovalAnswer("deny"))
+
+    def action_tell(self) -> None:
+        if self._ready() and not self._telling:
+            self._set_telling(True)
+
+    def _set_telling(self, telling: bool) -> None:
+        self._telling = telling
+        self.set_class(telling, "-telling")
+        self.query_one("#keys", Static).update(self._keys())
+        tell = self.query_one("#tell", Input)
+        if telling:
+            tell.focus()
+        else:
+            tell.clear()
+            self.query_one("#body").focus()
+
+    @on(Input.Submitted, "#tell")
+    def _submit_tell(self, event: Input.Submitted) -> None:
+        event.stop()
+        if self._ready() and self._telling:
+            self._finish(ApprovalAnswer("deny", message=event.value.strip()))
+
+    def close(self) -> None:
+        """Take the dialog away without an answer (the request was cancelled)."""
+        if self.answer is not None or not self.is_attached:
+            return
+        self.answer = ApprovalAnswer("deny")
+        try:
+            if self in self.app.screen_stack:
+                self.pop_until_active()
+                self.dismiss()
+        except ScreenStackError:
+            pass  # the app is shutting down; nothing left to close
+
+
+class ApprovalQueue:
+    """Shows approval requests one at a time, in the order they were asked."""
+
+    def __init__(
+        self,
+        *,
+        local_settings_path: str | os.PathLike[str] = DEFAULT_LOCAL_SETTINGS,
+        guard_s: float = DEFAULT_GUARD_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.local_settings_path = local_settings_path
+        self.guard_s = guard_s
+        self.clock = clock
+        self._turn = asyncio.Lock()  # FIFO: waiters are served in arrival order
+        self._waiting = 0
+        self.current: ApprovalScreen | None = None
+
+    @property
+    def waiting(self) -> int:
+        """Requests asked but not yet on screen."""
+        return self._waiting
+
+    def _set_waiting(self, delta: int) -> None:
+        self._waiting += delta
+        if self.current is not None:
+            self.current.waiting = self._waiting
+
+    async def ask(self, app: App[Any], request: ApprovalRequest) -> ApprovalAnswer:
+        """Show `request` once the earlier ones are answered; return the person's answer.
+
+        Cancelling the awaiting task takes its dialog away (or its place in the queue).
+        """
+        self._set_waiting(+1)
+        try:
+            await self._turn.acquire()
+        finally:
+            self._set_waiting(-1)
+        try:
+            answered: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
+
+            def resolve(answer: ApprovalAnswer) -> None:
+                if not answered.done():
+                    answered.set_result(answer)
+
+            screen = ApprovalScreen(
+                request,
+                local_settings_path=self.local_settings_path,
+                waiting=self._waiting,
+                guard_s=self.guard_s,
+                clock=self.clock,
+                on_answer=resolve,
+            )
+            self.current = screen
+            try:
+                await app.push_screen(screen)
+                return await answered
+            except asyncio.CancelledError:
+                screen.close()
+                raise
+        finally:
+            self.current = None
+            self._turn.release()

@@ -1,0 +1,509 @@
+"""Pilot and snapshot tests of the approval dialog and its queue."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from textual.app import App, ComposeResult
+from textual.geometry import Region
+from textual.widget import Widget
+from textual.widgets import Input, Static
+
+from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest, Decision
+from agent_tui.ui.screens.approval import (
+    MAX_PREVIEW_LINES,
+    ApprovalQueue,
+    ApprovalScreen,
+)
+
+SIZE = (100, 30)
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def bash_request(
+    command: str = "git log --oneline -5",
+    *,
+    suggestions: tuple[str, ...] = ("Bash(git log:*)",),
+    rule: str | None = None,
+    reason: str = "no rule allows `git log`",
+    tool_use_id: str = "toolu_1",
+) -> ApprovalRequest:
+    return ApprovalRequest(
+        tool_use_id=tool_use_id,
+        tool="Bash",
+        input={"command": command},
+        subject=command,
+        decision=Decision("ask", rule=rule, reason=reason, suggestions=suggestions),
+        cwd="/home/ada/project",
+    )
+
+
+EDIT_DIFF = """\
+--- a/src/app.py
++++ b/src/app.py
+@@ -1,5 +1,6 @@
+ import sys
+-def main():
+-    print("hello")
++def main() -> int:
++    print("hello, [bold]world[/bold]")
++    return 0
+
+ if __name__ == "__main__":
+"""
+
+
+def edit_request(preview: str = EDIT_DIFF) -> ApprovalRequest:
+    return ApprovalRequest(
+        tool_use_id="toolu_2",
+        tool="Edit",
+        input={"path": "src/app.py", "old_string": "x", "new_string": "y"},
+        subject="src/app.py",
+        decision=Decision(
+            "ask",
+            rule="Edit(src/**)",
+            reason="ask rule Edit(src/**)",
+            suggestions=(),
+            source="rule",
+        ),
+        cwd="/home/ada/project",
+        preview=preview,
+    )
+
+
+class DialogApp(App[None]):
+    """The smallest host: a main screen with the dialog pushed over it."""
+
+    def __init__(self, dialog: ApprovalScreen) -> None:
+        super().__init__()
+        self.dialog = dialog
+        self.answers: list[ApprovalAnswer | None] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("main screen: streaming output goes here")
+
+    def on_mount(self) -> None:
+        self.push_screen(self.dialog, self.answers.append)
+
+
+def dialog(request: ApprovalRequest | None = None, **kwargs: Any) -> ApprovalScreen:
+    kwargs.setdefault("guard_s", 0)
+    return ApprovalScreen(request or bash_request(), **kwargs)
+
+
+def rendered(widget: Widget) -> str:
+    """What the widget actually shows, after Textual has rendered it."""
+    lines = widget.render_lines(Region(0, 0, widget.size.width, widget.size.height))
+    return "\n".join(strip.text.rstrip() for strip in lines)
+
+
+# --- keys ----------------------------------------------------------------------------------------
+
+
+async def test_y_allows_once() -> None:
+    app = DialogApp(dialog())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.answers == [ApprovalAnswer("once")]
+        assert not isinstance(app.screen, ApprovalScreen)
+
+
+async def test_n_and_escape_deny() -> None:
+    for key in ("n", "escape"):
+        app = DialogApp(dialog())
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press(key)
+            await pilot.pause()
+            assert app.answers == [ApprovalAnswer("deny")], key
+
+
+async def test_a_allows_always_and_says_what_it_saves() -> None:
+    screen = dialog(local_settings_path="/p/.agent-tui/settings.local.toml")
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        always = rendered(screen.query_one("#always"))
+        assert "saves Bash(git log:*) to /p/.agent-tui/settings.local.toml" in always
+        assert "allow always" in rendered(screen.query_one("#keys"))
+        await pilot.press("a")
+        await pilot.pause()
+        assert app.answers == [ApprovalAnswer("always", saved_rules=("Bash(git log:*)",))]
+
+
+async def test_a_saves_every_suggested_rule() -> None:
+    rules = ("Bash(git log:*)", "Bash(wc:*)")
+    screen = dialog(bash_request("git log | wc -l", suggestions=rules))
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        assert "saves Bash(git log:*), Bash(wc:*) to" in rendered(screen.query_one("#always"))
+        await pilot.press("a")
+        await pilot.pause()
+        assert app.answers == [ApprovalAnswer("always", saved_rules=rules)]
+
+
+async def test_a_is_not_offered_without_suggestions() -> None:
+    screen = dialog(bash_request("eval $X", suggestions=()))
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        assert not screen.query("#always")
+        assert "always" not in rendered(screen.query_one("#keys"))
+        await pilot.press("a")
+        await pilot.pause()
+        assert app.answers == []
+        assert app.screen is screen
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.answers == [ApprovalAnswer("once")]
+
+
+async def test_t_denies_with_a_message() -> None:
+    screen = dialog()
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        assert not screen.query_one("#tell", Input).display
+        await pilot.press("t")
+        await pilot.pause()
+        assert screen.query_one("#tell", Input).has_focus
+        # letters that are keys elsewhere in the dialog go into the message here
+        await pilot.press(*"use git log -n 3 any day", "enter")
+        await pilot.pause()
+        assert app.answers == [ApprovalAnswer("deny", message="use git log -n 3 any day")]
+
+
+async def test_escape_in_tell_mode_goes_back_to_the_choices() -> None:
+    screen = dialog()
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("t", "n", "o", "escape")
+        await pilot.pause()
+        assert app.answers == []
+        assert not screen.query_one("#tell", Input).display
+        assert screen.query_one("#tell", Input).value == ""
+        assert "allow once" in rendered(screen.query_one("#keys"))
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.answers == [ApprovalAnswer("once")]
+
+
+async def test_only_its_keys_dismiss_it() -> None:
+    screen = dialog()
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.click(offset=(0, 0))  # outside the dialog
+        await pilot.press("enter", "space", "q", "x", "tab", "down")
+        await pilot.pause()
+        assert app.screen is screen
+        assert app.answers == []
+
+
+async def test_on_answer_hook_and_answer_attribute() -> None:
+    seen: list[ApprovalAnswer] = []
+    screen = dialog(on_answer=seen.append)
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("n")
+        await pilot.pause()
+    assert seen == [ApprovalAnswer("deny")]
+    assert screen.answer == ApprovalAnswer("deny")
+
+
+# --- type-ahead guard ----------------------------------------------------------------------------
+
+
+async def test_keys_within_the_guard_are_ignored_then_work() -> None:
+    clock = FakeClock()
+    screen = ApprovalScreen(bash_request(), guard_s=0.5, clock=clock)
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert not screen.armed
+        assert not screen.has_class("-armed")  # the key bar is dimmed
+        clock.now += 0.1
+        await pilot.press("y", "a", "n", "escape", "t")
+        await pilot.pause()
+        assert app.answers == []
+        assert app.screen is screen
+        assert not screen.query_one("#tell", Input).display
+        clock.now += 0.4
+        assert screen.armed
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.answers == [ApprovalAnswer("once")]
+
+
+async def test_key_bar_brightens_when_armed() -> None:
+    screen = ApprovalScreen(bash_request(), guard_s=0.05)
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        assert not screen.has_class("-armed")
+        await asyncio.sleep(0.15)
+        await pilot.pause()
+        assert screen.has_class("-armed")
+
+
+# --- what it shows -------------------------------------------------------------------------------
+
+
+async def test_shows_tool_command_cwd_and_reason() -> None:
+    screen = dialog(bash_request(reason="no rule allows `git log`"))
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE):
+        assert screen.query_one("#dialog").border_title == "Allow Bash?"
+        assert "git log --oneline -5" in rendered(screen.query_one("#subject"))
+        assert "/home/ada/project" in rendered(screen.query_one("#cwd"))
+        assert "no rule allows `git log`" in rendered(screen.query_one("#reason"))
+        risk = screen.query_one("#risk")
+        assert risk.has_class("-no-rule")
+        assert "no rule allows this" in rendered(risk)
+
+
+async def test_ask_rule_is_named() -> None:
+    request = bash_request(
+        "git push origin main", rule="Bash(git push:*)", reason="ask rule Bash(git push:*)"
+    )
+    screen = dialog(request)
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE):
+        risk = screen.query_one("#risk")
+        assert risk.has_class("-ask-rule")
+        assert "ask rule Bash(git push:*)" in rendered(risk)
+
+
+async def test_markup_in_a_command_is_shown_literally() -> None:
+    command = "echo [bold]hi[/bold] [red]x"
+    screen = dialog(
+        bash_request(command, suggestions=("Bash(echo [b]:*)",), reason="why [i]not[/i]")
+    )
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE):
+        assert command in rendered(screen.query_one("#subject"))
+        assert "why [i]not[/i]" in rendered(screen.query_one("#reason"))
+        assert "Bash(echo [b]:*)" in rendered(screen.query_one("#always"))
+
+
+async def test_markup_in_tool_name_cwd_and_settings_path_is_literal() -> None:
+    request = ApprovalRequest(
+        tool_use_id="x",
+        tool="Web[b]Fetch",
+        input={},
+        subject="example.com",
+        decision=Decision("ask", suggestions=("WebFetch(domain:example.com)",)),
+        cwd="/tmp/[red]dir",
+    )
+    screen = dialog(request, local_settings_path="/tmp/[b]s.toml")
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE):
+        assert screen.query_one("#dialog").border_title == r"Allow Web\[b]Fetch?"
+        assert "/tmp/[red]dir" in rendered(screen.query_one("#cwd"))
+        assert "/tmp/[b]s.toml" in rendered(screen.query_one("#always"))
+
+
+HIDDEN = {
+    "bidi override": "\u202e",
+    "zero width space": "\u200b",
+    "escape": "\x1b",
+    "carriage return": "\r",
+    "backspace": "\x08",
+    "bell": "\x07",
+}
+
+
+async def test_control_and_invisible_characters_are_made_visible() -> None:
+    for name, char in HIDDEN.items():
+        command = f"echo safe{char}rm -rf ~"
+        screen = dialog(bash_request(command))
+        app = DialogApp(screen)
+        async with app.run_test(size=SIZE):
+            shown = rendered(screen.query_one("#subject"))
+            assert char not in shown, name
+            assert "echo safe" in shown, name
+            assert "rm -rf ~" in shown, name
+            # something visible stands where the character was
+            assert "echo saferm -rf ~" not in shown, name
+            assert shown.count("\n") == command.count("\n"), name
+
+
+async def test_multiline_command_keeps_its_lines() -> None:
+    screen = dialog(bash_request("cd /tmp\nrm -rf build"))
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE):
+        shown = rendered(screen.query_one("#subject")).splitlines()
+        assert [line.strip("▌ ") for line in shown] == ["cd /tmp", "rm -rf build"]
+
+
+async def test_edit_shows_the_diff_literally() -> None:
+    screen = dialog(edit_request())
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE):
+        assert screen.query_one("#dialog").border_title == "Allow Edit?"
+        assert "src/app.py" in rendered(screen.query_one("#subject"))
+        diff = rendered(screen.query_one("#preview"))
+        assert '+    print("hello, [bold]world[/bold]")' in diff
+        assert "-def main():" in diff
+        assert not screen.query("#preview-note")
+        assert not screen.query("#always")  # no suggestions for this edit
+
+
+async def test_long_diff_is_capped_with_a_note() -> None:
+    total = MAX_PREVIEW_LINES + 250
+    preview = "\n".join(f"+line {i}" for i in range(total))
+    screen = dialog(edit_request(preview))
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE):
+        diff = rendered(screen.query_one("#preview"))
+        assert f"+line {MAX_PREVIEW_LINES - 1}" in diff
+        assert f"+line {MAX_PREVIEW_LINES}\n" not in diff + "\n"
+        note = rendered(screen.query_one("#preview-note"))
+        assert f"250 more lines not shown ({total} in all)" in note
+
+
+async def test_body_scrolls_in_a_small_terminal() -> None:
+    preview = "\n".join(f"+line {i}" for i in range(80))
+    screen = dialog(edit_request(preview))
+    app = DialogApp(screen)
+    async with app.run_test(size=(60, 16)) as pilot:
+        body = screen.query_one("#body")
+        assert body.max_scroll_y > 0
+        assert screen.query_one("#keys").region.bottom <= 16  # the keys stay on screen
+        await pilot.press("end")
+        await pilot.pause()
+        assert body.scroll_y == body.max_scroll_y
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.answers == [ApprovalAnswer("once")]
+
+
+# --- queue ---------------------------------------------------------------------------------------
+
+
+class QueueApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Static("main screen")
+
+
+async def test_queue_shows_one_dialog_at_a_time_in_order() -> None:
+    app = QueueApp()
+    queue = ApprovalQueue(guard_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        requests = [bash_request(f"echo {i}", tool_use_id=f"t{i}") for i in range(3)]
+        tasks = [asyncio.create_task(queue.ask(app, r)) for r in requests]
+        await pilot.pause()
+        await pilot.pause()
+
+        answers = []
+        for i, key in enumerate(["y", "n", "a"]):
+            screen = app.screen
+            assert isinstance(screen, ApprovalScreen)
+            assert screen.request is requests[i]
+            assert sum(isinstance(s, ApprovalScreen) for s in app.screen_stack) == 1
+            waiting = rendered(screen.query_one("#waiting"))
+            left = 2 - i
+            assert waiting == (f"{left} more waiting" if left else "")
+            await pilot.press(key)
+            await pilot.pause()
+            await pilot.pause()
+        answers = await asyncio.gather(*tasks)
+        assert answers == [
+            ApprovalAnswer("once"),
+            ApprovalAnswer("deny"),
+            ApprovalAnswer("always", saved_rules=("Bash(git log:*)",)),
+        ]
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert queue.waiting == 0
+
+
+async def test_queue_counts_requests_that_arrive_while_a_dialog_is_open() -> None:
+    app = QueueApp()
+    queue = ApprovalQueue(guard_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        first = asyncio.create_task(queue.ask(app, bash_request("echo 1")))
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ApprovalScreen)
+        await pilot.pause()
+        assert rendered(screen.query_one("#waiting")) == ""
+        second = asyncio.create_task(queue.ask(app, bash_request("echo 2")))
+        await pilot.pause()
+        await pilot.pause()
+        assert rendered(screen.query_one("#waiting")) == "1 more waiting"
+        await pilot.press("y")
+        await pilot.pause()
+        await pilot.pause()
+        await pilot.press("y")
+        await pilot.pause()
+        assert await first == ApprovalAnswer("once")
+        assert await second == ApprovalAnswer("once")
+
+
+async def test_cancelled_ask_takes_its_dialog_away() -> None:
+    app = QueueApp()
+    queue = ApprovalQueue(guard_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        first = asyncio.create_task(queue.ask(app, bash_request("echo 1")))
+        second = asyncio.create_task(queue.ask(app, bash_request("echo 2")))
+        await pilot.pause()
+        await pilot.pause()
+        first.cancel()
+        await asyncio.gather(first, return_exceptions=True)
+        await pilot.pause()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ApprovalScreen)
+        assert screen.request.subject == "echo 2"
+        await pilot.press("n")
+        await pilot.pause()
+        assert await second == ApprovalAnswer("deny")
+        assert first.cancelled()
+
+
+async def test_queue_guard_applies_to_each_dialog() -> None:
+    clock = FakeClock()
+    app = QueueApp()
+    queue = ApprovalQueue(guard_s=0.5, clock=clock)
+    async with app.run_test(size=SIZE) as pilot:
+        tasks = [asyncio.create_task(queue.ask(app, bash_request(f"echo {i}"))) for i in (1, 2)]
+        await pilot.pause()
+        await pilot.pause()
+        clock.now += 1
+        await pilot.press("y")  # answers the first
+        await pilot.pause()
+        await pilot.pause()
+        await pilot.press("y")  # typed straight after: too soon for the second
+        await pilot.pause()
+        assert tasks[0].done() and not tasks[1].done()
+        clock.now += 1
+        await pilot.press("n")
+        await pilot.pause()
+        assert await tasks[1] == ApprovalAnswer("deny")
+
+
+# --- snapshots (guard 0: nothing time-dependent) --------------------------------------------------
+
+
+def test_snapshot_bash(snap_compare: Any) -> None:
+    request = bash_request(
+        "git log --oneline -5 && echo '[bold]done[/bold]'",
+        suggestions=("Bash(git log:*)", "Bash(echo:*)"),
+        reason="no rule allows `git log`, `echo`",
+    )
+    app = DialogApp(dialog(request, waiting=1))
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_snapshot_edit_diff(snap_compare: Any) -> None:
+    app = DialogApp(dialog(edit_request()))
+    assert snap_compare(app, terminal_size=SIZE)
+
+
+def test_snapshot_small_terminal(snap_compare: Any) -> None:
+    preview = "\n".join(f"+line {i}" for i in range(40))
+    app = DialogApp(dialog(edit_request(preview)))
+    assert snap_compare(app, terminal_size=(60, 16))
