@@ -38,10 +38,9 @@ class Conversation:
             observer.block_added(block)
 
     def add_prompt(self, text: str) -> None:
-        """A user prompt; joins a trailing user message (e.g. tool results of an ended turn)
-        rather than making two user messages in a row."""
-        if self.last_role != "user":
-            self.begin("user")
+        """A user prompt, as a new message. After a trailing user message (tool results of an
+        ended turn) that makes two in a row, which the API combines into one turn."""
+        self.begin("user")
         self.append({"type": "text", "text": text})
 
     def pending_tool_uses(self) -> list[dict[str, Any]]:

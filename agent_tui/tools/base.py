@@ -1,5 +1,5 @@
-"""What every client tool is: a name, a pydantic input model (sent to the API as JSON schema), and an
-async `run` that returns a `ToolOutput`. Tools know nothing of Textual; they report live progress
+"""What every client tool is: a name, a pydantic input model (sent to the API as JSON schema), and
+an async `run` that returns a `ToolOutput`. Tools know nothing of Textual; they report live progress
 through `ToolContext.progress` and are cancelled by cancelling their asyncio task.
 """
 

@@ -1,0 +1,3 @@
+from agent_tui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,137 @@
+"""The `agent-tui` command line. Exit codes: 0 ok, 1 error, 2 usage error.
+
+Nothing heavy is imported here: the TUI path imports Textual, the headless path the agent core,
+and neither imports the anthropic SDK before a request is made.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from agent_tui import __version__
+
+EPILOG = """\
+examples:
+  agent-tui                          open the app (offline model when no API key is set)
+  agent-tui -p "summarise README.md" one headless turn, print the answer
+  agent-tui -p "hi" --output-format stream-json
+  agent-tui --continue               resume the latest session in this directory
+  agent-tui sessions list            past sessions (also: show, search, export, delete)
+
+environment:
+  ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL   as the Anthropic SDK reads them
+  AGENT_TUI_HOME=DIR                      keep all config and data under DIR
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agent-tui",
+        description="Work with a Claude model that can act; watch every step, approve risky ones.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "-p",
+        "--print",
+        dest="prompt",
+        metavar="PROMPT",
+        help="run one headless turn and print the answer",
+    )
+    parser.add_argument(
+        "--output-format",
+        choices=("text", "stream-json"),
+        default="text",
+        help="headless output: the final answer, or one JSON event a line",
+    )
+    parser.add_argument("--model", help="the model to use (default: a current Sonnet)")
+    parser.add_argument("--small-model", help="the model WebFetch extracts pages with")
+    parser.add_argument(
+        "--offline",
+        action="store_true",
+        help="use the built-in offline model even when an API key is set",
+    )
+    parser.add_argument(
+        "--resume",
+        nargs="?",
+        const="",
+        metavar="ID",
+        help="resume a session (a picker when no ID is given)",
+    )
+    parser.add_argument(
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="resume the latest session in this directory",
+    )
+    parser.add_argument(
+        "--allow",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="allow rule, e.g. 'Bash(git diff:*)' (repeatable)",
+    )
+    parser.add_argument(
+        "--deny",
+        action="append",
+        default=[],
+        metavar="RULE",
+        help="deny rule, e.g. 'WebFetch(domain:example.com)' (repeatable)",
+    )
+    parser.add_argument(
+        "--mode",
+        choices=("default", "accept-edits", "plan", "yolo"),
+        default="default",
+        help="permission mode",
+    )
+    parser.add_argument(
+        "--approve-asks",
+        action="store_true",
+        help="headless: run calls that would ask instead of denying them",
+    )
+    parser.add_argument("--cwd", type=Path, default=None, help="working directory for tools")
+    parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["sessions"]:
+        from agent_tui.sessions.cli import main as sessions_main
+
+        return sessions_main(argv[1:])
+    args = build_parser().parse_args(argv)
+    cwd = (args.cwd or Path.cwd()).expanduser()
+    if not cwd.is_dir():
+        print(f"agent-tui: --cwd {cwd} is not a directory", file=sys.stderr)
+        return 2
+    from agent_tui.runtime import Options
+
+    options = Options(
+        model=args.model,
+        small_model=args.small_model,
+        offline=args.offline,
+        cwd=cwd.resolve(),
+        allow=args.allow,
+        deny=args.deny,
+        mode=args.mode,
+        resume=args.resume,
+        continue_=args.continue_,
+        headless=args.prompt is not None,
+        approve_asks=args.approve_asks,
+    )
+    if args.prompt is not None:
+        from agent_tui.headless import run_headless
+
+        return run_headless(options, args.prompt, args.output_format)
+    from agent_tui.ui.app import AgentApp
+
+    app = AgentApp(options)
+    app.run()
+    return app.return_code or 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,54 @@
+"""`agent-tui -p PROMPT`: one turn without a screen. Asks become denials (reported as `permission`
+events) unless `--approve-asks`; `--output-format stream-json` prints one JSON event a line."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+
+from agent_tui.protocol.events import Event, RequestStarted, StreamFailed, TextDelta, ToolInputDelta
+from agent_tui.redact import redact_obj
+from agent_tui.runtime import Options, make_agent
+
+# Too fine-grained for a line each; the assembled `tool_call` event carries the input.
+_SKIP = (ToolInputDelta,)
+
+
+def run_headless(options: Options, prompt: str, output_format: str = "text") -> int:
+    return asyncio.run(_run(options, prompt, output_format))
+
+
+async def _run(options: Options, prompt: str, output_format: str) -> int:
+    from agent_tui.sessions.recorder import attach_recorder
+
+    agent = make_agent(options)
+    recorder = attach_recorder(agent, options) if options.record else None
+    answer: list[str] = []
+    failed: list[str] = []
+
+    def on_event(event: Event) -> None:
+        if isinstance(event, RequestStarted):  # the final answer is the last response's text
+            answer.clear()
+        if isinstance(event, TextDelta):
+            answer.append(event.text)
+        if isinstance(event, StreamFailed):
+            failed.append(event.error)
+        if output_format == "stream-json" and not isinstance(event, _SKIP):
+            sys.stdout.write(json.dumps(redact_obj(event.to_dict()), ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+
+    agent.listeners.append(on_event)
+    try:
+        result = await agent.submit(prompt)
+    finally:
+        if recorder is not None:
+            recorder.close()
+    if output_format == "text":
+        text = "".join(answer).strip()
+        if text:
+            print(text)
+    if failed or result.failed:
+        print(f"agent-tui: {failed[-1] if failed else 'the turn failed'}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,94 @@
+"""Assembling a session from options: provider, tools, permissions, store — shared by the TUI and
+headless mode, and free of Textual."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_tui.agent.loop import Agent, AgentConfig, AskFn
+from agent_tui.providers.base import Provider
+from agent_tui.tools.base import ToolRegistry
+
+
+@dataclass
+class Options:
+    model: str | None = None
+    small_model: str | None = None
+    offline: bool = False
+    cwd: Path = field(default_factory=Path.cwd)
+    allow: list[str] = field(default_factory=list)
+    deny: list[str] = field(default_factory=list)
+    mode: str = "default"
+    resume: str | None = None  # a session id, or "" for "pick one"
+    continue_: bool = False
+    headless: bool = False
+    approve_asks: bool = False
+    record: bool = True
+
+
+def use_offline(options: Options) -> bool:
+    """Offline when asked, or when there is neither a key nor a base URL to talk to."""
+    if options.offline:
+        return True
+    return not any(
+        os.environ.get(name)
+        for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
+    )
+
+
+def make_provider(options: Options) -> tuple[Provider, str, str]:
+    """The provider and the (main, small) model names it will be asked for."""
+    if use_offline(options):
+        from agent_tui.providers.offline import OFFLINE_MODEL, OfflineProvider
+
+        return OfflineProvider(), OFFLINE_MODEL, OFFLINE_MODEL
+    from agent_tui.providers.anthropic import (
+        DEFAULT_MODEL,
+        DEFAULT_SMALL_MODEL,
+        AnthropicProvider,
+    )
+
+    model = options.model or os.environ.get("AGENT_TUI_MODEL") or DEFAULT_MODEL
+    small = options.small_model or os.environ.get("AGENT_TUI_SMALL_MODEL") or DEFAULT_SMALL_MODEL
+    return AnthropicProvider(model), model, small
+
+
+def make_tools(provider: Provider, model: str) -> ToolRegistry:
+    from agent_tui.tools.bash import BashTool
+    from agent_tui.tools.files import builtin_file_tools
+    from agent_tui.tools.web_fetch import WebFetchTool
+    from agent_tui.tools.web_search import WebSearchTool, web_search_available
+
+    tools = [BashTool(), *builtin_file_tools(), WebFetchTool()]
+    if web_search_available(provider, model):
+        tools.append(WebSearchTool())
+    return ToolRegistry(tools)
+
+
+def make_permissions(options: Options) -> Any:
+    from agent_tui.permissions.engine import PermissionEngine
+
+    return PermissionEngine.load(
+        options.cwd, mode=options.mode, allow=options.allow, deny=options.deny
+    )
+
+
+def make_agent(options: Options, ask: AskFn | None = None) -> Agent:
+    from agent_tui.paths import data_dir
+
+    provider, model, small = make_provider(options)
+    config = AgentConfig(
+        model=model,
+        small_model=small,
+        cwd=options.cwd,
+        data_dir=data_dir(),
+        headless=options.headless,
+        allow_asks=options.approve_asks,
+    )
+    kwargs: dict[str, Any] = {"permissions": make_permissions(options)}
+    if ask is not None:
+        kwargs["ask"] = ask
+    return Agent(provider, make_tools(provider, model), config, **kwargs)

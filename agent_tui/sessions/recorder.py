@@ -1,0 +1,141 @@
+"""Connects a running `Agent` to the session store: every message block, tool result, decision and
+domain event is written as it happens. The session row is created lazily at the first message, so
+opening the app and quitting leaves no empty session behind."""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from agent_tui.protocol.events import (
+    ApprovalDecided,
+    Event,
+    ToolCallReady,
+    ToolFinished,
+    ToolInputDelta,
+    TurnFinished,
+    TurnStarted,
+)
+from agent_tui.sessions.store import SessionInfo, SessionStore
+
+if TYPE_CHECKING:
+    from agent_tui.agent.loop import Agent
+    from agent_tui.runtime import Options
+
+
+class Recorder:
+    def __init__(self, store: SessionStore, agent: Agent, session_id: str | None = None) -> None:
+        self.store = store
+        self.agent = agent
+        self.session_id = session_id
+        self._message_seq: int | None = None
+        self._tool_runs: dict[str, int] = {}
+        self._inputs: dict[str, dict[str, Any]] = {}
+        self._turn_started = time.time()
+        agent.conversation.observers.append(self)
+        agent.listeners.append(self.on_event)
+
+    def _session(self) -> str:
+        if self.session_id is None:
+            self.session_id = self.store.create_session(
+                self.agent.config.cwd, self.agent.config.model
+            )
+        return self.session_id
+
+    # ConversationObserver
+    def message_started(self, role: str) -> None:
+        self._message_seq = self.store.begin_message(self._session(), role)
+
+    def block_added(self, block: dict[str, Any]) -> None:
+        session = self._session()
+        if self._message_seq is None:  # cannot happen: the loop begins every message it fills
+            self._message_seq = self.store.begin_message(
+                session, self.agent.conversation.messages[-1]["role"]
+            )
+        self.store.append_block(session, self._message_seq, block)
+
+    def on_event(self, event: Event) -> None:
+        if isinstance(event, ToolInputDelta) or (
+            self.session_id is None and not isinstance(event, TurnStarted)
+        ):
+            return
+        session = self._session()
+        if isinstance(event, TurnStarted):
+            self._turn_started = time.time()
+        self.store.append_event(session, event)
+        if isinstance(event, ToolCallReady) and not event.server:
+            self._inputs[event.id] = event.input
+        elif isinstance(event, ApprovalDecided):
+            self._tool_runs[event.tool_use_id] = self.store.record_tool_run(
+                session,
+                event.tool_use_id,
+                event.tool,
+                self._inputs.get(event.tool_use_id, {}),
+                decision=event.decision,
+                decided_by=event.by,
+                rule=event.rule,
+                started_at=time.time(),
+            )
+        elif isinstance(event, ToolFinished):
+            run = self._tool_runs.pop(event.tool_use_id, None)
+            if run is None:  # never reached a decision (invalid input, unknown tool)
+                self.store.record_tool_run(
+                    session,
+                    event.tool_use_id,
+                    event.name,
+                    self._inputs.pop(event.tool_use_id, {}),
+                    summary=event.summary,
+                    is_error=event.is_error,
+                    duration_s=event.duration_s,
+                    finished_at=time.time(),
+                )
+            else:
+                self._inputs.pop(event.tool_use_id, None)
+                self.store.finish_tool_run(
+                    run, summary=event.summary, is_error=event.is_error, duration_s=event.duration_s
+                )
+        elif isinstance(event, TurnFinished):
+            self.store.record_turn(
+                session,
+                event.usage,
+                event.cost_usd,
+                stop_reason=event.stop_reason,
+                requests=event.requests,
+                model=self.agent.config.model,
+                started_at=self._turn_started,
+                finished_at=time.time(),
+            )
+
+    def close(self) -> None:
+        self.store.close()
+
+
+def find_session(store: SessionStore, options: Options) -> SessionInfo | None:
+    """The session `--continue` / `--resume ID` asks for (None for a new session)."""
+    if options.continue_:
+        return store.latest_session(options.cwd)
+    if options.resume:
+        return store.get_session(store.resolve_id(options.resume))
+    return None
+
+
+def attach_recorder(agent: Agent, options: Options, store: SessionStore | None = None) -> Recorder:
+    """Record the agent's session; resumes the conversation `--continue`/`--resume` names."""
+    store = store or SessionStore.open_default()
+    info = find_session(store, options)
+    if info is None:
+        return Recorder(store, agent)
+    return resume_into(store, agent, info.id)
+
+
+def resume_into(store: SessionStore, agent: Agent, session_id: str) -> Recorder:
+    """Load a stored session's (repaired) messages into the agent and keep recording there."""
+    raw = store.load_messages(session_id, repair=False)
+    fixed = store.load_messages(session_id)
+    # Persist what repair appended (e.g. "interrupted" tool results), so the stored conversation
+    # stays valid as new messages follow it.
+    if len(fixed) > len(raw) and fixed[: len(raw)] == raw:
+        for message in fixed[len(raw) :]:
+            store.add_message(session_id, message["role"], message["content"])
+    agent.conversation.messages[:] = fixed
+    return Recorder(store, agent, session_id)

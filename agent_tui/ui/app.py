@@ -1,0 +1,275 @@
+"""The Textual application: chat, tool-progress pane, approvals, prompt and status line.
+
+The app consumes the agent's typed events (it never touches the SDK) and answers the one question
+the core asks — approvals — through the `ApprovalQueue`. The agent's turn runs as a worker in the
+app's event loop, so events arrive on the UI's own thread.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.text import Text
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer
+
+from agent_tui.permissions.types import MODES, ApprovalAnswer, ApprovalRequest
+from agent_tui.protocol.events import (
+    ApprovalDecided,
+    Event,
+    MessageStarted,
+    Notice,
+    StreamFailed,
+    TextDelta,
+    ToolCallReady,
+    ToolCallStarted,
+    TurnFinished,
+    TurnStarted,
+)
+from agent_tui.runtime import Options, make_agent, use_offline
+from agent_tui.ui.screens.approval import ApprovalQueue
+from agent_tui.ui.widgets.approvals_log import ApprovalsLog
+from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, NoticeMessage, UserMessage
+from agent_tui.ui.widgets.prompt import PromptInput
+from agent_tui.ui.widgets.status import StatusLine
+from agent_tui.ui.widgets.tool_blocks import ToolBlock, tool_block_for
+from agent_tui.ui.widgets.tool_pane import ToolPane
+
+STYLES = Path(__file__).parent / "styles"
+
+#: how many earlier messages a resumed session shows at first
+RESUME_TAIL = 40
+
+
+class AgentApp(App[int]):
+    TITLE = "agent-tui"
+    CSS_PATH = [
+        STYLES / "app.tcss",
+        STYLES / "tool_pane.tcss",
+        STYLES / "tool_blocks.tcss",
+        STYLES / "approvals_log.tcss",
+    ]
+    BINDINGS = [
+        Binding("escape", "cancel", "Stop", show=True),
+        Binding("ctrl+c", "cancel", "Stop", show=False, priority=True),
+        Binding("ctrl+r", "retry", "Retry", show=True),
+        Binding("ctrl+t", "toggle_tools", "Tools pane", show=True),
+        Binding("shift+tab", "cycle_mode", "Mode", show=True),
+        Binding("f1", "help", "Help", show=True),
+        Binding("ctrl+q", "quit", "Quit", show=True, priority=True),
+    ]
+
+    def __init__(self, options: Options | None = None, *, record: bool | None = None) -> None:
+        super().__init__()
+        self.options = options or Options()
+        self.offline = use_offline(self.options)
+        self.approvals = ApprovalQueue(
+            local_settings_path=self.options.cwd / ".agent-tui" / "settings.local.toml"
+        )
+        self.agent = make_agent(self.options, ask=self._ask)
+        self.recorder: Any = None
+        if self.options.record if record is None else record:
+            from agent_tui.sessions.recorder import attach_recorder
+
+            try:
+                self.recorder = attach_recorder(self.agent, self.options)
+            except LookupError as exc:  # --resume with an unknown id
+                self._startup_error = str(exc)
+        self.agent.listeners.append(self._on_agent_event)
+        self._current: AssistantMessage | None = None
+        self._blocks: dict[str, ToolBlock] = {}
+        self._queued: list[str] = []
+
+    # --- layout ------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        with Horizontal(id="main"):
+            yield ChatView(id="chat")
+            with Vertical(id="side"):
+                yield ToolPane(id="tools")
+                yield ApprovalsLog(id="approvals")
+        yield PromptInput(id="prompt")
+        yield StatusLine(id="status")
+        yield Footer()
+
+    @property
+    def chat(self) -> ChatView:
+        return self.query_one(ChatView)
+
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one(StatusLine)
+
+    def on_mount(self) -> None:
+        status = self.status
+        status.model = self.agent.provider.label
+        status.mode = self.options.mode
+        if self.recorder is not None and self.recorder.session_id:
+            status.session = self.recorder.session_id
+        self.query_one(PromptInput).focus()
+        if getattr(self, "_startup_error", None):
+            self.chat.mount(NoticeMessage(self._startup_error, "error"))
+        if self.agent.messages:
+            self._show_history()
+        elif self.offline:
+            self.chat.mount(
+                NoticeMessage(
+                    "No ANTHROPIC_API_KEY: running on the built-in offline model. "
+                    "Type a prompt (try “hello”, “run a command”, “search the web for textual”).",
+                    "info",
+                )
+            )
+        warm_up = getattr(self.agent.provider, "warm_up", None)
+        if warm_up is not None:
+            # The SDK import takes seconds: do it off the first frame, in a thread.
+            self.call_after_refresh(lambda: self.run_worker(warm_up, thread=True, group="warm"))
+
+    def _show_history(self) -> None:
+        from agent_tui.ui.widgets.history import history_widgets
+
+        messages = self.agent.messages
+        hidden = max(0, len(messages) - RESUME_TAIL)
+        if hidden:
+            self.chat.mount(NoticeMessage(f"… {hidden} earlier messages not shown", "info"))
+        self.chat.mount_all(history_widgets(messages[hidden:]))
+        self.chat.mount(NoticeMessage("Session resumed.", "info"))
+        self.call_after_refresh(self.chat.scroll_end, animate=False)
+
+    # --- prompts and turns -------------------------------------------------------------------
+
+    def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        text = message.text
+        if text.strip() == "r" and self.agent.can_retry and not self.agent.running:
+            self.action_retry()
+            return
+        if self.agent.running:
+            self._queued.append(text)
+            self.notify("Queued: it will be sent when the current turn ends (Esc stops it).")
+            return
+        self._start(text)
+
+    def _start(self, text: str) -> None:
+        self.chat.mount(UserMessage(text))
+        self.chat.scroll_end(animate=False)
+        self.run_worker(self.agent.submit(text), group="turn", exit_on_error=False)
+
+    def action_retry(self) -> None:
+        if self.agent.running or not self.agent.can_retry:
+            self.notify("Nothing to retry.")
+            return
+        self.run_worker(self.agent.retry(), group="turn", exit_on_error=False)
+
+    def action_cancel(self) -> None:
+        if not self.agent.cancel():
+            if self.screen.focused is not self.query_one(PromptInput):
+                self.query_one(PromptInput).focus()
+
+    def action_toggle_tools(self) -> None:
+        side = self.query_one("#side")
+        side.display = not side.display
+
+    def action_cycle_mode(self) -> None:
+        engine = self.agent.permissions
+        mode = MODES[(MODES.index(engine.mode) + 1) % len(MODES)]
+        engine.mode = mode
+        self.status.mode = mode
+        self.notify(f"Permission mode: {mode}")
+
+    def action_help(self) -> None:
+        if self.screen.query("HelpPanel"):
+            self.action_hide_help_panel()
+        else:
+            self.action_show_help_panel()
+
+    async def _ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        self.status.activity = f"waiting for your approval: {request.tool}"
+        try:
+            return await self.approvals.ask(self, request)
+        finally:
+            self.status.activity = "working…"
+
+    # --- events from the agent ---------------------------------------------------------------
+
+    def _on_agent_event(self, event: Event) -> None:
+        if not self.is_running:
+            return
+        tools = self.query_one(ToolPane)
+        tools.handle(event)
+        match event:
+            case TurnStarted():
+                self._blocks.clear()
+                self.status.activity = "working…"
+            case MessageStarted():
+                self.status.activity = "streaming…"
+            case TextDelta():
+                self._assistant().write(event.text)
+                self.call_after_refresh(self.chat.follow)
+            case ToolCallStarted() | ToolCallReady():
+                self._tool_block(event.id, event.name).handle(event)
+            case ApprovalDecided():
+                self.query_one(ApprovalsLog).add(event)
+                self._route_to_block(event)
+            case Notice():
+                self._end_message()
+                self.chat.mount(NoticeMessage(event.text, event.level))
+            case StreamFailed():
+                self._end_message(incomplete=bool(event.partial_text))
+                self.chat.mount(
+                    NoticeMessage(
+                        f"{event.error}\nThe session is still usable. Press ctrl+r (or send “r”) "
+                        "to retry.",
+                        "error",
+                    )
+                )
+            case TurnFinished():
+                self._end_message()
+                self.status.usage = self.agent.session_usage
+                self.status.cost = self.agent.session_cost
+                self.status.activity = "ready" if not event.failed else "failed: ctrl+r retries"
+                if self.recorder is not None and self.recorder.session_id:
+                    self.status.session = self.recorder.session_id
+                if self._queued:
+                    self.call_later(self._start, self._queued.pop(0))
+            case _:
+                self._route_to_block(event)
+        self.call_after_refresh(self.chat.follow)
+
+    def _route_to_block(self, event: Event) -> None:
+        tool_use_id = getattr(event, "tool_use_id", None)
+        if tool_use_id and tool_use_id in self._blocks:
+            self._blocks[tool_use_id].handle(event)
+
+    def _assistant(self) -> AssistantMessage:
+        if self._current is None:
+            self._current = AssistantMessage()
+            self.chat.mount(self._current)
+        return self._current
+
+    def _tool_block(self, tool_use_id: str, name: str) -> ToolBlock:
+        block = self._blocks.get(tool_use_id)
+        if block is None:
+            self._end_message()
+            block = tool_block_for(tool_use_id, name)
+            self._blocks[tool_use_id] = block
+            self.chat.mount(block)
+        return block
+
+    def _end_message(self, incomplete: bool = False) -> None:
+        current, self._current = self._current, None
+        if current is not None:
+            self.call_later(current.finish, incomplete)
+
+    async def action_quit(self) -> None:
+        self.agent.cancel()
+        if self.recorder is not None:
+            self.recorder.close()
+        self.exit(0)
+
+    def notice(self, text: str, level: str = "info") -> None:
+        self.chat.mount(NoticeMessage(text, level))
+
+    def render_text(self) -> Text:  # pragma: no cover - debugging aid
+        return Text(self.chat.query("*").first().render_str(""))

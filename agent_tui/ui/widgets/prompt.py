@@ -1,0 +1,62 @@
+"""The prompt box: Enter sends, Shift+Enter or Ctrl+J starts a new line, Up/Down on the first or
+last line walk the prompt history."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import events
+from textual.message import Message
+from textual.widgets import TextArea
+
+NEWLINE_KEYS = ("shift+enter", "ctrl+j")
+
+
+class PromptInput(TextArea):
+    @dataclass
+    class Submitted(Message):
+        text: str
+
+    def __init__(self, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(soft_wrap=True, tab_behavior="focus", **kwargs)
+        self.prompts: list[str] = []
+        self._history_at: int | None = None
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            text = self.text
+            if text.strip():
+                self.prompts.append(text)
+                self._history_at = None
+                self.clear()
+                self.post_message(self.Submitted(text))
+            return
+        if event.key in NEWLINE_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.insert("\n")
+            return
+        if event.key == "up" and self.cursor_location[0] == 0 and self.prompts:
+            event.stop()
+            event.prevent_default()
+            self._walk(-1)
+            return
+        if (
+            event.key == "down"
+            and self._history_at is not None
+            and (self.cursor_location[0] == self.document.line_count - 1)
+        ):
+            event.stop()
+            event.prevent_default()
+            self._walk(1)
+            return
+        await super()._on_key(event)
+
+    def _walk(self, step: int) -> None:
+        at = len(self.prompts) if self._history_at is None else self._history_at
+        at = max(0, min(len(self.prompts), at + step))
+        self._history_at = None if at == len(self.prompts) else at
+        self.text = "" if self._history_at is None else self.prompts[at]
+        self.move_cursor(self.document.end)
