@@ -1,0 +1,191 @@
+"""A loopback HTTP server that answers every request with an SSE body, so tests can run the real
+`anthropic` SDK against recorded streams.
+
+    async with SSEServer(lambda n, body: sse_fixture("text_only.sse")) as server:
+        use_loopback_api(monkeypatch, server.url)
+        ...  # drive the SDK
+        assert server.requests[0].json["model"] == "claude-sonnet-4-5"
+
+The responder gets the request's 0-based index and its parsed JSON body (None when the body is not
+JSON) and returns a `Reply`: the SSE text (str or bytes) for a 200 `text/event-stream`, a `Path` to
+such a file, a `(status, headers, body)` tuple (e.g. a 529 with a JSON error body), or a `Response`
+whose body may be an async iterator of chunks (sent with chunked encoding, one write per chunk, for
+tests that need the stream to arrive in steps). It may be sync or async.
+
+Only what the SDK needs of HTTP/1.1 is spoken: a request line, headers, a Content-Length body, and
+keep-alive. A responder that raises is answered with a 500 and the error is re-raised on exit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import json
+from collections.abc import AsyncIterable, Awaitable, Callable
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+FIXTURES = Path(__file__).parent / "fixtures" / "sse"
+
+
+def sse_fixture(name: str) -> str:
+    """The text of `tests/fixtures/sse/NAME`."""
+    return (FIXTURES / name).read_text(encoding="utf-8")
+
+
+def use_loopback_api(monkeypatch: pytest.MonkeyPatch, url: str) -> None:
+    """Point the SDK at `url` with a dummy key, on the first-party platform."""
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    for name in (
+        "ANTHROPIC_AUTH_TOKEN",
+        "CLAUDE_CODE_USE_BEDROCK",
+        "CLAUDE_CODE_USE_VERTEX",
+        "ANTHROPIC_FOUNDRY_RESOURCE",
+        "AGENT_TUI_USE_BEDROCK",
+        "AGENT_TUI_USE_VERTEX",
+        "AGENT_TUI_USE_FOUNDRY",
+    ):
+        monkeypatch.delenv(name, raising=False)
+
+
+@dataclass(slots=True)
+class Request:
+    index: int
+    method: str
+    path: str
+    #: header names lower-cased
+    headers: dict[str, str]
+    body: bytes
+
+    @property
+    def json(self) -> Any:
+        try:
+            return json.loads(self.body)
+        except ValueError:
+            return None
+
+
+@dataclass(slots=True)
+class Response:
+    body: str | bytes | AsyncIterable[bytes]
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+Reply = str | bytes | Path | tuple[int, dict[str, str], str | bytes] | Response
+Responder = Callable[[int, Any], Reply | Awaitable[Reply]]
+
+
+def _as_response(reply: Reply) -> Response:
+    if isinstance(reply, Response):
+        return reply
+    if isinstance(reply, tuple):
+        status, headers, body = reply
+        return Response(body, status, {"content-type": "application/json", **headers})
+    if isinstance(reply, Path):
+        reply = reply.read_bytes()
+    return Response(reply)
+
+
+class SSEServer:
+    def __init__(self, responder: Responder, host: str = "127.0.0.1") -> None:
+        self.responder = responder
+        self.host = host
+        self.port = 0
+        #: every request received, in arrival order
+        self.requests: list[Request] = []
+        self.errors: list[BaseException] = []
+        self._server: asyncio.Server | None = None
+        self._connections: dict[asyncio.Task[Any], asyncio.StreamWriter] = {}
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    async def __aenter__(self) -> SSEServer:
+        self._server = await asyncio.start_server(self._serve, self.host, 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, exc_type: object, *_: object) -> None:
+        assert self._server is not None
+        self._server.close()
+        # The SDK keeps idle keep-alive connections open; close them or wait_closed() would wait.
+        for task, writer in list(self._connections.items()):
+            writer.close()
+            task.cancel()
+        for task in list(self._connections):
+            with contextlib.suppress(BaseException):
+                await task
+        await self._server.wait_closed()
+        if self.errors and exc_type is None:
+            raise self.errors[0]
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections[task] = writer
+        try:
+            while await self._one_exchange(reader, writer):
+                pass
+        except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
+            pass  # the client went away
+        finally:
+            self._connections.pop(task, None)
+            writer.close()
+
+    async def _one_exchange(
+        self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> bool:
+        """Read one request and answer it; False when the connection should close."""
+        head = await reader.readuntil(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        method, path, _version = lines[0].split(" ", 2)
+        headers: dict[str, str] = {}
+        for line in lines[1:]:
+            if ":" in line:
+                name, value = line.split(":", 1)
+                headers[name.strip().lower()] = value.strip()
+        body = await reader.readexactly(int(headers.get("content-length", "0")))
+        request = Request(len(self.requests), method, path, headers, body)
+        self.requests.append(request)
+        try:
+            reply = self.responder(request.index, request.json)
+            if inspect.isawaitable(reply):
+                reply = await reply
+            response = _as_response(reply)
+        except Exception as exc:
+            self.errors.append(exc)
+            response = Response(f"responder failed: {exc!r}", 500, {"content-type": "text/plain"})
+        await self._write(writer, response)
+        return headers.get("connection", "").lower() != "close"
+
+    async def _write(self, writer: asyncio.StreamWriter, response: Response) -> None:
+        reason = HTTPStatus(response.status).phrase
+        headers = {"content-type": "text/event-stream; charset=utf-8", **response.headers}
+        body = response.body
+        chunked = not isinstance(body, str | bytes)
+        if chunked:
+            headers["transfer-encoding"] = "chunked"
+        else:
+            data = body.encode() if isinstance(body, str) else body
+            headers["content-length"] = str(len(data))
+        head = f"HTTP/1.1 {response.status} {reason}\r\n"
+        head += "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+        writer.write((head + "\r\n").encode("latin-1"))
+        if not chunked:
+            writer.write(data)
+            await writer.drain()
+            return
+        async for chunk in body:  # type: ignore[union-attr]
+            if chunk:
+                writer.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
+                await writer.drain()
+        writer.write(b"0\r\n\r\n")
+        await writer.drain()
