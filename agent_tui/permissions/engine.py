@@ -1,0 +1,444 @@
+"""The permission engine: one decision per tool call, from rules, mode and a few safe defaults.
+
+Order, for every tool: deny rules (from every source, matched against every part of a command) →
+plan mode's restriction → fail-closed fallbacks from broken settings → yolo → ask rules → allow
+rules and defaults → ask. No rule means ask, except reading inside the working directory and the
+tiny read-only command list (`readonly.py`). Paths are resolved, symlinks included, before any
+check; outside the working directory Read/Write/Edit always ask and are never "always"-able.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from agent_tui.paths import config_dir as default_config_dir
+from agent_tui.pathutil import resolve
+from agent_tui.permissions import settings as settings_mod
+from agent_tui.permissions.hosts import PreapprovedHosts, default_preapproved, parse_url
+from agent_tui.permissions.readonly import default_allows
+from agent_tui.permissions.rules import (
+    Match,
+    Rule,
+    RuleError,
+    match_command,
+    match_host,
+    match_path,
+    parse_rule,
+)
+from agent_tui.permissions.settings import ALL_TOOLS, LoadedRules, SourcedRule
+from agent_tui.permissions.shell import Analysis, Part, analyze, show
+from agent_tui.permissions.suggest import suggest_parts
+from agent_tui.permissions.types import MODES, Behavior, Decision, Mode
+
+_PATH_KEYS = ("path", "file_path")
+
+
+class PermissionEngine:
+    def __init__(
+        self,
+        cwd: Path,
+        rules: Iterable[SourcedRule] = (),
+        *,
+        mode: Mode = "default",
+        local_settings: Path | None = None,
+        warnings: Iterable[str] = (),
+        fallback: Iterable[tuple[str, str]] = (),
+        preapproved: PreapprovedHosts | None = None,
+    ) -> None:
+        self.cwd = cwd.resolve()
+        self._rules: list[SourcedRule] = list(rules)
+        self.mode = mode
+        self.local_settings = local_settings or (
+            self.cwd / settings_mod.PROJECT_DIR / settings_mod.LOCAL_FILE
+        )
+        self.load_warnings: tuple[str, ...] = tuple(warnings)
+        self._fallback = list(fallback)
+        self._preapproved = preapproved if preapproved is not None else default_preapproved()
+
+    @classmethod
+    def load(
+        cls,
+        cwd: Path,
+        mode: Mode = "default",
+        allow: Iterable[str] = (),
+        deny: Iterable[str] = (),
+        config_dir: Path | None = None,
+    ) -> PermissionEngine:
+        """Read user, project and local settings plus `--allow`/`--deny`; never raises on them."""
+        cwd = cwd.resolve()
+        loaded: LoadedRules = settings_mod.load_rules(
+            cwd, config_dir or default_config_dir(), allow, deny
+        )
+        paths = settings_mod.settings_paths(cwd, config_dir or default_config_dir())
+        return cls(
+            cwd,
+            loaded.rules,
+            mode=mode,
+            local_settings=paths["local"],
+            warnings=loaded.warnings,
+            fallback=loaded.fallback,
+        )
+
+    # --- state ---
+
+    @property
+    def mode(self) -> Mode:
+        return self._mode
+
+    @mode.setter
+    def mode(self, value: Mode) -> None:
+        if value not in MODES:
+            raise ValueError(f"unknown mode {value!r}; expected one of {', '.join(MODES)}")
+        self._mode = value
+
+    @property
+    def rules(self) -> tuple[SourcedRule, ...]:
+        return tuple(self._rules)
+
+    @property
+    def explicit_hosts(self) -> frozenset[str]:
+        """Hosts the person named in `WebFetch(domain:...)` allow rules (loopback needs this)."""
+        return frozenset(
+            r.rule.domain
+            for r in self._rules
+            if r.behavior == "allow" and r.rule.tool == "WebFetch" and r.rule.domain
+        )
+
+    def add_rules(self, texts: Iterable[str], behavior: Behavior, source: str = "session") -> None:
+        """Add rules for this process only; raises RuleError for a malformed one."""
+        parsed = [parse_rule(t) for t in texts]
+        self._rules.extend(SourcedRule(r, behavior, source) for r in parsed)
+
+    def save_always(self, rules: Iterable[str]) -> tuple[str, ...]:
+        """Append allow rules to the local settings file and apply them at once.
+
+        Raises ValueError (nothing changed) for a rule that is malformed or that the local file
+        may not hold. If only the write fails, SettingsError is raised and the rules still apply
+        for this session.
+        """
+        parsed: list[Rule] = []
+        for text in rules:
+            try:
+                rule = parse_rule(text)
+            except RuleError as e:
+                raise ValueError(str(e)) from None
+            refused = settings_mod.restriction(rule)
+            if refused:
+                raise ValueError(f"{rule.text}: {refused}")
+            parsed.append(rule)
+        known = {r.rule.text for r in self._rules if r.behavior == "allow"}
+        self._rules.extend(SourcedRule(r, "allow", "local") for r in parsed if r.text not in known)
+        texts = tuple(dict.fromkeys(r.text for r in parsed))
+        settings_mod.append_allow_rules(self.local_settings, texts)
+        return texts
+
+    # --- deciding ---
+
+    def check(self, tool: str, input: dict[str, Any], *, read_only: bool) -> Decision:
+        try:
+            return self._check(tool, input if isinstance(input, dict) else {}, read_only)
+        except Exception as e:  # fail closed: a bug here must never allow
+            return Decision("ask", reason=f"the permission check failed ({type(e).__name__}: {e})")
+
+    def _check(self, tool: str, input: dict[str, Any], read_only: bool) -> Decision:
+        if tool == "Bash":
+            return self._bash(input, read_only)
+        if tool in ("Read", "Write", "Edit") or (
+            read_only and any(isinstance(input.get(k), str) for k in _PATH_KEYS)
+        ):
+            return self._file(tool, input, read_only)
+        if tool == "WebFetch":
+            return self._webfetch(input, read_only)
+        return self._plain(tool, read_only)
+
+    def _of(self, behavior: Behavior, tool: str) -> Iterator[SourcedRule]:
+        return (r for r in self._rules if r.behavior == behavior and r.rule.covers(tool))
+
+    def _fallback_reason(self, tool: str) -> str | None:
+        key = "Edit" if tool == "Write" else tool
+        return next((why for t, why in self._fallback if t in (ALL_TOOLS, key)), None)
+
+    def _gate(self, tool: str, read_only: bool) -> Decision | None:
+        """The checks between deny rules and ask rules: plan mode, broken settings, yolo."""
+        if self.mode == "plan" and not read_only:
+            return _plan_denied(tool)
+        why = self._fallback_reason(tool)
+        if why:
+            return Decision("ask", reason=f"{why}: asking until it is fixed", source="default")
+        if self.mode == "yolo":
+            return Decision("allow", reason="yolo mode allows everything not denied", source="mode")
+        return None
+
+    def _plain(self, tool: str, read_only: bool) -> Decision:
+        """WebSearch and any other tool: bare-name rules only."""
+        for behavior in ("deny",):
+            for r in self._of(behavior, tool):
+                if r.rule.bare:
+                    return _by_rule("deny", r)
+        gate = self._gate(tool, read_only)
+        if gate:
+            return gate
+        for behavior in ("ask", "allow"):
+            for r in self._of(behavior, tool):
+                if r.rule.bare:
+                    return _by_rule(behavior, r)
+        return Decision("ask", reason=f"no rule allows {tool}", suggestions=(tool,))
+
+    # --- files ---
+
+    def _paths(self, raw: str) -> tuple[Path, Path]:
+        """(resolved, lexical): rules that restrict match either; allow rules the resolved one."""
+        lexical = Path(os.path.normpath(self.cwd / os.path.expanduser(raw)))
+        return resolve(raw, self.cwd), lexical
+
+    def _file(self, tool: str, input: dict[str, Any], read_only: bool) -> Decision:
+        editing = tool in ("Write", "Edit")
+        kind = "Edit" if editing else "Read"
+        raw = next((input[k] for k in _PATH_KEYS if isinstance(input.get(k), str)), None)
+        if raw is None or not raw or "\x00" in raw:
+            if any(r.rule.bare for r in self._of("deny", tool)):
+                return _by_rule("deny", next(r for r in self._of("deny", tool) if r.rule.bare))
+            return Decision("ask", reason=f"{tool} without a usable path")
+        resolved, lexical = self._paths(raw)
+
+        def hits(behavior: Behavior, *paths: Path) -> SourcedRule | None:
+            for r in self._rules:
+                if r.behavior != behavior:
+                    continue
+                if (r.rule.tool == kind or (r.rule.bare and r.rule.covers(tool))) and any(
+                    match_path(r.rule, p, self.cwd) for p in paths
+                ):
+                    return r
+            return None
+
+        denied = hits("deny", resolved, lexical)
+        if denied:
+            return _by_rule("deny", denied)
+        gate = self._gate(tool, read_only or not editing)
+        if gate:
+            return gate
+        asked = hits("ask", resolved, lexical)
+        if asked:
+            return _by_rule("ask", asked)
+        if not resolved.is_relative_to(self.cwd):
+            return Decision("ask", reason=f"{resolved} is outside the working directory {self.cwd}")
+        allowed = hits("allow", resolved)
+        if allowed:
+            return _by_rule("allow", allowed)
+        if not editing:
+            return Decision("allow", reason="reading inside the working directory")
+        if self.mode == "accept-edits":
+            return Decision(
+                "allow",
+                reason="accept-edits mode allows edits in the working directory",
+                source="mode",
+            )
+        rel = _edit_rule(resolved, self.cwd)
+        return Decision(
+            "ask", reason=f"no rule allows editing {resolved}", suggestions=(rel,) if rel else ()
+        )
+
+    # --- web ---
+
+    def _webfetch(self, input: dict[str, Any], read_only: bool) -> Decision:
+        url = parse_url(input.get("url"))
+        if url is None:
+            for r in self._of("deny", "WebFetch"):
+                if r.rule.bare:
+                    return _by_rule("deny", r)
+            return Decision("ask", reason="not a usable http(s) URL")
+        for r in self._of("deny", "WebFetch"):
+            if match_host(r.rule, url.host):
+                return _by_rule("deny", r)
+        gate = self._gate("WebFetch", read_only)
+        if gate:
+            return gate
+        for behavior in ("ask", "allow"):
+            for r in self._of(behavior, "WebFetch"):
+                if match_host(r.rule, url.host):
+                    return _by_rule(behavior, r)
+        entry = self._preapproved.match(url)
+        if entry:
+            return Decision("allow", reason=f"{entry} is a preapproved documentation site")
+        suggestion = f"WebFetch(domain:{url.host})"
+        try:
+            ok = settings_mod.restriction(parse_rule(suggestion)) is None
+        except RuleError:
+            ok = False
+        return Decision(
+            "ask",
+            reason=f"no rule allows fetching from {url.host}",
+            suggestions=(suggestion,) if ok else (),
+        )
+
+    # --- Bash ---
+
+    def _bash(self, input: dict[str, Any], read_only: bool) -> Decision:
+        command = input.get("command")
+        if not isinstance(command, str) or not command.strip():
+            return Decision("ask", reason="no command given")
+        a = analyze(command)
+        bash_deny = [r for r in self._of("deny", "Bash")]
+
+        # 1. deny: any rule matching any part (or any wrapper around it) denies the whole.
+        maybe_deny: SourcedRule | None = None
+        for part in a.parts:
+            for r in bash_deny:
+                m = _match_any(r.rule, part)
+                if m is Match.YES:
+                    return _by_rule(
+                        "deny", r, f"deny rule {r.rule.text} matches `{show(part.argv)}`"
+                    )
+                if m is Match.MAYBE and maybe_deny is None:
+                    maybe_deny = r
+        if any(r.rule.bare for r in bash_deny):
+            return _by_rule("deny", next(r for r in bash_deny if r.rule.bare))
+        writes = [(w, *self._write_paths(w, a)) for w in a.writes]
+        for w, resolved, lexical in writes:
+            denied = self._edit_rule_for("deny", resolved, lexical)
+            if denied:
+                return _by_rule("deny", denied, f"deny rule {denied.rule.text} covers `{w}`")
+
+        # 2. plan mode: only commands from the read-only list, writing nothing.
+        if self.mode == "plan" and not (
+            not a.problems and not a.writes and all(default_allows(p, self.cwd) for p in a.parts)
+        ):
+            return _plan_denied("Bash")
+        why = self._fallback_reason("Bash")
+        if why:
+            return Decision("ask", reason=f"{why}: asking until it is fixed")
+        if maybe_deny:
+            return Decision(
+                "ask",
+                rule=maybe_deny.rule.text,
+                reason="part of the command isn't known statically and might match deny rule "
+                + maybe_deny.rule.text,
+                source="rule",
+            )
+        if self.mode == "yolo":
+            # Without a full parse, deny rules can't be proven not to match: the person decides.
+            if a.truncated or (a.problems and bash_deny):
+                return Decision("ask", reason=f"{a.problems[0]}; deny rules can't be checked")
+            return Decision("allow", reason="yolo mode allows everything not denied", source="mode")
+
+        # 3. ask rules.
+        for part in a.parts:
+            for r in self._of("ask", "Bash"):
+                if _match_any(r.rule, part) is not Match.NO:
+                    return _by_rule("ask", r, f"ask rule {r.rule.text} matches `{show(part.argv)}`")
+        for w, resolved, lexical in writes:
+            asked = self._edit_rule_for("ask", resolved, lexical)
+            if asked:
+                return _by_rule("ask", asked, f"ask rule {asked.rule.text} covers `{w}`")
+        if a.problems:
+            return Decision("ask", reason=a.problems[0])
+
+        # 4. allow: every part and every write, each on its own.
+        used: list[str] = []
+        by_mode = False
+        asked_parts: list[Part] = []
+        for part in a.parts:
+            rule = next(
+                (
+                    r
+                    for r in self._of("allow", "Bash")
+                    if match_command(r.rule, part.argv, open_args=part.open_args) is Match.YES
+                ),
+                None,
+            )
+            if rule:
+                used.append(rule.rule.text)
+            elif not default_allows(part, self.cwd):
+                asked_parts.append(part)
+        asked_writes: list[str] = []
+        unsafe_write = False
+        for w, resolved, _lexical in writes:
+            if resolved is None or not resolved.is_relative_to(self.cwd):
+                asked_writes.append(w)
+                unsafe_write = True
+                continue
+            rule = self._edit_rule_for("allow", resolved)
+            if rule:
+                used.append(rule.rule.text)
+            elif self.mode == "accept-edits":
+                by_mode = True
+            else:
+                asked_writes.append(w)
+        if not asked_parts and not asked_writes:
+            names = ", ".join(dict.fromkeys(used))
+            if names:
+                return Decision("allow", rule=names, reason=f"allowed by {names}", source="rule")
+            if by_mode:
+                return Decision(
+                    "allow",
+                    reason="accept-edits mode allows writes in the working directory",
+                    source="mode",
+                )
+            return Decision("allow", reason="a read-only command")
+
+        reasons = [f"no rule allows `{show(p.argv)}`" for p in asked_parts]
+        reasons += [f"writes to {w}" for w in asked_writes]
+        # "Always" is offered only when every asked part and write gets a rule of its own.
+        suggestions: tuple[str, ...] = ()
+        if not a.has_substitution and not unsafe_write:
+            part_rules = suggest_parts(asked_parts) if asked_parts else ()
+            edit_rules = [_edit_rule(r, self.cwd) for w, r, _ in writes if r and w in asked_writes]
+            if (part_rules or not asked_parts) and all(edit_rules):
+                suggestions = part_rules + tuple(e for e in edit_rules if e)
+        return Decision(
+            "ask", reason="; ".join(reasons), suggestions=tuple(dict.fromkeys(suggestions))
+        )
+
+    def _write_paths(self, target: str, a: Analysis) -> tuple[Path | None, Path | None]:
+        expanded = os.path.expanduser(target)
+        if a.changes_dir and not os.path.isabs(expanded):
+            return None, None  # relative to a directory we can't know
+        return self._paths(target)
+
+    def _edit_rule_for(
+        self, behavior: Behavior, resolved: Path | None, lexical: Path | None = None
+    ) -> SourcedRule | None:
+        paths = [p for p in (resolved, lexical) if p is not None]
+        for r in self._of(behavior, "Edit"):
+            if any(match_path(r.rule, p, self.cwd) for p in paths):
+                return r
+        return None
+
+
+def _match_any(rule: Rule, part: Part) -> Match:
+    """Match a restricting rule against a part and every wrapper it was unwrapped from."""
+    best = match_command(rule, part.argv, open_args=part.open_args, basename=True)
+    for argv in part.outer:
+        if best is Match.YES:
+            break
+        m = match_command(rule, argv, basename=True)
+        best = m if m.value > best.value else best
+    return best
+
+
+def _by_rule(behavior: Behavior, r: SourcedRule, reason: str = "") -> Decision:
+    where = f" ({r.source} settings)" if r.source in ("user", "project", "local") else ""
+    text = reason or f"{behavior} rule {r.rule.text}"
+    return Decision(behavior, rule=r.rule.text, reason=text + where, source="rule")
+
+
+def _plan_denied(tool: str) -> Decision:
+    return Decision(
+        "deny",
+        reason=f"plan mode: only read-only tools may run, and {tool} here is not read-only",
+        source="mode",
+    )
+
+
+def _edit_rule(path: Path, cwd: Path) -> str | None:
+    """`Edit(<path relative to cwd>)`, anchored so it covers just this file, or None."""
+    try:
+        rel = path.relative_to(cwd).as_posix()
+    except ValueError:
+        return None
+    if rel == "." or any(c in rel for c in "*?[]()\n") or rel != rel.strip():
+        return None
+    return f"Edit({rel if '/' in rel else './' + rel})"

@@ -1,0 +1,607 @@
+"""Splitting a shell command into every simple command it runs, with tree-sitter-bash.
+
+`analyze(command)` walks the whole syntax tree, so lists, pipelines, subshells, groups, `$(...)`,
+backticks, process substitutions and the bodies of if/for/while/case/functions are all reached by
+the same walk. Commands that run other commands are unwrapped: `sudo`, `env`, `nohup`, `time`,
+`nice`, `timeout`, `command`, `builtin`, `exec`, `setsid`, `stdbuf`, `xargs`, `find -exec`, and the
+literal strings of `sh -c` / `bash -c` / `eval`, which are parsed again. Whatever can't be known
+statically (a parse error, a command word with expansions, an interpreter reading its program from
+stdin, `eval "$x"`, ...) becomes a *problem*: such a command is asked, never allowed by a rule.
+
+The work is bounded (input length, nodes visited, nesting); running out is a problem too, so
+pathological input fails closed. Matching against rules is the engine's job; this module only says
+what would run and what would be written.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import tree_sitter
+import tree_sitter_bash
+
+#: a word whose value isn't known statically is None
+Word = str | None
+Argv = tuple[Word, ...]
+
+MAX_CHARS = 100_000
+MAX_NODES = 200_000
+MAX_DEPTH = 250  # syntax-tree nesting handled by the recursive walk
+MAX_REPARSE = 8  # nested `sh -c` / `eval` strings
+MAX_WRAPPERS = 32  # `nice nice nice ... cmd`
+
+SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish"})
+INTERPRETER = re.compile(
+    r"(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|perl[0-9.]*|ruby|irb|php|lua[0-9.]*|luajit"
+    r"|Rscript|osascript|tclsh|wish|pwsh|powershell|ghci|julia|expect)"
+)
+_CODE_FLAGS = frozenset({"-c", "-e", "-E", "-m", "-p", "-r", "--eval", "--print", "-"})
+# Variables that change which program runs or inject code into it (loader, interpreter start-up,
+# pager/editor hooks, git's command hooks). A command prefixed with one is asked, never allowed.
+_DANGEROUS_VARS = re.compile(
+    r"(PATH|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|CDPATH|GLOBIGNORE|HOME"
+    r"|LD_\w*|DYLD_\w*|PYTHON\w*|NODE_\w*|NPM_CONFIG_\w*|npm_config_\w*|PERL\w*|RUBY\w*|GEM_\w*"
+    r"|GIT_\w*|PAGER|MANPAGER|EDITOR|VISUAL|LESS\w*|BROWSER|TERMINFO|ZDOTDIR|JAVA_TOOL_OPTIONS"
+    r"|_JAVA_OPTIONS|MAVEN_OPTS|CARGO_\w*|RUSTC\w*|RUSTFLAGS|GOFLAGS|SSH_\w*|SUDO_\w*)"
+)
+_WRITE_OPS = frozenset({">", ">>", "&>", "&>>", ">|", "<>", ">&"})
+_HARMLESS_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
+_GLOB_CHARS = frozenset("*?[")
+_BRACE = re.compile(r"\{[^}]*(,|\.\.)[^}]*\}")
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One simple command that would run."""
+
+    argv: Argv
+    #: the source text of the command, for reasons shown to the person
+    text: str
+    #: the wrapper commands it was unwrapped from, outermost first (deny rules see these too)
+    outer: tuple[Argv, ...] = ()
+    #: names assigned in front of it (`FOO=1 cmd`, `env FOO=1 cmd`)
+    assignments: tuple[str, ...] = ()
+    #: xargs / find -exec append arguments at run time
+    open_args: bool = False
+    #: runs through sudo/doas
+    privileged: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    parts: tuple[Part, ...]
+    #: redirection and `tee` targets, as written (excluding /dev/null, /dev/stdout, /dev/stderr)
+    writes: tuple[str, ...]
+    #: why (part of) the command can't be known statically; non-empty means "ask"
+    problems: tuple[str, ...]
+    #: `$(...)`, backticks, `<(...)`, `>(...)` or `eval`: code hidden inside another command
+    has_substitution: bool
+    #: a `cd`/`pushd`/`popd` makes relative paths after it unknowable
+    changes_dir: bool
+    #: the work budget ran out: some parts may be missing, so nothing may be concluded from them
+    truncated: bool = False
+
+
+@lru_cache(maxsize=1)
+def _parser() -> tree_sitter.Parser:
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_bash.language()))
+
+
+def analyze(command: str) -> Analysis:
+    a = _Analyzer()
+    a.run(command, reparse=0)
+    return Analysis(
+        parts=tuple(a.parts),
+        writes=tuple(a.writes),
+        problems=tuple(dict.fromkeys(a.problems)),
+        has_substitution=a.substitution,
+        changes_dir=a.changes_dir,
+        truncated=a.truncated,
+    )
+
+
+def show(argv: Sequence[Word]) -> str:
+    return " ".join("…" if w is None else w for w in argv)
+
+
+# --- static word values -----------------------------------------------------------------------
+
+
+def _chars(node: tree_sitter.Node) -> list[tuple[str, bool]] | None:
+    """The characters of a word as (char, quoted), or None when it has any expansion."""
+    t = node.type
+    text = _text(node)
+    if t == "word":
+        out: list[tuple[str, bool]] = []
+        i = 0
+        while i < len(text):
+            if text[i] == "\\" and i + 1 < len(text):
+                if text[i + 1] != "\n":
+                    out.append((text[i + 1], True))
+                i += 2
+            else:
+                out.append((text[i], False))
+                i += 1
+        return out
+    if t == "number":
+        return [(c, False) for c in text]
+    if t == "raw_string":
+        return [(c, True) for c in text[1:-1]]
+    if t == "string":
+        out = []
+        for child in node.children:
+            if child.type == '"':
+                continue
+            if child.type != "string_content":
+                return None
+            out.extend((c, True) for c in _unescape_dquoted(_text(child)))
+        return out
+    if t == "concatenation":
+        out = []
+        for child in node.children:
+            part = _chars(child)
+            if part is None:
+                return None
+            out.extend(part)
+        return out
+    return None
+
+
+def _unescape_dquoted(s: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(s):
+        if s[i] == "\\" and i + 1 < len(s) and s[i + 1] in '$`"\\\n':
+            if s[i + 1] != "\n":
+                out.append(s[i + 1])
+            i += 2
+        else:
+            out.append(s[i])
+            i += 1
+    return "".join(out)
+
+
+def static_word(node: tree_sitter.Node) -> Word:
+    """The word's value if it is a literal: no expansions, no unquoted glob or brace expansion."""
+    chars = _chars(node)
+    if chars is None:
+        return None
+    if any(c in _GLOB_CHARS and not q for c, q in chars):
+        return None
+    masked = "".join("\x00" if q else c for c, q in chars)
+    if _BRACE.search(masked):
+        return None
+    return "".join(c for c, _ in chars)
+
+
+def _text(node: tree_sitter.Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
+
+
+# --- the walk ---------------------------------------------------------------------------------
+
+
+@dataclass
+class _Ctx:
+    outer: tuple[Argv, ...] = ()
+    assignments: tuple[str, ...] = ()
+    privileged: bool = False
+    open_args: bool = False
+
+
+@dataclass
+class _Analyzer:
+    parts: list[Part] = field(default_factory=list)
+    writes: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    substitution: bool = False
+    changes_dir: bool = False
+    truncated: bool = False
+    budget: int = MAX_NODES
+
+    def problem(self, why: str) -> None:
+        self.problems.append(why)
+
+    def run(self, source: str, reparse: int, ctx: _Ctx | None = None) -> None:
+        if len(source) > MAX_CHARS:
+            self.truncated = True
+            self.problem(f"the command is too long to check ({len(source)} characters)")
+            return
+        if reparse > MAX_REPARSE:
+            self.truncated = True
+            self.problem("commands nested too deeply in `sh -c` / `eval` strings")
+            return
+        if "\x00" in source:
+            self.problem("the command contains a NUL character")
+        tree = _parser().parse(source.encode("utf-8", "surrogateescape"))
+        root = tree.root_node
+        if root.has_error:
+            self.problem("the command could not be parsed")
+        self.visit(root, 0, reparse, ctx or _Ctx())
+
+    def visit(self, node: tree_sitter.Node, depth: int, reparse: int, ctx: _Ctx) -> None:
+        self.budget -= 1
+        if self.budget < 0 or depth > MAX_DEPTH:
+            if not self.truncated:
+                self.truncated = True
+                self.problem("the command is too large or too deeply nested to check")
+            return
+        t = node.type
+        if t == "ERROR" or node.is_missing:
+            self.problem("the command could not be parsed")
+        elif t in ("command_substitution", "process_substitution"):
+            self.substitution = True
+        elif t == "command":
+            self.command(node, depth, reparse, ctx)
+            return
+        elif t == "file_redirect":
+            self.redirect(node)
+        elif t == "variable_assignment":
+            self.assignment_statement(node)
+        elif t == "for_statement":
+            var = node.child_by_field_name("variable")
+            if var is None or _DANGEROUS_VARS.fullmatch(_text(var)):
+                self.problem(f"`for {_text(var) if var else '?'}` changes how later commands run")
+        elif t == "declaration_command":
+            self.declaration(node)
+        elif t == "function_definition":
+            # The name is not a command; the body is walked below like any other.
+            pass
+        for child in node.children:
+            self.visit(child, depth + 1, reparse, ctx)
+
+    def walk_children(self, node: tree_sitter.Node, depth: int, reparse: int, ctx: _Ctx) -> None:
+        for child in node.children:
+            self.visit(child, depth + 1, reparse, ctx)
+
+    # Standalone `NAME=value` changes the rest of the script (PATH=/tmp/x; ls).
+    def assignment_statement(self, node: tree_sitter.Node) -> None:
+        name = _assignment_name(node)
+        if name is None or _DANGEROUS_VARS.fullmatch(name):
+            self.problem(f"`{_text(node)}` changes how later commands run")
+
+    def declaration(self, node: tree_sitter.Node) -> None:
+        for child in node.named_children:
+            if child.type == "variable_assignment":
+                self.assignment_statement(child)
+            elif child.type not in ("word", "variable_name") or (
+                child.type == "word" and not _text(child).startswith("-")
+            ):
+                self.problem(f"`{_text(node)}` can't be checked statically")
+
+    def redirect(self, node: tree_sitter.Node) -> None:
+        op = next((c.type for c in node.children if c.type in _WRITE_OPS | {"<", "<&"}), None)
+        if op not in _WRITE_OPS:
+            return
+        dest = node.child_by_field_name("destination")
+        if dest is None:
+            dest = node.named_children[-1] if node.named_children else None
+        if dest is None:
+            self.problem(f"`{_text(node)}`: a redirection without a target")
+            return
+        if dest.type == "process_substitution":
+            return  # not a file: the walk analyzes the commands inside
+        if op == ">&" and (dest.type == "number" or _text(dest) == "-"):
+            return  # duplicating or closing a descriptor
+        self.add_write(static_word(dest), _text(node))
+
+    def add_write(self, target: Word, text: str) -> None:
+        if target is None:
+            self.problem(f"`{text}` writes to a path that isn't known statically")
+        elif target not in _HARMLESS_SINKS:
+            self.writes.append(target)
+
+    def command(self, node: tree_sitter.Node, depth: int, reparse: int, ctx: _Ctx) -> None:
+        assignments: list[str] = []
+        words: list[tree_sitter.Node] = []
+        for child in node.children:
+            if child.type == "variable_assignment":
+                name = _assignment_name(child)
+                assignments.append(name or "?")
+            elif child.type == "command_name":
+                words.extend(child.children)
+            elif child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+                pass  # walked below
+            else:
+                words.append(child)
+        # Substitutions inside any word or redirection are commands too.
+        self.walk_children(node, depth, reparse, ctx)
+        argv = tuple(static_word(w) for w in words)
+        if not argv:
+            return  # only assignments or redirections
+        sub = _Ctx(ctx.outer, ctx.assignments + tuple(assignments), ctx.privileged, ctx.open_args)
+        self.simple(argv, _text(node), reparse, sub)
+
+    # --- one simple command, wrappers unwrapped ---
+
+    def simple(self, argv: Argv, text: str, reparse: int, ctx: _Ctx) -> None:
+        for _ in range(MAX_WRAPPERS):
+            nxt = self.step(argv, text, reparse, ctx)
+            if nxt is None:
+                return
+            argv, ctx = nxt
+        self.truncated = True
+        self.problem("too many nested wrapper commands")
+
+    def emit(self, argv: Argv, text: str, ctx: _Ctx) -> None:
+        self.parts.append(
+            Part(argv, text, ctx.outer, ctx.assignments, ctx.open_args, ctx.privileged)
+        )
+
+    def step(self, argv: Argv, text: str, reparse: int, ctx: _Ctx) -> tuple[Argv, _Ctx] | None:
+        """Handle one layer: emit a part, or return the wrapped command to look at next."""
+        name = argv[0]
+        if name is None:
+            self.problem(f"the command name in `{text}` isn't a plain word")
+            self.emit(argv, text, ctx)
+            return None
+        for var in ctx.assignments:
+            if var == "?" or _DANGEROUS_VARS.fullmatch(var):
+                self.problem(f"`{text}` sets {var}, which can change what runs")
+        base = name.rsplit("/", 1)[-1]
+        inner = _Ctx((*ctx.outer, argv), ctx.assignments, ctx.privileged, ctx.open_args)
+
+        if base in ("cd", "pushd", "popd"):
+            self.changes_dir = True
+        if base == "tee":
+            self.tee(argv, text)
+        if base in SHELLS:
+            return self.shell(argv, text, reparse, ctx, inner)
+        if INTERPRETER.fullmatch(base) and not _has_program(argv[1:]):
+            self.problem(f"`{text}`: {base} would read its program from standard input")
+        if base == "eval":
+            self.substitution = True
+            if any(w is None for w in argv[1:]):
+                self.problem(f"`{text}`: eval of text that isn't known statically")
+                return None
+            self.run(" ".join(w for w in argv[1:] if w is not None), reparse + 1, inner)
+            return None
+        if base == "find":
+            self.find(argv, text, reparse, ctx, inner)
+            return None
+        if base in ("sudo", "doas"):
+            return self.sudo(argv, text, ctx, inner)
+
+        unwrap = _WRAPPERS.get(base)
+        if unwrap is None:
+            self.emit(argv, text, ctx)
+            return None
+        try:
+            start, assigned = unwrap(argv)
+        except _Unclear as e:
+            self.problem(f"`{text}`: {e}")
+            self.emit(argv, text, ctx)
+            return None
+        if base == "xargs":
+            inner.open_args = True
+            if start is not None and start >= len(argv):
+                return ("echo",), inner  # xargs' default command
+        if start is None or start >= len(argv):
+            if base != "exec":  # a bare `exec` only applies its redirections
+                self.emit(argv, text, ctx)
+            return None
+        inner.assignments = inner.assignments + assigned
+        return argv[start:], inner
+
+    def shell(
+        self, argv: Argv, text: str, reparse: int, ctx: _Ctx, inner: _Ctx
+    ) -> tuple[Argv, _Ctx] | None:
+        i, has_c, stdin = 1, False, False
+        while i < len(argv):
+            a = argv[i]
+            if a is None:
+                self.problem(f"`{text}`: shell options that aren't known statically")
+                self.emit(argv, text, ctx)
+                return None
+            if a == "--" or a == "-":
+                stdin = stdin or a == "-"
+                i += 1
+                break
+            if a.startswith("--"):
+                i += 2 if a in ("--rcfile", "--init-file") else 1
+                continue
+            if len(a) > 1 and a[0] in "-+":
+                has_c = has_c or "c" in a[1:]
+                stdin = stdin or "s" in a[1:]
+                i += 1 + a[1:].count("o") + a[1:].count("O")
+                continue
+            break
+        if has_c:
+            if i >= len(argv) or argv[i] is None:
+                self.problem(f"`{text}`: `-c` with a command string that isn't known statically")
+                self.emit(argv, text, ctx)
+                return None
+            self.run(argv[i] or "", reparse + 1, inner)
+            return None
+        if stdin or i >= len(argv):
+            self.problem(f"`{text}`: the shell would read commands from standard input")
+        self.emit(argv, text, ctx)  # a script file: the shell command itself needs a rule
+        return None
+
+    def sudo(self, argv: Argv, text: str, ctx: _Ctx, inner: _Ctx) -> tuple[Argv, _Ctx] | None:
+        # sudo itself is a part (it needs its own rule) and its payload runs privileged.
+        self.emit(argv, text, ctx)
+        with_arg = {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "-R"}
+        flags = {"-A", "-b", "-E", "-H", "-n", "-P", "-S", "-k", "-B", "-N"}
+        i = 1
+        while i < len(argv):
+            a = argv[i]
+            if a is None:
+                self.problem(f"`{text}`: sudo options that aren't known statically")
+                return None
+            if a == "--":
+                i += 1
+                break
+            if a in with_arg:
+                i += 2
+            elif a in flags or (a.startswith("--") and "=" in a):
+                i += 1
+            elif a.startswith("-"):
+                self.problem(f"`{text}`: sudo {a} can't be checked statically")
+                return None
+            else:
+                break
+        if i >= len(argv):
+            return None
+        inner.privileged = True
+        return argv[i:], inner
+
+    def find(self, argv: Argv, text: str, reparse: int, ctx: _Ctx, inner: _Ctx) -> None:
+        self.emit(argv, text, ctx)
+        if any(w is None for w in argv):
+            # An unquoted `$x` could split into `-exec rm {} ;`.
+            self.problem(f"`{text}`: find with arguments that aren't known statically")
+            return
+        i = 1
+        while i < len(argv):
+            if argv[i] in ("-exec", "-execdir", "-ok", "-okdir"):
+                end = next((j for j in range(i + 1, len(argv)) if argv[j] in (";", "+")), None)
+                if end is None or end == i + 1:
+                    self.problem(f"`{text}`: {argv[i]} without a command or terminator")
+                    return
+                payload_ctx = _Ctx(inner.outer, inner.assignments, inner.privileged, True)
+                self.simple(argv[i + 1 : end], text, reparse, payload_ctx)
+                i = end
+            elif argv[i] in ("-fprint", "-fprint0", "-fprintf", "-fls"):
+                if i + 1 < len(argv):
+                    self.add_write(argv[i + 1], text)
+                i += 1
+            i += 1
+
+    def tee(self, argv: Argv, text: str) -> None:
+        options = True
+        for a in argv[1:]:
+            if a is None:
+                self.add_write(None, text)
+            elif options and a == "--":
+                options = False
+            elif options and a.startswith("-") and a != "-":
+                continue
+            else:
+                self.add_write(a, text)
+
+
+def _assignment_name(node: tree_sitter.Node) -> str | None:
+    name = node.child_by_field_name("name")
+    if name is None or name.type != "variable_name":
+        return None  # e.g. `a[$(id)]=1`
+    return _text(name)
+
+
+def _has_program(args: Sequence[Word]) -> bool:
+    """An interpreter gets its program from an argument (a file, -c/-e code, -m module)."""
+    for a in args:
+        if a is None:
+            return True  # something is passed; the part itself still needs a rule
+        if a in _CODE_FLAGS:
+            return a != "-"
+        if not a.startswith("-"):
+            return True
+    return False
+
+
+# --- wrappers: argv -> (index of the wrapped command or None, assignments) ---------------------
+
+
+class _Unclear(Exception):
+    pass
+
+
+def _env(argv: Argv) -> tuple[int | None, tuple[str, ...]]:
+    i, names = 1, []
+    while i < len(argv):
+        a = argv[i]
+        if a is None:
+            raise _Unclear("env arguments that aren't known statically")
+        if a in ("-i", "--ignore-environment", "-0", "--null", "-"):
+            i += 1
+        elif a in ("-u", "--unset"):
+            i += 2
+        elif a.startswith(("-u", "--unset=")) or a == "--":
+            i += 1
+        elif a.startswith("-"):
+            raise _Unclear(f"env {a} can't be checked statically")
+        elif "=" in a:
+            names.append(a.split("=", 1)[0])
+            i += 1
+        else:
+            return i, tuple(names)
+    return None, tuple(names)
+
+
+def _skip_options(argv: Argv, with_arg: frozenset[str], name: str) -> int:
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        if a is None:
+            raise _Unclear(f"{name} arguments that aren't known statically")
+        if a == "--":
+            return i + 1
+        if a in with_arg:
+            i += 2
+        elif a.startswith("-") and len(a) > 1:
+            i += 1
+        else:
+            return i
+    return i
+
+
+def _simple_wrapper(with_arg: frozenset[str], name: str):  # type: ignore[no-untyped-def]
+    def unwrap(argv: Argv) -> tuple[int | None, tuple[str, ...]]:
+        return _skip_options(argv, with_arg, name), ()
+
+    return unwrap
+
+
+def _timeout(argv: Argv) -> tuple[int | None, tuple[str, ...]]:
+    i = _skip_options(argv, frozenset({"-s", "--signal", "-k", "--kill-after"}), "timeout")
+    return (i + 1 if i < len(argv) else i), ()  # skip the duration
+
+
+def _command(argv: Argv) -> tuple[int | None, tuple[str, ...]]:
+    if any(a in ("-v", "-V") for a in argv[1:2]):
+        return None, ()  # a lookup, not a run: the part itself needs a rule
+    return _skip_options(argv, frozenset(), "command"), ()
+
+
+def _xargs(argv: Argv) -> tuple[int | None, tuple[str, ...]]:
+    with_arg = frozenset({"-a", "-d", "-E", "-e", "-I", "-L", "-l", "-n", "-P", "-s", "-R", "-S"})
+    flags = frozenset({"-0", "-o", "-p", "-r", "-t", "-x", "--null", "--no-run-if-empty"})
+    i = 1
+    while i < len(argv):
+        a = argv[i]
+        if a is None:
+            raise _Unclear("xargs arguments that aren't known statically")
+        if a == "--":
+            return i + 1, ()
+        if a in with_arg:
+            i += 2
+        elif a in flags or (a.startswith("--") and "=" in a) or (a[:2] in with_arg and len(a) > 2):
+            i += 1
+        elif a.startswith("-"):
+            raise _Unclear(f"xargs {a} can't be checked statically")
+        else:
+            return i, ()
+    return i, ()
+
+
+def _nice(argv: Argv) -> tuple[int | None, tuple[str, ...]]:
+    return _skip_options(argv, frozenset({"-n", "--adjustment"}), "nice"), ()
+
+
+_WRAPPERS = {
+    "env": _env,
+    "nohup": _simple_wrapper(frozenset(), "nohup"),
+    "time": _simple_wrapper(frozenset(), "time"),
+    "nice": _nice,
+    "timeout": _timeout,
+    "command": _command,
+    "builtin": _simple_wrapper(frozenset(), "builtin"),
+    "exec": _simple_wrapper(frozenset({"-a"}), "exec"),
+    "setsid": _simple_wrapper(frozenset(), "setsid"),
+    "stdbuf": _simple_wrapper(frozenset({"-i", "-o", "-e"}), "stdbuf"),
+    "xargs": _xargs,
+}
