@@ -464,6 +464,32 @@ async def test_cancelled_ask_takes_its_dialog_away() -> None:
         assert first.cancelled()
 
 
+async def test_cancelling_a_waiting_request_drops_it_from_the_queue() -> None:
+    app = QueueApp()
+    queue = ApprovalQueue(guard_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        tasks = [asyncio.create_task(queue.ask(app, bash_request(f"echo {i}"))) for i in range(3)]
+        await pilot.pause()
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ApprovalScreen)
+        assert rendered(screen.query_one("#waiting")) == "2 more waiting"
+        tasks[1].cancel()
+        await asyncio.gather(tasks[1], return_exceptions=True)
+        await pilot.pause()
+        assert rendered(screen.query_one("#waiting")) == "1 more waiting"
+        await pilot.press("y")
+        await pilot.pause()
+        await pilot.pause()
+        assert isinstance(app.screen, ApprovalScreen)
+        assert app.screen.request.subject == "echo 2"
+        await pilot.press("n")
+        await pilot.pause()
+        assert await tasks[0] == ApprovalAnswer("once")
+        assert await tasks[2] == ApprovalAnswer("deny")
+        assert screen.answer == ApprovalAnswer("once")
+
+
 async def test_queue_guard_applies_to_each_dialog() -> None:
     clock = FakeClock()
     app = QueueApp()

@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 from pygments.token import Token
 from textual import on
-from textual.app import App, ScreenStackError
+from textual.app import App, ComposeResult, ScreenStackError
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
@@ -143,6 +143,8 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         self._on_answer = on_answer
         self._shown_at: float | None = None
         self._telling = False
+        self._done = False
+        #: the person's answer, once given
         self.answer: ApprovalAnswer | None = None
         self.set_reactive(ApprovalScreen.waiting, waiting)
 
@@ -155,7 +157,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         """Whether keys answer yet (the type-ahead guard has passed)."""
         return self._shown_at is not None and self._clock() - self._shown_at >= self.guard_s
 
-    def compose(self):  # type: ignore[override]
+    def compose(self) -> ComposeResult:
         request, decision = self.request, self.request.decision
         asked_by_rule = decision.behavior == "ask" and decision.rule is not None
         with Vertical(id="dialog") as dialog:
@@ -236,12 +238,13 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             self.set_timer(0.05, self._show_armed)
 
     def _ready(self) -> bool:
-        if self.answer is not None or not self.armed:
+        if self._done or not self.armed:
             return False
         self.add_class("-armed")
         return True
 
     def _finish(self, answer: ApprovalAnswer) -> None:
+        self._done = True
         self.answer = answer
         if self._on_answer is not None:
             self._on_answer(answer)
@@ -291,9 +294,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     def close(self) -> None:
         """Take the dialog away without an answer (the request was cancelled)."""
-        if self.answer is not None or not self.is_attached:
+        if self._done:
             return
-        self.answer = ApprovalAnswer("deny")
+        self._done = True
         try:
             if self in self.app.screen_stack:
                 self.pop_until_active()
