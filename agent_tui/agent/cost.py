@@ -28,7 +28,11 @@ def _table() -> dict[str, Any]:
 
 
 def price_for(model: str) -> Price:
+    """The price row of the longest table name `model` starts with (unknown: a Sonnet's)."""
     models: dict[str, dict[str, float]] = _table()["models"]
+    # Bedrock IDs carry region and vendor prefixes ("us.anthropic.claude-…"): price the Claude name.
+    at = model.find("claude-")
+    model = model[at:] if at > 0 else model
     matches = [name for name in models if model.startswith(name)]
     row = models[max(matches, key=len)] if matches else _FALLBACK
     return Price(**row)
