@@ -106,8 +106,8 @@ def address_problem(ip: IPAddress) -> str | None:
         (ip.is_loopback, "a loopback address"),
         (ip.is_link_local, "a link-local address"),
         (ip.is_multicast, "a multicast address"),
-        (ip.is_private, "a private address"),
         (ip.is_reserved, "a reserved address"),
+        (ip.is_private, "a private address"),
         # shared address space (100.64/10), benchmarking, documentation, 6to4 relays, ...
         (not ip.is_global, "a non-public address"),
     )
