@@ -9,8 +9,9 @@ session can also carry such a shape in the middle (the crash, then a new prompt 
 resuming a cleanly finished session sends what was sent before. The API treats consecutive messages
 of the same role as one turn, so the rules are checked per run of same-role messages:
 
-- every `tool_use` id of an assistant run has exactly one `tool_result`, at the start of the first
-  message of the following user run (missing ones are added as is_error "interrupted" results);
+- every `tool_use` id has exactly one `tool_result`, at the start of the next message, which is a
+  user message (missing ones are added as is_error "interrupted" results, in a new user message
+  if need be);
 - no `tool_result` answers a `tool_use` that is not in the assistant run just before it;
 - every `server_tool_use` has its result block in the same assistant run;
 - no message is empty.
@@ -75,6 +76,24 @@ def _drop_unanswered_server_calls(run: list[Message]) -> list[Message]:
     return out
 
 
+def _split_after_tool_use(runs: list[list[Message]]) -> list[list[Message]]:
+    """End an assistant run at each message with a `tool_use`: its results must come next."""
+    out: list[list[Message]] = []
+    for run in runs:
+        if run[0].get("role") != "assistant":
+            out.append(run)
+            continue
+        current: list[Message] = []
+        for message in run:
+            current.append(message)
+            if _tool_use_ids([message]):
+                out.append(current)
+                current = []
+        if current:
+            out.append(current)
+    return out
+
+
 def _tool_use_ids(run: list[Message]) -> list[str]:
     return [b["id"] for m in run for b in _blocks(m) if b.get("type") == "tool_use" and "id" in b]
 
@@ -131,7 +150,9 @@ def _fix_user_run(run: list[Message], expected: list[str]) -> list[Message]:
 def repair_messages(messages: list[Message]) -> list[Message]:
     """A conversation the API accepts; a valid one is returned unchanged (equal JSON)."""
     cleaned = [m for m in messages if not _is_empty(m)]
-    runs = _runs(cleaned)
+    # A server call's result must be in the same stretch of assistant content: the results of a
+    # client tool_use in between would otherwise separate them.
+    runs = _split_after_tool_use(_runs(cleaned))
     runs = [
         _drop_unanswered_server_calls(r) if r[0].get("role") == "assistant" else r for r in runs
     ]
@@ -139,7 +160,7 @@ def repair_messages(messages: list[Message]) -> list[Message]:
 
     out: list[Message] = []
     expected: list[str] = []
-    for run in runs:
+    for run in _split_after_tool_use(runs):
         if run[0].get("role") == "assistant":
             if expected:  # an assistant run right after one with unanswered tool_use
                 out.append({"role": "user", "content": [interrupted_result(t) for t in expected]})
@@ -164,24 +185,26 @@ def conversation_problems(messages: list[Message]) -> list[str]:
             problems.append(f"message {i}: bad role {message.get('role')!r}")
         if _is_empty(message):
             problems.append(f"message {i}: empty")
-    runs = _runs(messages)
+    for run in _split_after_tool_use(_runs(messages)):
+        if run[0].get("role") != "assistant":
+            continue
+        answered = {
+            b.get("tool_use_id")
+            for m in run
+            for b in _blocks(m)
+            if "tool_use_id" in b and b.get("type") != "tool_result"
+        }
+        for m in run:
+            for b in _blocks(m):
+                if b.get("type") == "server_tool_use" and b.get("id") not in answered:
+                    problems.append(f"server_tool_use {b.get('id')} has no result")
+                if b.get("type") == "tool_result":
+                    problems.append("tool_result inside an assistant message")
     expected: list[str] = []
-    for run in runs:
+    for run in _split_after_tool_use(_runs(messages)):
         if run[0].get("role") == "assistant":
             if expected:
                 problems.append(f"tool_use {expected} not answered before the next assistant turn")
-            answered = {
-                b.get("tool_use_id")
-                for m in run
-                for b in _blocks(m)
-                if "tool_use_id" in b and b.get("type") != "tool_result"
-            }
-            for m in run:
-                for b in _blocks(m):
-                    if b.get("type") == "server_tool_use" and b.get("id") not in answered:
-                        problems.append(f"server_tool_use {b.get('id')} has no result")
-                    if b.get("type") == "tool_result":
-                        problems.append("tool_result inside an assistant message")
             expected = _tool_use_ids(run)
             continue
         if not _run_is_valid(run, expected):

@@ -336,6 +336,7 @@ class SessionStore:
         conn.execute("PRAGMA synchronous=NORMAL")
         conn.execute("PRAGMA busy_timeout=5000")
         conn.execute("PRAGMA temp_store=MEMORY")
+        conn.execute("PRAGMA cache_size=-32000")  # 32 MB at most: big sessions, FTS merges
         migrate(conn)
 
     @classmethod
