@@ -6,11 +6,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_tui.agent.loop import Agent, AgentConfig, AskFn
-from agent_tui.providers.base import Provider
-from agent_tui.tools.base import ToolRegistry
+if TYPE_CHECKING:  # the core is imported when a session is built, not with the options
+    from agent_tui.agent.loop import Agent, AskFn
+    from agent_tui.providers.base import Provider
+    from agent_tui.tools.base import ToolRegistry
 
 
 @dataclass
@@ -57,6 +58,7 @@ def make_provider(options: Options) -> tuple[Provider, str, str]:
 
 
 def make_tools(provider: Provider, model: str) -> ToolRegistry:
+    from agent_tui.tools.base import ToolRegistry
     from agent_tui.tools.bash import BashTool
     from agent_tui.tools.files import builtin_file_tools
     from agent_tui.tools.web_fetch import WebFetchTool
@@ -77,6 +79,7 @@ def make_permissions(options: Options) -> Any:
 
 
 def make_agent(options: Options, ask: AskFn | None = None) -> Agent:
+    from agent_tui.agent.loop import Agent, AgentConfig
     from agent_tui.paths import data_dir
 
     provider, model, small = make_provider(options)

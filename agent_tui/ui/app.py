@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rich.text import Text
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -29,8 +28,7 @@ from agent_tui.protocol.events import (
     TurnFinished,
     TurnStarted,
 )
-from agent_tui.runtime import Options, make_agent, use_offline
-from agent_tui.ui.screens.approval import ApprovalQueue
+from agent_tui.runtime import Options, use_offline
 from agent_tui.ui.widgets.approvals_log import ApprovalsLog
 from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput
@@ -66,19 +64,13 @@ class AgentApp(App[int]):
         super().__init__()
         self.options = options or Options()
         self.offline = use_offline(self.options)
-        self.approvals = ApprovalQueue(
-            local_settings_path=self.options.cwd / ".agent-tui" / "settings.local.toml"
-        )
-        self.agent = make_agent(self.options, ask=self._ask)
+        self.record = self.options.record if record is None else record
+        # Built after the first frame, in a worker thread (see `_boot`): tools, permissions and
+        # the store pull in pydantic, tree-sitter, httpx and sqlite, which the first frame
+        # doesn't need.
+        self.agent: Any = None
         self.recorder: Any = None
-        if self.options.record if record is None else record:
-            from agent_tui.sessions.recorder import attach_recorder
-
-            try:
-                self.recorder = attach_recorder(self.agent, self.options)
-            except LookupError as exc:  # --resume with an unknown id
-                self._startup_error = str(exc)
-        self.agent.listeners.append(self._on_agent_event)
+        self.approvals: Any = None
         self._current: AssistantMessage | None = None
         self._blocks: dict[str, ToolBlock] = {}
         self._queued: list[str] = []
@@ -105,16 +97,11 @@ class AgentApp(App[int]):
 
     def on_mount(self) -> None:
         status = self.status
-        status.model = self.agent.provider.label
+        status.model = "offline model" if self.offline else (self.options.model or "…")
         status.mode = self.options.mode
-        if self.recorder is not None and self.recorder.session_id:
-            status.session = self.recorder.session_id
+        status.activity = "starting…"
         self.query_one(PromptInput).focus()
-        if getattr(self, "_startup_error", None):
-            self.chat.mount(NoticeMessage(self._startup_error, "error"))
-        if self.agent.messages:
-            self._show_history()
-        elif self.offline:
+        if self.offline:
             self.chat.mount(
                 NoticeMessage(
                     "No ANTHROPIC_API_KEY: running on the built-in offline model. "
@@ -122,10 +109,48 @@ class AgentApp(App[int]):
                     "info",
                 )
             )
-        warm_up = getattr(self.agent.provider, "warm_up", None)
+        self.call_after_refresh(self._start_boot)
+
+    def _start_boot(self) -> None:
+        self.run_worker(self._boot, thread=True, group="boot", exit_on_error=False)
+
+    def _boot(self) -> None:
+        """Build the agent off the UI thread; hand it to the UI thread when ready."""
+        from agent_tui.runtime import make_agent
+        from agent_tui.ui.screens.approval import ApprovalQueue
+
+        error: str | None = None
+        agent = make_agent(self.options, ask=self._ask)
+        recorder = None
+        if self.record:
+            from agent_tui.sessions.recorder import attach_recorder
+
+            try:
+                recorder = attach_recorder(agent, self.options)
+            except LookupError as exc:  # --resume with an unknown id
+                error = str(exc)
+        approvals = ApprovalQueue(
+            local_settings_path=self.options.cwd / ".agent-tui" / "settings.local.toml"
+        )
+        self.call_from_thread(self._agent_ready, agent, recorder, approvals, error)
+        warm_up = getattr(agent.provider, "warm_up", None)
         if warm_up is not None:
-            # The SDK import takes seconds: do it off the first frame, in a thread.
-            self.call_after_refresh(lambda: self.run_worker(warm_up, thread=True, group="warm"))
+            warm_up()  # the SDK import takes seconds: do it here, not on the first request
+
+    def _agent_ready(self, agent: Any, recorder: Any, approvals: Any, error: str | None) -> None:
+        self.agent, self.recorder, self.approvals = agent, recorder, approvals
+        agent.listeners.append(self._on_agent_event)
+        status = self.status
+        status.model = agent.provider.label
+        status.activity = "ready"
+        if recorder is not None and recorder.session_id:
+            status.session = recorder.session_id
+        if error:
+            self.chat.mount(NoticeMessage(error, "error"))
+        if agent.messages:
+            self._show_history()
+        if self._queued:
+            self._start(self._queued.pop(0), shown=True)
 
     def _show_history(self) -> None:
         from agent_tui.ui.widgets.history import history_widgets
@@ -142,36 +167,46 @@ class AgentApp(App[int]):
 
     def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         text = message.text
+        if self.agent is None:
+            self._queued.append(text)
+            self.chat.mount(UserMessage(text))
+            self.notify("Starting up: your prompt will be sent in a moment.")
+            return
         if text.strip() == "r" and self.agent.can_retry and not self.agent.running:
             self.action_retry()
             return
         if self.agent.running:
             self._queued.append(text)
+            self.chat.mount(UserMessage(text))
             self.notify("Queued: it will be sent when the current turn ends (Esc stops it).")
             return
         self._start(text)
 
-    def _start(self, text: str) -> None:
-        self.chat.mount(UserMessage(text))
+    def _start(self, text: str, *, shown: bool = False) -> None:
+        if not shown:
+            self.chat.mount(UserMessage(text))
         self.chat.scroll_end(animate=False)
         self.run_worker(self.agent.submit(text), group="turn", exit_on_error=False)
 
     def action_retry(self) -> None:
-        if self.agent.running or not self.agent.can_retry:
+        if self.agent is None or self.agent.running or not self.agent.can_retry:
             self.notify("Nothing to retry.")
             return
         self.run_worker(self.agent.retry(), group="turn", exit_on_error=False)
 
     def action_cancel(self) -> None:
-        if not self.agent.cancel():
-            if self.screen.focused is not self.query_one(PromptInput):
-                self.query_one(PromptInput).focus()
+        prompt = self.query_one(PromptInput)
+        cancelled = self.agent is not None and self.agent.cancel()
+        if not cancelled and self.screen.focused is not prompt:
+            prompt.focus()
 
     def action_toggle_tools(self) -> None:
         side = self.query_one("#side")
         side.display = not side.display
 
     def action_cycle_mode(self) -> None:
+        if self.agent is None:
+            return
         engine = self.agent.permissions
         mode = MODES[(MODES.index(engine.mode) + 1) % len(MODES)]
         engine.mode = mode
@@ -232,7 +267,7 @@ class AgentApp(App[int]):
                 if self.recorder is not None and self.recorder.session_id:
                     self.status.session = self.recorder.session_id
                 if self._queued:
-                    self.call_later(self._start, self._queued.pop(0))
+                    self.call_later(self._start, self._queued.pop(0), shown=True)
             case _:
                 self._route_to_block(event)
         self.call_after_refresh(self.chat.follow)
@@ -263,13 +298,8 @@ class AgentApp(App[int]):
             self.call_later(current.finish, incomplete)
 
     async def action_quit(self) -> None:
-        self.agent.cancel()
+        if self.agent is not None:
+            self.agent.cancel()
         if self.recorder is not None:
             self.recorder.close()
         self.exit(0)
-
-    def notice(self, text: str, level: str = "info") -> None:
-        self.chat.mount(NoticeMessage(text, level))
-
-    def render_text(self) -> Text:  # pragma: no cover - debugging aid
-        return Text(self.chat.query("*").first().render_str(""))

@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import asyncio
 import re
+from typing import TYPE_CHECKING
 
 from rich.console import Group, RenderableType
-from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widget import Widget
-from textual.widgets import Markdown, Static
+from textual.widgets import Static
+
+if TYPE_CHECKING:
+    from textual.widgets import Markdown
 
 _FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})", re.M)
 #: live markdown bigger than this (characters) is split at the next safe point
@@ -42,6 +45,8 @@ def _safe_split(text: str) -> int:
 
 
 def render_markdown(text: str) -> RenderableType:
+    from rich.markdown import Markdown as RichMarkdown  # markdown-it is not needed at startup
+
     return RichMarkdown(text, code_theme="monokai", hyperlinks=True)
 
 
@@ -72,6 +77,8 @@ class AssistantMessage(Widget):
         self.incomplete = False
 
     def compose(self):  # type: ignore[override]
+        from textual.widgets import Markdown
+
         self._markdown = Markdown(classes="live")
         yield self._markdown
 
@@ -89,6 +96,8 @@ class AssistantMessage(Widget):
             self._wake.set()
 
     async def _run(self) -> None:
+        from textual.widgets import Markdown
+
         assert self._markdown is not None
         stream = Markdown.get_stream(self._markdown)
         try:
@@ -124,7 +133,7 @@ class AssistantMessage(Widget):
         await self._markdown.update(tail)
         self._live_text = [tail]
         self._live_len = len(tail)
-        return Markdown.get_stream(self._markdown)
+        return self._markdown.get_stream(self._markdown)
 
     async def finish(self, incomplete: bool = False) -> None:
         """Stop streaming and collapse into a single static widget."""

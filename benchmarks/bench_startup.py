@@ -1,0 +1,87 @@
+"""Startup: time from process launch to the first frame, agent-tui vs a bare Textual app.
+
+Each run is a fresh `python` process running headless; the app exits as soon as its first frame
+has been painted. Both kinds are run alternately, several times, and the medians compared, so the
+ratio is measured in one run of this script on one machine.
+
+    python benchmarks/bench_startup.py [--runs 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+# The child reports the moment its first frame is painted and leaves at once (os._exit), so
+# background work started after the first frame (agent-tui builds its agent in a thread) doesn't
+# count, just as a person doesn't wait for it.
+FIRST_FRAME = """
+import os, sys, time
+def first_frame():
+    sys.stdout.write(repr(time.time()))
+    sys.stdout.flush()
+    os._exit(0)
+"""
+
+BARE = FIRST_FRAME + """
+from textual.app import App
+from textual.widgets import Static
+
+class Bare(App):
+    def compose(self):
+        yield Static("hello")
+    def on_mount(self):
+        self.call_after_refresh(first_frame)
+
+Bare().run(headless=True)
+"""
+
+AGENT = FIRST_FRAME + """
+from agent_tui.runtime import Options
+from agent_tui.ui.app import AgentApp
+
+class Probe(AgentApp):
+    def on_mount(self):
+        super().on_mount()
+        self.call_after_refresh(first_frame)
+
+Probe(Options(offline=True)).run(headless=True)
+"""
+
+
+def run_once(code: str, env: dict[str, str]) -> float:
+    started = time.time()
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
+    )
+    return float(done.stdout.strip().splitlines()[-1]) - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    home = tempfile.mkdtemp(prefix="agent-tui-bench-")
+    env = {**os.environ, "AGENT_TUI_HOME": home}
+    env.pop("ANTHROPIC_API_KEY", None)
+    # Warm the OS file cache and bytecode once for each, so neither pays for the first import.
+    run_once(BARE, env)
+    run_once(AGENT, env)
+    bare: list[float] = []
+    agent: list[float] = []
+    for _ in range(args.runs):
+        bare.append(run_once(BARE, env))
+        agent.append(run_once(AGENT, env))
+    b, a = statistics.median(bare), statistics.median(agent)
+    print(f"bare Textual app (one Static): median {b * 1000:.0f} ms over {args.runs} runs")
+    print(f"agent-tui (offline model):     median {a * 1000:.0f} ms over {args.runs} runs")
+    print(f"ratio agent-tui / bare: {a / b:.2f}x (goal <= 1.3x)")
+
+
+if __name__ == "__main__":
+    main()
