@@ -204,6 +204,23 @@ async def test_only_its_keys_dismiss_it() -> None:
         assert app.answers == []
 
 
+async def test_streaming_output_underneath_does_not_close_it() -> None:
+    screen = dialog()
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        main = app.screen_stack[0]
+        output = main.query_one(Static)
+        for i in range(50):
+            output.update(f"streamed chunk {i} y n [bold]a[/bold]\n")
+        main.set_focus(output)  # the app refocusing its prompt must not take the keys
+        await pilot.pause()
+        assert app.screen is screen
+        assert app.answers == []
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.answers == [ApprovalAnswer("once")]
+
+
 async def test_on_answer_hook_and_answer_attribute() -> None:
     seen: list[ApprovalAnswer] = []
     screen = dialog(on_answer=seen.append)

@@ -165,6 +165,8 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             if asked_by_rule:
                 hint = Content.assemble("ask rule ", (_visible(decision.rule or ""), "bold"))
                 hint = hint.append(" — always confirm")
+            elif decision.source == "mode":
+                hint = Content("the current mode asks for this")
             else:
                 hint = Content("no rule allows this")
             yield Static(hint, id="risk", classes="-ask-rule" if asked_by_rule else "-no-rule")
