@@ -78,6 +78,8 @@ class Response:
     headers: dict[str, str] = field(default_factory=dict)
 
 
+_REASONS = {529: "Overloaded"}
+
 Reply = str | bytes | Path | tuple[int, dict[str, str], str | bytes] | Response
 Responder = Callable[[int, Any], Reply | Awaitable[Reply]]
 
@@ -136,6 +138,10 @@ class SSEServer:
                 pass
         except (ConnectionError, asyncio.IncompleteReadError, asyncio.LimitOverrunError):
             pass  # the client went away
+        except asyncio.CancelledError:
+            # Only __aexit__ cancels; ending normally keeps Python 3.11's stream callback from
+            # logging the cancellation as an unhandled error.
+            pass
         finally:
             self._connections.pop(task, None)
             writer.close()
@@ -167,7 +173,8 @@ class SSEServer:
         return headers.get("connection", "").lower() != "close"
 
     async def _write(self, writer: asyncio.StreamWriter, response: Response) -> None:
-        reason = HTTPStatus(response.status).phrase
+        # 529 (overloaded) is Anthropic's own status; http.HTTPStatus does not know it.
+        reason = _REASONS.get(response.status) or HTTPStatus(response.status).phrase
         headers = {"content-type": "text/event-stream; charset=utf-8", **response.headers}
         body = response.body
         chunked = not isinstance(body, str | bytes)
