@@ -12,6 +12,7 @@ server never holds up another fetch.
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import socket
 import ssl
@@ -183,15 +184,21 @@ class _PinnedBackend(httpcore.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
+@functools.cache
+def _ssl_context() -> ssl.SSLContext:
+    # Loading the CA bundle takes tens of milliseconds; one context serves every fetch.
+    return httpx.create_ssl_context(trust_env=False)
+
+
 class _PinnedTransport(httpx.AsyncHTTPTransport):
     def __init__(self, policy: AddressPolicy) -> None:
-        super().__init__(http1=True, http2=False, trust_env=False)
+        super().__init__(verify=_ssl_context(), http1=True, http2=False, trust_env=False)
         # httpx has no public hook for the network backend; swap the pool it built for one that
         # uses ours. If a future httpx renames `_pool`, fail loudly rather than connect unpinned.
         if not isinstance(getattr(self, "_pool", None), httpcore.AsyncConnectionPool):
             raise RuntimeError("httpx transport layout changed; cannot pin connections")
         self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=httpx.create_ssl_context(trust_env=False),
+            ssl_context=_ssl_context(),
             network_backend=_PinnedBackend(policy),
             max_connections=4,
         )
@@ -316,7 +323,7 @@ def _check_peer(response: httpx.Response, url: httpx.URL, policy: AddressPolicy)
     if not addr:
         return None
     peer = str(addr[0])
-    policy.check(url.host, peer)
+    policy.check(url.raw_host.decode("ascii"), peer)
     return peer
 
 

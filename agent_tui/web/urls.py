@@ -11,12 +11,14 @@ that exact host only: it is how tests reach a loopback server, and how a person 
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
 import httpx
+import idna
 
 MAX_URL_LENGTH = 2000
 
@@ -74,7 +76,12 @@ def normalize_host(host: str) -> str:
     host = host.strip().lower()
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
-    return host.rstrip(".")
+    host = host.rstrip(".")
+    if not host.isascii():
+        # Hosts are compared in their ASCII (punycode) form, the one that is requested.
+        with contextlib.suppress(idna.IDNAError):
+            host = idna.encode(host, uts46=True).decode("ascii")
+    return host
 
 
 def is_loopback_name(host: str) -> bool:
