@@ -12,6 +12,15 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 
+def _count(value: Any) -> int:
+    """A token count from the wire; anything that is not a number counts as 0."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+        return 0
+    if isinstance(value, float) and abs(value) == float("inf"):
+        return 0
+    return int(value)
+
+
 @dataclass(frozen=True, slots=True)
 class Usage:
     """Token and server-tool usage; `+` sums usage across the requests of a turn."""
@@ -39,15 +48,17 @@ class Usage:
     @classmethod
     def from_api(cls, usage: dict[str, Any] | None) -> Usage:
         """Build from an API `usage` object (missing or null fields count as 0)."""
-        if not usage:
+        if not isinstance(usage, dict):
             return cls()
-        server = usage.get("server_tool_use") or {}
+        server = usage.get("server_tool_use")
+        if not isinstance(server, dict):
+            server = {}
         return cls(
-            input_tokens=usage.get("input_tokens") or 0,
-            output_tokens=usage.get("output_tokens") or 0,
-            cache_creation_input_tokens=usage.get("cache_creation_input_tokens") or 0,
-            cache_read_input_tokens=usage.get("cache_read_input_tokens") or 0,
-            web_search_requests=server.get("web_search_requests") or 0,
+            input_tokens=_count(usage.get("input_tokens")),
+            output_tokens=_count(usage.get("output_tokens")),
+            cache_creation_input_tokens=_count(usage.get("cache_creation_input_tokens")),
+            cache_read_input_tokens=_count(usage.get("cache_read_input_tokens")),
+            web_search_requests=_count(server.get("web_search_requests")),
         )
 
     def to_dict(self) -> dict[str, int]:

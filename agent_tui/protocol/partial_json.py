@@ -23,20 +23,14 @@ class PartialStringField:
         self._last_key: str | None = None
         self._capturing = False
         self._pending_surrogate: int | None = None
+        self._out: list[str] = []
 
     def feed(self, chunk: str) -> bool:
         """Consume more JSON text; returns True when the field's value grew."""
-        grew = False
-        out: list[str] = []
+        self._out = out = []
         for ch in chunk:
             if self._in_string:
-                decoded = self._string_char(ch)
-                if decoded is None:
-                    continue
-                if self._capturing:
-                    out.append(decoded)
-                elif self._expect_key and self._depth == 1:
-                    self._key_parts.append(decoded)
+                self._string_char(ch)
                 continue
             if ch == '"':
                 self._start_string()
@@ -51,8 +45,8 @@ class PartialStringField:
                 self._expect_key = False
         if out:
             self.value = (self.value or "") + "".join(out)
-            grew = True
-        return grew
+            return True
+        return False
 
     def _start_string(self) -> None:
         self._in_string = True
@@ -70,34 +64,55 @@ class PartialStringField:
             self._capturing = False
             self._last_key = None
 
-    def _string_char(self, ch: str) -> str | None:
-        """Decode one character inside a string; None when it produces no text (yet)."""
+    def _put(self, text: str) -> None:
+        """Route decoded string text: into the value being captured, or into a key."""
+        if not text:
+            return
+        if self._capturing:
+            self._out.append(text)
+        elif self._expect_key and self._depth == 1:
+            self._key_parts.append(text)
+
+    def _flush_surrogate(self) -> str:
+        """A high surrogate not followed by a low one stands alone, as `json.loads` keeps it."""
+        if self._pending_surrogate is None:
+            return ""
+        high, self._pending_surrogate = self._pending_surrogate, None
+        return chr(high)
+
+    def _string_char(self, ch: str) -> None:
+        """Decode one character inside a string."""
         if self._unicode is not None:
             self._unicode += ch
             if len(self._unicode) < 4:
-                return None
+                return
             try:
                 code = int(self._unicode, 16)
             except ValueError:
                 code = 0xFFFD
             self._unicode = None
             if 0xD800 <= code <= 0xDBFF:
+                self._put(self._flush_surrogate())
                 self._pending_surrogate = code
-                return None
+                return
             if 0xDC00 <= code <= 0xDFFF and self._pending_surrogate is not None:
                 high, self._pending_surrogate = self._pending_surrogate, None
-                return chr(0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00))
-            return chr(code)
+                self._put(chr(0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00)))
+                return
+            self._put(self._flush_surrogate() + chr(code))
+            return
         if self._escape:
             self._escape = False
             if ch == "u":
                 self._unicode = ""
-                return None
-            return _ESCAPES.get(ch, ch)
+                return
+            self._put(self._flush_surrogate() + _ESCAPES.get(ch, ch))
+            return
         if ch == "\\":
             self._escape = True
-            return None
+            return
+        self._put(self._flush_surrogate())
         if ch == '"':
             self._end_string()
-            return None
-        return ch
+            return
+        self._put(ch)
