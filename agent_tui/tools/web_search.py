@@ -220,11 +220,11 @@ class WebSearchTool(Tool):
         )
 
     async def run(self, params: Any, ctx: ToolContext) -> ToolOutput:
+        if ctx.provider is None:
+            return ToolOutput("Web search is not available: no model provider.", is_error=True)
         clock = ctx.clock or time.monotonic
         started = clock()
         run = _Run(ctx)
-        if ctx.provider is None:
-            return ToolOutput("Web search is not available: no model provider.", is_error=True)
         ctx.progress(status="starting web search")
         try:
             for continuation in range(MAX_CONTINUATIONS + 1):
@@ -249,10 +249,10 @@ class WebSearchTool(Tool):
                 f"the search stream stalled: nothing arrived for {self.stall_timeout:.0f}s"
             )
             elapsed = clock() - started
-            text = f"Web search failed for query: {params.query!r}: {message}"
+            text = f'Web search failed for query: "{params.query}": {message.rstrip(".")}.'
             links = _links(run)
             if links:
-                text += "\n\nPartial " + _links_line(links)
+                text += "\n\nResults that arrived before the failure:\n" + _links_line(links)
             return ToolOutput(
                 text,
                 is_error=True,
