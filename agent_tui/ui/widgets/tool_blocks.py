@@ -39,11 +39,13 @@ from agent_tui.ui.widgets.tool_pane import (
     SEARCH_TOOL_NAMES,
     TOOL_COMPONENT_CLASSES,
     Phase,
+    Row,
     SearchRecord,
     ToolActivity,
-    header_line,
+    header_row,
     phase_icon,
-    search_line,
+    row_content,
+    search_row,
     summary_style,
 )
 
@@ -138,18 +140,20 @@ class ToolBlock(Widget, can_focus=True):
         yield self._body
 
     def on_mount(self) -> None:
-        self._sync()
+        self._draw()  # catch up on events handled before mounting
 
     def watch_expanded(self, expanded: bool) -> None:
         self.set_class(expanded, "-expanded")
         self._sync()
 
-    def _chevron(self) -> Content:
-        return Content.styled(_EXPANDED if self.expanded else _COLLAPSED, ".tool--dim")
+    def _chevron(self) -> Row:
+        return [(_EXPANDED if self.expanded else _COLLAPSED, ".tool--dim"), (" ", "")]
 
     def _sync(self) -> None:
-        if not self.is_mounted:
-            return  # on_mount catches up
+        if self.is_mounted:
+            self._draw()
+
+    def _draw(self) -> None:
         self._header.update(self.header_content())
         if self.expanded:
             self._body.update(self.body_content())
@@ -161,22 +165,22 @@ class SearchBlock(ToolBlock):
 
     def header_content(self) -> Content:
         activity = self.activity
-        parts: list[Content | str | tuple[str, str]] = [self._chevron(), " "]
+        row = self._chevron()
         if activity.finished:
-            parts.append((activity.search_summary(), summary_style(activity)))
+            row.append((activity.search_summary(), summary_style(activity)))
             if activity.searches:
                 total = activity.total_results
-                parts.append((f" · {total} result{'s' if total != 1 else ''}", ".tool--count"))
+                row.append((f" · {total} result{'s' if total != 1 else ''}", ".tool--count"))
         elif activity.searches:
-            parts += [phase_icon(activity, None), " ", search_line(activity.searches[-1])]
+            row += [phase_icon(activity, None), (" ", ""), *search_row(activity.searches[-1])]
         else:
-            parts.append(header_line(activity, phase_icon(activity, None)))
-        return Content.assemble(*parts)
+            row += header_row(activity, phase_icon(activity, None))
+        return row_content(row)
 
     def body_content(self) -> Content:
         lines: list[Content] = []
         for search in self.activity.searches:
-            lines.append(search_line(search, prefix="search: "))
+            lines.append(row_content(search_row(search, prefix="search: ")))
             lines += self._result_lines(search)
         if not lines:
             lines.append(Content.styled("no searches", ".tool--dim"))
@@ -201,17 +205,13 @@ class ToolCallBlock(ToolBlock):
 
     def header_content(self) -> Content:
         activity = self.activity
-        parts: list[Content | str | tuple[str, str]] = [
-            self._chevron(),
-            " ",
-            header_line(activity, phase_icon(activity, None)),
-        ]
+        row = self._chevron() + header_row(activity, phase_icon(activity, None))
         if activity.finished and activity.summary:
-            parts += ["  ", (activity.summary, summary_style(activity))]
+            row += [("  ", ""), (activity.summary, summary_style(activity))]
         elif activity.status:
             style = ".tool--warning" if activity.status_is_warning else ".tool--dim"
-            parts += ["  ", (activity.status, style)]
-        return Content.assemble(*parts)
+            row += [("  ", ""), (activity.status, style)]
+        return row_content(row)
 
     def body_content(self) -> Content:
         activity = self.activity

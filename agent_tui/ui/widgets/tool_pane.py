@@ -22,7 +22,7 @@ from typing import Any
 
 from textual import events
 from textual.containers import VerticalScroll
-from textual.content import Content
+from textual.content import Content, Span
 from textual.timer import Timer
 from textual.widget import Widget
 
@@ -49,7 +49,9 @@ __all__ = [
     "ToolEntry",
     "ToolPane",
     "clean_line",
+    "entry_rows",
     "one_line",
+    "row_content",
     "search_error_text",
 ]
 
@@ -111,7 +113,7 @@ _WHITESPACE_RE = re.compile(r"\s+")
 def clean_line(text: str, limit: int = MAX_LINE_CHARS) -> str:
     """One line of untrusted text made safe to draw: no escapes, no controls, bounded length."""
     if "\x1b" in text or "\x9b" in text:
-        text = _TRAILING_ESCAPE_RE.sub("", _ESCAPE_RE.sub("", text))
+        text = _ESCAPE_RE.sub("", _TRAILING_ESCAPE_RE.sub("", text))
     if "\t" in text:
         text = text.expandtabs(4)
     text = _CONTROL_RE.sub("", text)
@@ -217,7 +219,8 @@ class ToolActivity:
     @property
     def hidden_lines(self) -> int:
         """Output lines seen but no longer kept (for an `… N earlier lines` marker)."""
-        return max(0, self.lines_seen + bool(self._partial) - len(self.output_tail()))
+        tail = self.output_tail()
+        return max(0, self.lines_seen + bool(self.partial_line) - len(tail))
 
     def search_summary(self) -> str:
         if self.summary:
@@ -268,7 +271,9 @@ class ToolActivity:
             case SearchQueryUpdate():
                 self._start(now)
                 self.name = self.name or "WebSearch"
-                self._search_for_query(event.search_index).query = one_line(event.query)
+                # Not stripped: a trailing space is part of the query as far as it has arrived.
+                query = clean_line(" ".join(event.query.splitlines()))
+                self._search_for_query(event.search_index).query = query
             case SearchResultsReceived():
                 self._start(now)
                 self.name = self.name or "WebSearch"
@@ -311,7 +316,7 @@ class ToolActivity:
         return record
 
     def _record_results(self, event: SearchResultsReceived) -> None:
-        query = one_line(event.query)
+        query = clean_line(" ".join(event.query.splitlines()))
         pending = [s for s in self.searches if s.index == event.search_index and not s.done]
         record = next((s for s in reversed(pending) if s.query == query), None)
         if record is None:
@@ -359,6 +364,11 @@ class ToolActivity:
 
 
 # --- rendering -----------------------------------------------------------------------------------
+# Entries are described as rows of (text, style) pairs, which are cheap to build on every event;
+# they become one `Content` only when the widget is painted, at most once a frame.
+
+Segment = tuple[str, str]  # (text, component-class style such as ".tool--ok")
+Row = list[Segment]
 
 _PHASE_STYLE = {
     Phase.PENDING: ".tool--dim",
@@ -373,79 +383,99 @@ _PHASE_ICON = {
     Phase.ERROR: "✗",
     Phase.STOPPED: "■",
 }
+_INDENT: Segment = ("  ", "")
 
 
-def phase_icon(activity: ToolActivity, spinner_frame: int | None) -> Content:
+def phase_icon(activity: ToolActivity, spinner_frame: int | None) -> Segment:
     """✓ / ✗ / ■ when finished; a spinner frame (or a still dot) while running."""
     if activity.phase is Phase.RUNNING:
         icon = "●" if spinner_frame is None else SPINNER[spinner_frame % len(SPINNER)]
     else:
         icon = _PHASE_ICON[activity.phase]
-    return Content.styled(icon, _PHASE_STYLE[activity.phase])
+    return (icon, _PHASE_STYLE[activity.phase])
 
 
-def header_line(activity: ToolActivity, icon: Content, elapsed: float | None = None) -> Content:
-    parts: list[Content | tuple[str, str]] = [icon, " ", (activity.name or "tool", ".tool--name")]
+def header_row(activity: ToolActivity, icon: Segment, elapsed: float | None = None) -> Row:
+    row: Row = [icon, (" ", ""), (activity.name or "tool", ".tool--name")]
     if activity.subject:
-        parts += ["  ", (activity.subject, ".tool--subject")]
+        row += [("  ", ""), (activity.subject, ".tool--subject")]
     # Only once it is worth watching; also keeps fast tools (and snapshots) free of a clock.
     if elapsed is not None and elapsed >= 1.0 and activity.phase is Phase.RUNNING:
-        parts.append((f"  {elapsed:.1f}s", ".tool--dim"))
-    return Content.assemble(*parts)
+        row.append((f"  {elapsed:.1f}s", ".tool--dim"))
+    return row
 
 
-def search_line(search: SearchRecord, prefix: str = "searching: ") -> Content:
-    parts: list[str | tuple[str, str]] = [(prefix, ".tool--dim"), (search.query, ".tool--query")]
+def search_row(search: SearchRecord, prefix: str = "searching: ") -> Row:
+    row: Row = [(prefix, ".tool--dim"), (search.query, ".tool--query")]
     if search.error_code:
-        parts.append((f"  {search_error_text(search.error_code)}", ".tool--warning"))
+        row.append((f"  {search_error_text(search.error_code)}", ".tool--warning"))
     elif search.done:
         noun = "result" if search.count == 1 else "results"
-        parts.append((f"  {search.count} {noun}", ".tool--count"))
-    return Content.assemble(*parts)
+        row.append((f"  {search.count} {noun}", ".tool--count"))
+    return row
 
 
 def summary_style(activity: ToolActivity) -> str:
     return ".tool--error" if activity.phase is Phase.ERROR else _PHASE_STYLE[activity.phase]
 
 
-def entry_lines(activity: ToolActivity, icon: Content, elapsed: float | None) -> list[Content]:
-    """The pane entry for one tool call, one Content per line: a header, then the body."""
-    body = (_INDENT + line for line in body_lines(activity))
-    return [header_line(activity, icon, elapsed), *body]
+def entry_rows(activity: ToolActivity, icon: Segment, elapsed: float | None) -> list[Row]:
+    """The pane entry for one tool call: a header row, then the indented body."""
+    return [header_row(activity, icon, elapsed), *([_INDENT, *r] for r in body_rows(activity))]
 
 
-_INDENT = Content("  ")
-
-
-def body_lines(activity: ToolActivity) -> list[Content]:
-    lines: list[Content] = []
+def body_rows(activity: ToolActivity) -> list[Row]:
+    rows: list[Row] = []
     if activity.is_search:
-        lines += [search_line(s) for s in activity.searches]
-    if activity.status:
+        rows += [search_row(s) for s in activity.searches]
+    # WebFetch reports its final status as the summary too; say it once.
+    if activity.status and not (activity.finished and activity.status == activity.summary):
         style = ".tool--warning" if activity.status_is_warning else ".tool--dim"
         if activity.phase is Phase.ERROR and not activity.summary:
             style = ".tool--error"
-        lines.append(Content.styled(activity.status, style))
+        rows.append([(activity.status, style)])
     if not activity.is_search:
         tail = activity.output_tail()
-        if not tail and activity.result_lines:  # e.g. replayed without progress events
+        # A replayed Bash call may come without progress events; its result has the output.
+        if not tail and activity.result_lines and activity.name == "Bash":
             tail = (activity.result_head + activity.result_tail)[-TAIL_LINES:]
             hidden = activity.result_lines - len(tail)
         else:
             hidden = activity.hidden_lines
         if hidden > 0:
             noun = "line" if hidden == 1 else "lines"
-            lines.append(Content.styled(f"… {hidden:,} earlier {noun}", ".tool--dim"))
-        lines += [Content.styled(line, ".tool--output") for line in tail]
+            rows.append([(f"… {hidden:,} earlier {noun}", ".tool--dim")])
+        rows += [[(line, ".tool--output")] for line in tail]
     if activity.finished:
         summary = activity.search_summary() if activity.is_search else activity.summary
         if summary:
-            lines.append(Content.styled(summary, summary_style(activity)))
-    return lines
+            rows.append([(summary, summary_style(activity))])
+    return rows
+
+
+def rows_to_content(rows: list[Row]) -> Content:
+    """One `Content` for all rows (plain text and spans; never parsed as markup)."""
+    texts: list[str] = []
+    spans: list[Span] = []
+    position = 0
+    for n, row in enumerate(rows):
+        if n:
+            texts.append("\n")
+            position += 1
+        for text, style in row:
+            if style and text:
+                spans.append(Span(position, position + len(text), style))
+            texts.append(text)
+            position += len(text)
+    return Content("".join(texts), spans)
+
+
+def row_content(row: Row) -> Content:
+    return rows_to_content([row])
 
 
 class ToolEntry(Widget):
-    """One tool call in the pane. Rebuilt only when its activity changes (see `ToolPane`)."""
+    """One tool call in the pane; `sync()` after its activity changed."""
 
     COMPONENT_CLASSES = TOOL_COMPONENT_CLASSES
 
@@ -453,31 +483,36 @@ class ToolEntry(Widget):
         super().__init__(classes=f"-{activity.phase}")
         self.activity = activity
         self._pane = pane
-        self._content: Content = Content("")
-        self._line_count = 0
+        self._rows: list[Row] = []
+        self._content: Content | None = None
         self._phase = activity.phase
         self.sync()
 
     @property
     def text(self) -> str:
         """The entry as plain text, as drawn (before width truncation)."""
-        return self._content.plain
+        return self.render().plain
 
-    def sync(self) -> None:
+    def sync(self) -> bool:
+        """Re-describe the entry from its activity; True if its height changed."""
         activity = self.activity
         pane = self._pane
         icon = phase_icon(activity, pane.spinner_frame)
-        lines = entry_lines(activity, icon, activity.elapsed(pane.now()))
-        self._content = Content("\n").join(lines)
+        rows = entry_rows(activity, icon, activity.elapsed(pane.now()))
+        resized = len(rows) != len(self._rows)
+        self._rows = rows
+        self._content = None
         if activity.phase is not self._phase:
             self.remove_class(f"-{self._phase}")
             self.add_class(f"-{activity.phase}")
             self._phase = activity.phase
         # A layout pass only when the entry's height changes; most updates repaint one widget.
-        self.refresh(layout=len(lines) != self._line_count)
-        self._line_count = len(lines)
+        self.refresh(layout=resized)
+        return resized
 
     def render(self) -> Content:
+        if self._content is None:
+            self._content = rows_to_content(self._rows)
         return self._content
 
 
@@ -590,6 +625,7 @@ class ToolPane(VerticalScroll):
         if not self._live:
             return
         following = self.scroll_y >= self.max_scroll_y
+        grew = False
         new: list[ToolEntry] = []
         for tool_id in self._dirty:
             activity = self._activities.get(tool_id)
@@ -599,13 +635,13 @@ class ToolPane(VerticalScroll):
                 entry = self._entries[tool_id] = ToolEntry(activity, self)
                 new.append(entry)
             else:
-                entry.sync()
+                grew = entry.sync() or grew
         self._dirty.clear()
         if new:
             order = {tool_id: n for n, tool_id in enumerate(self._activities)}
             new.sort(key=lambda e: order[e.activity.id])
             self.mount_all(new)
-        if following:
+        if following and (new or grew):
             # Follow the newest activity, unless the person scrolled up to read something.
             self.call_after_refresh(self.scroll_end, animate=False, immediate=True)
         self._update_ticker()
