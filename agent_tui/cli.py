@@ -7,6 +7,7 @@ and neither imports the anthropic SDK before a request is made.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -125,7 +126,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.prompt is not None:
         from agent_tui.headless import run_headless
 
-        return run_headless(options, args.prompt, args.output_format)
+        try:
+            return run_headless(options, args.prompt, args.output_format)
+        except BrokenPipeError:  # `agent-tui -p … | head`: the reader left, nothing is wrong
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 0
+        except KeyboardInterrupt:
+            return 130
     from agent_tui.ui.app import AgentApp
 
     app = AgentApp(options)

@@ -100,6 +100,8 @@ def _choose_step(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     scenario = _scenario_for(prompt)
     steps = scenario["steps"]
     blocks = steps[min(step, len(steps) - 1)]
+    if step and "after_error" in scenario and _last_result_failed(messages):
+        blocks = scenario["after_error"]
     values = {
         "prompt": prompt,
         "query": _query_from(prompt),
@@ -137,6 +139,15 @@ def _last_tool_result(messages: list[dict[str, Any]], limit: int | None = 1500) 
                 text = text[:limit] + "\n…"
             return text
     return ""
+
+
+def _last_result_failed(messages: list[dict[str, Any]]) -> bool:
+    for message in reversed(messages):
+        if message["role"] == "user" and _has_tool_results(message):
+            return any(
+                b.get("is_error") for b in message["content"] if b.get("type") == "tool_result"
+            )
+    return False
 
 
 def _links_markdown(tool_result: str) -> str:

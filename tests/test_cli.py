@@ -1,0 +1,105 @@
+"""The command line as a user runs it: a real subprocess, the offline model, exit codes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def run(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
+    }
+    base.update(AGENT_TUI_HOME=str(tmp_path / "home"), AGENT_TUI_OFFLINE_DELAY="0", **env)
+    return subprocess.run(
+        [sys.executable, "-m", "agent_tui", *args],
+        capture_output=True,
+        text=True,
+        env=base,
+        cwd=tmp_path,
+        timeout=120,
+    )
+
+
+def test_print_mode_prints_the_answer(tmp_path: Path) -> None:
+    done = run(["-p", "hi", "--offline"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Hello from the offline model" in done.stdout
+    assert "```python" in done.stdout
+
+
+def test_no_key_means_offline(tmp_path: Path) -> None:
+    done = run(["-p", "hello"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "offline model" in done.stdout
+
+
+def test_stream_json_has_one_typed_event_a_line(tmp_path: Path) -> None:
+    done = run(["-p", "run a command", "--output-format", "stream-json"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    types = [e["type"] for e in events]
+    for expected in ("text", "tool_call", "permission", "tool_result", "turn_end"):
+        assert expected in types
+    permission = next(e for e in events if e["type"] == "permission")
+    # Headless: an ask becomes a deny, said as a permission event.
+    assert permission["decision"] == "deny" and permission["by"] == "headless"
+    assert events[-1]["type"] == "turn_end"
+
+
+def test_headless_allow_flag_lets_the_command_run(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("x" * 5000)
+    rules = ["--allow", "Bash(du:*)", "--allow", "Bash(sort:*)", "--allow", "Bash(tail:*)"]
+    done = run(["-p", "run a command", *rules, "--cwd", str(tmp_path)], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "notes.txt" in done.stdout
+
+
+def test_deny_flag_wins_over_allow(tmp_path: Path) -> None:
+    args = ["-p", "run a command", "--approve-asks", "--deny", "Bash(du:*)"]
+    done = run([*args, "--output-format", "stream-json"], tmp_path)
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    permission = next(e for e in events if e["type"] == "permission")
+    assert permission["decision"] == "deny"
+    assert permission["rule"] == "Bash(du:*)"
+
+
+def test_search_in_stream_json_shows_queries_and_results(tmp_path: Path) -> None:
+    args = ["-p", "search the web for textual markdown", "--allow", "WebSearch"]
+    done = run([*args, "--output-format", "stream-json"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    queries = [e["query"] for e in events if e["type"] == "search_query"]
+    assert queries and queries[-1].startswith("textual markdown")
+    assert any(e["type"] == "search_results" and e["count"] > 0 for e in events)
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [(["--bogus"], 2), (["--cwd", "/nonexistent/dir", "-p", "x"], 2), (["--version"], 0)],
+)
+def test_exit_codes(tmp_path: Path, args: list[str], code: int) -> None:
+    assert run(args, tmp_path).returncode == code
+
+
+def test_sessions_are_recorded_and_listed(tmp_path: Path) -> None:
+    assert run(["-p", "hello there"], tmp_path).returncode == 0
+    listed = run(["sessions", "list"], tmp_path)
+    assert listed.returncode == 0, listed.stderr
+    assert "hello there" in listed.stdout
+
+
+def test_continue_resumes_the_latest_session(tmp_path: Path) -> None:
+    assert run(["-p", "hello there"], tmp_path).returncode == 0
+    again = run(["-p", "run a command", "--continue", "--output-format", "stream-json"], tmp_path)
+    assert again.returncode == 0, again.stderr
+    listed = run(["sessions", "list"], tmp_path)
+    assert listed.stdout.count("hello there") == 1  # the same session, not a new one
+    assert len([line for line in listed.stdout.splitlines() if line.strip()]) == 1
