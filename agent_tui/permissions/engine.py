@@ -57,6 +57,8 @@ class PermissionEngine:
         self.load_warnings: tuple[str, ...] = tuple(warnings)
         self._fallback = list(fallback)
         self._preapproved = preapproved if preapproved is not None else default_preapproved()
+        #: why the last `save_always` couldn't write the local file, or None
+        self.save_error: str | None = None
 
     @classmethod
     def load(
@@ -113,11 +115,11 @@ class PermissionEngine:
         self._rules.extend(SourcedRule(r, behavior, source) for r in parsed)
 
     def save_always(self, rules: Iterable[str]) -> tuple[str, ...]:
-        """Append allow rules to the local settings file and apply them at once.
+        """Apply allow rules at once and append them to the local settings file.
 
-        Raises ValueError (nothing changed) for a rule that is malformed or that the local file
-        may not hold. If only the write fails, SettingsError is raised and the rules still apply
-        for this session.
+        Returns the rules saved. Raises ValueError (and changes nothing) for a rule that is
+        malformed or that the local file may not hold. If only the write fails, the rules still
+        apply for this session, () is returned and `save_error` says why.
         """
         parsed: list[Rule] = []
         for text in rules:
@@ -132,7 +134,12 @@ class PermissionEngine:
         known = {r.rule.text for r in self._rules if r.behavior == "allow"}
         self._rules.extend(SourcedRule(r, "allow", "local") for r in parsed if r.text not in known)
         texts = tuple(dict.fromkeys(r.text for r in parsed))
-        settings_mod.append_allow_rules(self.local_settings, texts)
+        try:
+            settings_mod.append_allow_rules(self.local_settings, texts)
+        except (settings_mod.SettingsError, OSError) as e:
+            self.save_error = str(e)
+            return ()
+        self.save_error = None
         return texts
 
     # --- deciding ---

@@ -16,6 +16,7 @@ what would run and what would be written.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -50,6 +51,13 @@ _DANGEROUS_VARS = re.compile(
 _WRITE_OPS = frozenset({">", ">>", "&>", "&>>", ">|", "<>", ">&"})
 _HARMLESS_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 _GLOB_CHARS = frozenset("*?[")
+_TOKEN_LEVEL = frozenset(
+    {"command", "variable_assignment", "concatenation", "file_redirect", "herestring_redirect"}
+    | {"declaration_command", "unset_command", "command_name", "word", "number"}
+)
+# a newline not escaped by a backslash (an odd run of backslashes before it escapes it)
+_RAW_NEWLINE = re.compile(rb"(?<!\\)(?:\\\\)*\n")
+_UNPARSEABLE = re.compile("[\U000e0000-\U000e007f\ud800-\udfff]")
 _BRACE = re.compile(r"\{[^}]*(,|\.\.)[^}]*\}")
 
 
@@ -131,14 +139,9 @@ def _chars(node: tree_sitter.Node) -> list[tuple[str, bool]] | None:
     if t == "raw_string":
         return [(c, True) for c in text[1:-1]]
     if t == "string":
-        out = []
-        for child in node.children:
-            if child.type == '"':
-                continue
-            if child.type != "string_content":
-                return None
-            out.extend((c, True) for c in _unescape_dquoted(_text(child)))
-        return out
+        if any(c.type not in ('"', "string_content") for c in node.children):
+            return None
+        return [(c, True) for c in _unescape_dquoted(text[1:-1])]
     if t == "concatenation":
         out = []
         for child in node.children:
@@ -214,8 +217,19 @@ class _Analyzer:
             self.truncated = True
             self.problem("commands nested too deeply in `sh -c` / `eval` strings")
             return
+        if _UNPARSEABLE.search(source) or any(
+            unicodedata.category(c) in ("Cn", "Co", "Cs") for c in source if ord(c) > 0x7F
+        ):
+            # tree-sitter-bash's scanner crashes on some of these (e.g. `{` + U+F8BA6); none has
+            # a use in a command, so they are never parsed.
+            self.truncated = True
+            self.problem("the command contains unassigned, private-use or tag characters")
+            return
         if "\x00" in source:
             self.problem("the command contains a NUL character")
+        if any(c in source for c in "\r\v\f"):
+            # bash treats these as word characters, tree-sitter as blanks: the two would disagree.
+            self.problem("the command contains a carriage return or other unusual blank")
         tree = _parser().parse(source.encode("utf-8", "surrogateescape"))
         root = tree.root_node
         if root.has_error:
@@ -230,6 +244,8 @@ class _Analyzer:
                 self.problem("the command is too large or too deeply nested to check")
             return
         t = node.type
+        if t in _TOKEN_LEVEL:
+            self.check_gaps(node)
         if t == "ERROR" or node.is_missing:
             self.problem("the command could not be parsed")
         elif t in ("command_substitution", "process_substitution"):
@@ -252,6 +268,28 @@ class _Analyzer:
             pass
         for child in node.children:
             self.visit(child, depth + 1, reparse, ctx)
+
+    def check_gaps(self, node: tree_sitter.Node) -> None:
+        """Fail closed where tree-sitter-bash and bash would split words differently.
+
+        tree-sitter-bash takes a raw newline, or a backslash-newline with no blank beside it,
+        as a blank inside one command; bash ends the command at the newline and joins words
+        across the continuation (`a=1\\<newline>git log` runs `log`).
+        """
+        src = node.text or b""
+        base = node.start_byte
+        if node.type in ("word", "number") and _RAW_NEWLINE.search(src):
+            self.problem("a line break inside a word: the command can't be parsed reliably")
+            return
+        children = node.children
+        for left, right in zip(children, children[1:], strict=False):
+            gap = src[left.end_byte - base : right.start_byte - base]
+            if not gap:
+                continue
+            reduced = gap.replace(b"\\\n", b"")
+            if reduced.strip(b" \t") or (reduced != gap and not reduced):
+                self.problem("a line break inside a command: it can't be parsed reliably")
+                return
 
     def walk_children(self, node: tree_sitter.Node, depth: int, reparse: int, ctx: _Ctx) -> None:
         for child in node.children:
@@ -393,9 +431,11 @@ class _Analyzer:
         while i < len(argv):
             a = argv[i]
             if a is None:
-                self.problem(f"`{text}`: shell options that aren't known statically")
-                self.emit(argv, text, ctx)
-                return None
+                if not has_c:
+                    self.problem(f"`{text}`: shell arguments that aren't known statically")
+                    self.emit(argv, text, ctx)
+                    return None
+                break
             if a == "--" or a == "-":
                 stdin = stdin or a == "-"
                 i += 1

@@ -26,6 +26,7 @@ VERB_TOOLS = frozenset(
     | {"rustup", "conda", "mix", "bundle", "composer", "swift", "cmake", "just", "tox", "nox"}
 )
 # ...and those where `run X` names a project script: the script is part of the verb.
+_PRIVILEGE = frozenset({"sudo", "doas", "su", "runuser", "pkexec"})
 _RUN_VERBS = {"npm", "pnpm", "yarn", "bun", "uv", "poetry", "deno", "pdm", "hatch"}
 
 
@@ -36,6 +37,8 @@ def suggest_part(part: Part) -> str | None:
     if name is None or part.privileged:
         return None
     base = name.rsplit("/", 1)[-1]
+    if base in _PRIVILEGE:
+        return None  # running as another user is never an "always"
     tokens: list[str] | None
     if base in VERB_TOOLS:
         tokens = _verb_prefix(argv)
