@@ -29,6 +29,7 @@ from agent_tui.protocol.events import (
     Notice,
     RequestStarted,
     StreamFailed,
+    ToolCallReady,
     ToolFinished,
     ToolProgress,
     TurnFinished,
@@ -119,6 +120,8 @@ class Agent:
         self.session_cost = 0.0
         self._task: asyncio.Task[Any] | None = None
         self._cancel_requested = False
+        #: tool_use id -> why its streamed input was unusable (invalid JSON): never run those
+        self._input_errors: dict[str, str] = {}
         self.running = False
         #: the last turn failed in a way that a retry (`retry()`) can pick up
         self.can_retry = False
@@ -271,6 +274,9 @@ class Agent:
                     True,
                     assembler,
                 ) from None
+            except Exception as exc:  # a provider or stream bug must end the turn, not crash it
+                message = redact(f"The stream failed: {type(exc).__name__}: {exc}")
+                raise _StreamBroken(message, False, assembler) from None
 
     async def _consume(self, request: MessageRequest, assembler: StreamAssembler) -> None:
         opened = self.conversation.last_role == "assistant"  # a pause_turn continuation
@@ -278,6 +284,8 @@ class Agent:
         try:
             async for raw in _with_stall_timeout(stream, self.config.stall_timeout):
                 for event in assembler.feed(raw):
+                    if isinstance(event, ToolCallReady) and event.input_error:
+                        self._input_errors[event.id] = event.input_error
                     if isinstance(event, BlockFinished):
                         if not opened:
                             self.conversation.begin("assistant")
@@ -359,6 +367,14 @@ class Agent:
         if tool is None:
             known = ", ".join(self.tools.names())
             return ToolOutput(f"Unknown tool {name!r}. Available tools: {known}.", is_error=True)
+        input_error = self._input_errors.pop(str(call.get("id", "")), None)
+        if input_error is not None:
+            return ToolOutput(
+                f"The input for {name} could not be used: {input_error}. Send the call again "
+                "with the input as one valid JSON object.",
+                is_error=True,
+                summary="invalid input",
+            )
         raw_input = call.get("input") if isinstance(call.get("input"), dict) else {}
         try:
             params = tool.validate(raw_input)
