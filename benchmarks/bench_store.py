@@ -185,6 +185,13 @@ def main(argv: list[str] | None = None) -> int:
         ]:
             check("search", f"search {label}: {query!r}", lambda q=query: store.search(q, 20),
                   lambda r: f"{len(r)} hits")  # fmt: skip
+        common = Corpus().words[0]
+        check(
+            "search",
+            "search common word, one cwd",
+            lambda: store.search(common, 20, cwd="/home/me/project7"),
+            lambda r: f"{len(r)} hits",
+        )
         check("open", "open + tail 50 of 5,000-msg session", open_tail, lambda r: f"{r} msgs")
         check("open", "load all 5,000 (resume, repaired)", lambda: store.load_messages(big_id),
               lambda r: f"{len(r)} msgs")  # fmt: skip

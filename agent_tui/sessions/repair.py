@@ -95,7 +95,8 @@ def _split_after_tool_use(runs: list[list[Message]]) -> list[list[Message]]:
 
 
 def _tool_use_ids(run: list[Message]) -> list[str]:
-    return [b["id"] for m in run for b in _blocks(m) if b.get("type") == "tool_use" and "id" in b]
+    ids = [b["id"] for m in run for b in _blocks(m) if b.get("type") == "tool_use" and "id" in b]
+    return list(dict.fromkeys(ids))  # a repeated id (never sent by the API) is answered once
 
 
 def _run_is_valid(run: list[Message], expected: list[str]) -> bool:

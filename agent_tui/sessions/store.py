@@ -225,13 +225,14 @@ def fts_query(text: str, prefix_last: bool = True) -> str | None:
 
     Quoting makes operators and punctuation (`"`, `*`, `-`, `:`, `NEAR`, `(`) plain text; a word
     with punctuation inside (`foo-bar`, `a.b`) becomes a phrase of its parts. The last word is a
-    prefix (for search-as-you-type) unless the text ends with a space or the word is very short.
+    prefix (for search-as-you-type) unless the text ends with a space or the word is shorter than 3
+    characters (a 1-2 character prefix matches most of the index and is slow).
     """
     words = [w for w in text.split() if any(ch.isalnum() for ch in w)]
     if not words:
         return None
     parts = ['"' + w.replace('"', '""') + '"' for w in words]
-    if prefix_last and not text[-1:].isspace() and len(words[-1]) >= 3:
+    if prefix_last and not text[-1:].isspace() and sum(ch.isalnum() for ch in words[-1]) >= 3:
         parts[-1] += "*"
     return " ".join(parts)
 
@@ -917,12 +918,22 @@ class SessionStore:
             where += " AND s.cwd = ?"
             args.append(os.path.abspath(os.fspath(cwd)))
         if session_id is not None:
-            where += " AND d.session_id = ?"
-            args.append(session_id)
+            # A session's docs are one rowid range (mostly): FTS5 seeks straight into it.
+            with self._lock:
+                lo, hi = self._c.execute(
+                    "SELECT min(id), max(id) FROM search_docs WHERE session_id = ?", (session_id,)
+                ).fetchone()
+            if lo is None:
+                return []
+            where += " AND search_fts.rowid BETWEEN ? AND ? AND d.session_id = ?"
+            args += [lo, hi, session_id]
         args.append(limit)
+        # CROSS JOIN pins FTS as the outer loop: matches come newest first and the scan stops at
+        # `limit`. Left to itself the planner may start from a cwd's sessions and re-run the
+        # MATCH once per document, which is far slower for common words.
         sql = (
-            f"SELECT {cols} FROM search_fts JOIN search_docs d ON d.id = search_fts.rowid "
-            f"JOIN sessions s ON s.id = d.session_id WHERE search_fts MATCH ?{where} "
+            f"SELECT {cols} FROM search_fts CROSS JOIN search_docs d ON d.id = search_fts.rowid "
+            f"CROSS JOIN sessions s ON s.id = d.session_id WHERE search_fts MATCH ?{where} "
             "ORDER BY search_fts.rowid DESC LIMIT ?"
         )
         with self._lock:
