@@ -328,7 +328,6 @@ class SessionStore:
         self._lock = threading.RLock()
         self._depth = 0
         self._events: list[tuple[str, float, str, dict[str, Any]]] = []
-        self._event_seq: dict[str, int] = {}
         self._conn: sqlite3.Connection | None = sqlite3.connect(
             str(path), isolation_level=None, check_same_thread=False, timeout=5.0
         )
@@ -505,7 +504,6 @@ class SessionStore:
         """Remove a session and everything recorded for it; False if there was none."""
         with self._tx() as conn:
             self._events = [e for e in self._events if e[0] != session_id]
-            self._event_seq.pop(session_id, None)
             for table, col in (
                 ("search_docs", "session_id"),
                 ("blocks", "session_id"),
@@ -700,6 +698,8 @@ class SessionStore:
     def append_event(self, session_id: str, event: Event) -> None:
         """Buffer a domain event for replay; committed at the next boundary (module docstring)."""
         with self._lock:
+            if self._conn is None:  # fail loudly rather than drop the event
+                raise RuntimeError("session store is closed")
             self._events.append((session_id, time.time(), event.kind, event.to_dict()))
             if event.kind in _BOUNDARY_EVENTS or len(self._events) >= EVENT_BUFFER_MAX:
                 self.flush()
@@ -716,14 +716,17 @@ class SessionStore:
             return
         pending, self._events = self._events, []
         rows = []
+        # Numbered inside the write transaction (not cached), so two processes appending to one
+        # session cannot collide and take the block commit down with them.
+        next_seq: dict[str, int] = {}
         for session_id, ts, kind, data in _redact_events(pending):
-            seq = self._event_seq.get(session_id)
+            seq = next_seq.get(session_id)
             if seq is None:
                 (seq,) = conn.execute(
                     "SELECT coalesce(max(seq) + 1, 0) FROM events WHERE session_id = ?",
                     (session_id,),
                 ).fetchone()
-            self._event_seq[session_id] = seq + 1
+            next_seq[session_id] = seq + 1
             rows.append((session_id, seq, ts, kind, _dumps(data)))
         ids = sorted({r[0] for r in rows})
         marks = ",".join("?" * len(ids))
