@@ -94,8 +94,11 @@ def _bash_rule(raw: str, content: str) -> Rule:
     body = content[:-2] if prefix else content
     if prefix and not body.strip():
         raise RuleError(f"{raw!r}: an empty prefix; write `Bash` to cover every command")
-    if _has_unquoted_star(body):
+    special = _unquoted(body, "*;&|<>()")
+    if "*" in special:
         raise RuleError(f"{raw!r}: only a trailing `:*` wildcard is supported")
+    if special:
+        raise RuleError(f"{raw!r}: a rule names one simple command, not a list or pipeline")
     if "\n" in body or "$(" in body or "`" in body:
         raise RuleError(f"{raw!r}: a rule names one plain command, without substitutions")
     try:
@@ -109,7 +112,9 @@ def _bash_rule(raw: str, content: str) -> Rule:
     return Rule(text=raw, tool="Bash", content=content, tokens=tokens, prefix=prefix)
 
 
-def _has_unquoted_star(body: str) -> bool:
+def _unquoted(body: str, chars: str) -> set[str]:
+    """Which of `chars` appear in `body` outside quotes and not backslash-escaped."""
+    found: set[str] = set()
     quote = ""
     escaped = False
     for c in body:
@@ -121,9 +126,9 @@ def _has_unquoted_star(body: str) -> bool:
             quote = "" if c == quote else quote
         elif c in "'\"":
             quote = c
-        elif c == "*":
-            return True
-    return False
+        elif c in chars:
+            found.add(c)
+    return found
 
 
 def _webfetch_rule(raw: str, content: str) -> Rule:

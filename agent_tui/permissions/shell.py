@@ -15,6 +15,7 @@ what would run and what would be written.
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -282,7 +283,7 @@ class _Analyzer:
             self.problem("a line break inside a word: the command can't be parsed reliably")
             return
         children = node.children
-        for left, right in zip(children, children[1:], strict=False):
+        for left, right in itertools.pairwise(children):
             gap = src[left.end_byte - base : right.start_byte - base]
             if not gap:
                 continue
