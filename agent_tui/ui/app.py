@@ -102,7 +102,7 @@ class AgentApp(App[int]):
         status.activity = "starting…"
         self.query_one(PromptInput).focus()
         if self.offline:
-            self.chat.mount(
+            self.chat.append(
                 NoticeMessage(
                     "No ANTHROPIC_API_KEY: running on the built-in offline model. "
                     "Type a prompt (try “hello”, “run a command”, “search the web for textual”).",
@@ -146,7 +146,7 @@ class AgentApp(App[int]):
         if recorder is not None and recorder.session_id:
             status.session = recorder.session_id
         if error:
-            self.chat.mount(NoticeMessage(error, "error"))
+            self.chat.append(NoticeMessage(error, "error"))
         if agent.messages:
             self._show_history()
         if self._queued:
@@ -158,10 +158,9 @@ class AgentApp(App[int]):
         messages = self.agent.messages
         hidden = max(0, len(messages) - RESUME_TAIL)
         if hidden:
-            self.chat.mount(NoticeMessage(f"… {hidden} earlier messages not shown", "info"))
+            self.chat.append(NoticeMessage(f"… {hidden} earlier messages not shown", "info"))
         self.chat.mount_all(history_widgets(messages[hidden:]))
-        self.chat.mount(NoticeMessage("Session resumed.", "info"))
-        self.call_after_refresh(self.chat.scroll_end, animate=False)
+        self.chat.append(NoticeMessage("Session resumed.", "info"))
 
     # --- prompts and turns -------------------------------------------------------------------
 
@@ -169,7 +168,7 @@ class AgentApp(App[int]):
         text = message.text
         if self.agent is None:
             self._queued.append(text)
-            self.chat.mount(UserMessage(text))
+            self.chat.append(UserMessage(text))
             self.notify("Starting up: your prompt will be sent in a moment.")
             return
         if text.strip() == "r" and self.agent.can_retry and not self.agent.running:
@@ -177,15 +176,15 @@ class AgentApp(App[int]):
             return
         if self.agent.running:
             self._queued.append(text)
-            self.chat.mount(UserMessage(text))
+            self.chat.append(UserMessage(text))
             self.notify("Queued: it will be sent when the current turn ends (Esc stops it).")
             return
         self._start(text)
 
     def _start(self, text: str, *, shown: bool = False) -> None:
         if not shown:
-            self.chat.mount(UserMessage(text))
-        self.chat.scroll_end(animate=False)
+            self.chat.append(UserMessage(text))
+        self.chat.anchor()  # sending a prompt brings the view back to the newest message
         self.run_worker(self.agent.submit(text), group="turn", exit_on_error=False)
 
     def action_retry(self) -> None:
@@ -241,7 +240,6 @@ class AgentApp(App[int]):
                 self.status.activity = "streaming…"
             case TextDelta():
                 self._assistant().write(event.text)
-                self.call_after_refresh(self.chat.follow)
             case ToolCallStarted() | ToolCallReady():
                 self._tool_block(event.id, event.name).handle(event)
             case ApprovalDecided():
@@ -249,10 +247,10 @@ class AgentApp(App[int]):
                 self._route_to_block(event)
             case Notice():
                 self._end_message()
-                self.chat.mount(NoticeMessage(event.text, event.level))
+                self.chat.append(NoticeMessage(event.text, event.level))
             case StreamFailed():
                 self._end_message(incomplete=bool(event.partial_text))
-                self.chat.mount(
+                self.chat.append(
                     NoticeMessage(
                         f"{event.error}\nThe session is still usable. Press ctrl+r (or send “r”) "
                         "to retry.",
@@ -270,7 +268,6 @@ class AgentApp(App[int]):
                     self.call_later(self._start, self._queued.pop(0), shown=True)
             case _:
                 self._route_to_block(event)
-        self.call_after_refresh(self.chat.follow)
 
     def _route_to_block(self, event: Event) -> None:
         tool_use_id = getattr(event, "tool_use_id", None)
@@ -280,7 +277,7 @@ class AgentApp(App[int]):
     def _assistant(self) -> AssistantMessage:
         if self._current is None:
             self._current = AssistantMessage()
-            self.chat.mount(self._current)
+            self.chat.append(self._current)
         return self._current
 
     def _tool_block(self, tool_use_id: str, name: str) -> ToolBlock:
@@ -289,7 +286,7 @@ class AgentApp(App[int]):
             self._end_message()
             block = tool_block_for(tool_use_id, name)
             self._blocks[tool_use_id] = block
-            self.chat.mount(block)
+            self.chat.append(block)
         return block
 
     def _end_message(self, incomplete: bool = False) -> None:

@@ -10,6 +10,7 @@ import pytest
 from agent_tui.runtime import Options
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.widgets.chat import AssistantMessage, NoticeMessage, UserMessage
+from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.status import StatusLine
 
 
@@ -168,9 +169,12 @@ def test_main_screen_snapshot(snap_compare, tmp_path: Path) -> None:  # type: ig
     app = make_app(tmp_path)
 
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        app.query_one(PromptInput).cursor_blink = False  # a blinking cursor is not deterministic
         await wait_for(pilot, lambda: app.agent is not None)
         await type_prompt(pilot, "hello")
         await wait_for(pilot, lambda: app.agent.messages and not app.agent.running)
+        # The finished answer has collapsed into its final single widget.
+        await wait_for(pilot, lambda: app.query(AssistantMessage).last().query(".final"))
         await pilot.pause(0.2)
         app.chat.scroll_end(animate=False)  # where streaming left it depends on frame timing
         await pilot.pause(0.2)

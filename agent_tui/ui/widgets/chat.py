@@ -47,7 +47,8 @@ def _safe_split(text: str) -> int:
 def render_markdown(text: str) -> RenderableType:
     from rich.markdown import Markdown as RichMarkdown  # markdown-it is not needed at startup
 
-    return RichMarkdown(text, code_theme="monokai", hyperlinks=True)
+    # hyperlinks=False prints each URL after its text: a person sees where a cited source points.
+    return RichMarkdown(text, code_theme="monokai", hyperlinks=False)
 
 
 class UserMessage(Static):
@@ -154,25 +155,31 @@ class AssistantMessage(Widget):
 
 
 class ChatView(VerticalScroll):
-    """The scrolling list of messages, pruned to the newest `max_messages`."""
+    """The scrolling list of messages, pruned to the newest `max_messages`.
+
+    Anchored to the bottom: it follows new content as it streams in until the person scrolls up,
+    and follows again once they scroll back down.
+    """
 
     def __init__(self, max_messages: int = 200, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(**kwargs)
         self.max_messages = max_messages
 
+    def on_mount(self) -> None:
+        self.anchor()
+
     async def add(self, widget: Widget) -> Widget:
-        follow = self.is_vertical_scroll_end or self.max_scroll_y == 0
         await self.mount(widget)
         await self._prune()
-        if follow:
-            self.scroll_end(animate=False)
         return widget
+
+    def append(self, widget: Widget) -> None:
+        """Mount from synchronous code (event listeners); prunes old messages soon after."""
+        self.mount(widget)
+        if len(self.children) >= self.max_messages:
+            self.call_after_refresh(self._prune)
 
     async def _prune(self) -> None:
         excess = len(self.children) - self.max_messages
         if excess > 0:
             await self.remove_children(list(self.children)[:excess])
-
-    def follow(self) -> None:
-        if self.is_vertical_scroll_end or self.max_scroll_y <= 3:
-            self.scroll_end(animate=False)
