@@ -78,12 +78,21 @@ def make_permissions(options: Options) -> Any:
     )
 
 
+def _seconds(name: str, default: float) -> float:
+    try:
+        value = float(os.environ.get(name, default))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
 def make_agent(options: Options, ask: AskFn | None = None) -> Agent:
     from agent_tui.agent.loop import Agent, AgentConfig
     from agent_tui.paths import data_dir
 
     provider, model, small = make_provider(options)
     config = AgentConfig(
+        stall_timeout=_seconds("AGENT_TUI_STALL_TIMEOUT", 90.0),
         model=model,
         small_model=small,
         cwd=options.cwd,
