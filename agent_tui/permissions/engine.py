@@ -181,10 +181,9 @@ class PermissionEngine:
 
     def _plain(self, tool: str, read_only: bool) -> Decision:
         """WebSearch and any other tool: bare-name rules only."""
-        for behavior in ("deny",):
-            for r in self._of(behavior, tool):
-                if r.rule.bare:
-                    return _by_rule("deny", r)
+        for r in self._of("deny", tool):
+            if r.rule.bare:
+                return _by_rule("deny", r)
         gate = self._gate(tool, read_only)
         if gate:
             return gate
@@ -288,7 +287,7 @@ class PermissionEngine:
         if not isinstance(command, str) or not command.strip():
             return Decision("ask", reason="no command given")
         a = analyze(command)
-        bash_deny = [r for r in self._of("deny", "Bash")]
+        bash_deny = list(self._of("deny", "Bash"))
 
         # 1. deny: any rule matching any part (or any wrapper around it) denies the whole.
         maybe_deny: SourcedRule | None = None
