@@ -112,25 +112,28 @@ class StreamAssembler:
                 if final["type"] == "server_tool_use" and final.get("id") not in answered:
                     continue
                 kept.append(final)
-            elif block.type == "text" and block.chunks:
+            elif block.type == "text" and any(block.chunks):  # the API rejects empty text
                 kept.append({"type": "text", "text": "".join(block.chunks)})
         return kept
 
     # --- input -------------------------------------------------------------------------------
 
     def feed(self, event: dict[str, Any]) -> list[Event]:
+        if not isinstance(event, dict):
+            self.anomalies.append(f"event that is not an object: {type(event).__name__}")
+            return []
         kind = event.get("type")
-        handler = _HANDLERS.get(kind)  # type: ignore[arg-type]
+        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is None:
             return []  # ping and event types this version does not know
         return handler(self, event)
 
     def _message_start(self, event: dict[str, Any]) -> list[Event]:
-        message = event.get("message") or {}
+        message = _obj(event.get("message"))
         self.started = True
         self.message_id = str(message.get("id", ""))
         self.model = str(message.get("model", ""))
-        self._usage.update(message.get("usage") or {})
+        self._usage.update(_obj(message.get("usage")))
         return [MessageStarted(self.message_id, self.model)]
 
     def _block_start(self, event: dict[str, Any]) -> list[Event]:
@@ -138,6 +141,15 @@ class StreamAssembler:
         start = event.get("content_block")
         if not isinstance(index, int) or not isinstance(start, dict):
             self.anomalies.append("content_block_start without index or block")
+            return []
+        if not isinstance(start.get("type"), str):
+            self.anomalies.append(f"block {index} has no type")
+            return []
+        if start["type"] in TOOL_BLOCKS and not (
+            isinstance(start.get("id"), str) and start["id"] and isinstance(start.get("name"), str)
+        ):
+            # a tool call with no id can never be answered: keeping it would break the conversation
+            self.anomalies.append(f"tool block {index} without an id or name")
             return []
         if index in self._blocks:
             self.anomalies.append(f"block {index} started twice")
@@ -152,7 +164,7 @@ class StreamAssembler:
             if server and name == "web_search":
                 block.query = PartialStringField("query")
             events.append(ToolCallStarted(index, block_id, name, server))
-        elif btype == "text" and start.get("text"):
+        elif btype == "text" and start.get("text") and isinstance(start["text"], str):
             block.chunks.append(start["text"])
             events.append(TextDelta(index, start["text"]))
         # A web_search_tool_result arrives whole in its start event and is reported at its stop.
@@ -161,17 +173,20 @@ class StreamAssembler:
     def _block_delta(self, event: dict[str, Any]) -> list[Event]:
         index = event.get("index")
         block = self._blocks.get(index) if isinstance(index, int) else None
-        delta = event.get("delta") or {}
+        delta = event.get("delta")
         if block is None or block.done:
             self.anomalies.append(f"delta for block {index} that is not open")
             return []
+        if not isinstance(delta, dict):
+            self.anomalies.append(f"delta for block {index} is not an object")
+            return []
         dtype = delta.get("type")
         if dtype == "text_delta":
-            text = delta.get("text", "")
+            text = _text(self, delta, "text", index)
             block.chunks.append(text)
             return [TextDelta(index, text)] if text else []
         if dtype == "input_json_delta":
-            partial = delta.get("partial_json", "")
+            partial = _text(self, delta, "partial_json", index)
             if not partial:
                 return []
             block.chunks.append(partial)
@@ -180,11 +195,11 @@ class StreamAssembler:
                 events.append(SearchQueryUpdate(str(block.start.get("id", "")), block.query.value))
             return events
         if dtype == "thinking_delta":
-            text = delta.get("thinking", "")
+            text = _text(self, delta, "thinking", index)
             block.chunks.append(text)
             return [ThinkingDelta(index, text)] if text else []
         if dtype == "signature_delta":
-            block.signature.append(delta.get("signature", ""))
+            block.signature.append(_text(self, delta, "signature", index))
         elif dtype == "citations_delta":
             citation = delta.get("citation")
             if isinstance(citation, dict):
@@ -255,12 +270,14 @@ class StreamAssembler:
         return SearchResultsReceived(tool_use_id, query, 0, [], str(code))
 
     def _message_delta(self, event: dict[str, Any]) -> list[Event]:
-        delta = event.get("delta") or {}
+        delta = _obj(event.get("delta"))
         if "stop_reason" in delta:
-            self.stop_reason = delta.get("stop_reason")
-            self.stop_sequence = delta.get("stop_sequence")
+            reason, sequence = delta.get("stop_reason"), delta.get("stop_sequence")
+            self.stop_reason = reason if isinstance(reason, str) else None
+            self.stop_sequence = sequence if isinstance(sequence, str) else None
         # message_delta usage is cumulative: later values replace earlier ones field by field.
-        self._usage.update({k: v for k, v in (event.get("usage") or {}).items() if v is not None})
+        usage = _obj(event.get("usage"))
+        self._usage.update({k: v for k, v in usage.items() if v is not None})
         return []
 
     def _message_stop(self, event: dict[str, Any]) -> list[Event]:
@@ -271,8 +288,24 @@ class StreamAssembler:
         return [MessageFinished(self.stop_reason, self.usage, self.content)]
 
     def _error(self, event: dict[str, Any]) -> list[Event]:
-        error = event.get("error") or {}
+        error = event.get("error")
+        if not isinstance(error, dict):
+            error = {"message": str(error or "the stream reported an error")}
         raise StreamError(str(error.get("message") or error), str(error.get("type", "api_error")))
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    """An object field of an event; anything else (null, a list, a string) counts as empty."""
+    return value if isinstance(value, dict) else {}
+
+
+def _text(assembler: StreamAssembler, delta: dict[str, Any], key: str, index: int) -> str:
+    """A string field of a delta; a value of another type is dropped and recorded."""
+    value = delta.get(key, "")
+    if isinstance(value, str):
+        return value
+    assembler.anomalies.append(f"{key} of a delta for block {index} is not a string")
+    return ""
 
 
 _HANDLERS = {

@@ -209,13 +209,15 @@ class FakePermissions(PermissionChecker):
         self.decisions = decisions or {}
         self.checks: list[tuple[str, dict[str, Any], bool]] = []
         self.saved: list[list[str]] = []
+        self.fail_saving = False
 
     def check(self, tool: str, input: dict[str, Any], *, read_only: bool) -> Decision:
         self.checks.append((tool, copy.deepcopy(input), read_only))
         return self.decisions.get(tool, Decision("allow", rule=f"{tool}", source="rule"))
 
-    def save_always(self, rules: list[str]) -> Any:
+    def save_always(self, rules: list[str]) -> tuple[str, ...]:
         self.saved.append(rules)
+        return () if self.fail_saving else tuple(rules)
 
 
 class FakeAsk:
@@ -626,6 +628,24 @@ async def test_ask_always_saves_the_suggestions(tmp_path: Path) -> None:
     (decided,) = h.of(ApprovalDecided)
     assert decided.decision == "allow" and decided.saved_rules == ["Echo(hi:*)", "Echo(ho)"]
     assert len(echo.calls) == 1
+    h.check()
+
+
+async def test_ask_always_when_saving_fails_still_allows_once(tmp_path: Path) -> None:
+    echo = EchoTool()
+    perms = FakePermissions({"Echo": ASK})
+    perms.fail_saving = True
+    provider = ScriptedProvider(
+        reply(tool_use("toolu_1", "Echo", {"text": "hi"}), stop_reason="tool_use"),
+        reply(text("ok")),
+    )
+    ask = FakeAsk(ApprovalAnswer("always"))
+    h = Harness(provider, [echo], tmp_path, permissions=perms, ask=ask)
+    await h.agent.submit("go")
+    assert len(echo.calls) == 1
+    (decided,) = h.of(ApprovalDecided)
+    assert decided.decision == "allow" and decided.saved_rules == []
+    assert any(n.level == "warning" and "Echo(hi:*)" in n.text for n in h.of(Notice))
     h.check()
 
 

@@ -618,3 +618,73 @@ def test_assembler_does_not_mutate_its_input() -> None:
     before = copy.deepcopy(raw)
     assemble(raw)
     assert raw == before
+
+
+# --- malformed events (wrong JSON types) are tolerated --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"type": "content_block_delta", "index": 0, "delta": True},
+        {"type": "content_block_delta", "index": 0, "delta": None},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": 5}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta"}},
+        {"type": "content_block_delta", "index": "0", "delta": {"type": "text_delta", "text": "x"}},
+        {"type": "message_delta", "delta": [], "usage": "lots"},
+        {"type": "message_start", "message": "nope"},
+        {"type": ["list"]},
+        {"type": "content_block_start", "index": 1, "content_block": {"text": "typeless"}},
+    ],
+)
+def test_malformed_events_are_skipped(bad: Raw) -> None:
+    raw = [start(), block_start(0, {"type": "text", "text": ""}), text_delta(0, "ok"), bad]
+    assembler, events = assemble([*raw, stop(0), *end()])
+    assert assembler.content == [{"type": "text", "text": "ok"}]
+    assert assembler.stopped and isinstance(events[-1], MessageFinished)
+
+
+def test_non_dict_event_is_an_anomaly() -> None:
+    assembler = StreamAssembler()
+    assert assembler.feed("ping") == []  # type: ignore[arg-type]
+    assert assembler.anomalies
+
+
+def test_wrongly_typed_stop_reason_and_usage() -> None:
+    raw = [
+        start(usage={"input_tokens": "many"}),
+        *text_block(0, "x"),
+        {"type": "message_delta", "delta": {"stop_reason": 7}, "usage": {"output_tokens": [1]}},
+        {"type": "message_stop"},
+    ]
+    assembler, _ = assemble(raw)
+    assert assembler.stop_reason is None
+    assert assembler.usage == Usage()
+
+
+def test_error_event_with_a_string_error() -> None:
+    with pytest.raises(StreamError, match="went wrong"):
+        StreamAssembler().feed({"type": "error", "error": "went wrong"})
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        {"type": "tool_use", "name": "Bash", "input": {}},
+        {"type": "tool_use", "id": "", "name": "Bash", "input": {}},
+        {"type": "tool_use", "id": 7, "name": "Bash", "input": {}},
+        {"type": "server_tool_use", "id": "s1", "input": {}},
+    ],
+)
+def test_tool_block_without_id_or_name_is_dropped(block: dict[str, Any]) -> None:
+    raw = [start(), block_start(0, block), json_delta(0, '{"command": "ls"}'), stop(0)]
+    assembler, events = assemble([*raw, *end("tool_use")])
+    assert assembler.content == []
+    assert not of(events, ToolCallReady) and not of(events, ToolCallStarted)
+    assert any("without an id" in a for a in assembler.anomalies)
+
+
+def test_salvage_drops_an_empty_unfinished_text_block() -> None:
+    raw = [start(), block_start(0, {"type": "text", "text": ""}), text_delta(0, "")]
+    assembler, _ = assemble(raw)
+    assert assembler.salvage() == []
