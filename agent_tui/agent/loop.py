@@ -60,8 +60,11 @@ class PermissionChecker:
     def check(self, tool: str, input: dict[str, Any], *, read_only: bool) -> Decision:
         return Decision("allow", reason="no permission engine", source="default")
 
-    def save_always(self, rules: list[str]) -> Any:
-        return None
+    def save_always(self, rules: list[str]) -> tuple[str, ...]:
+        """Persist allow rules; returns those saved (empty when saving failed)."""
+        return ()
+
+    save_error: str | None = None
 
     @property
     def explicit_hosts(self) -> frozenset[str]:
@@ -467,8 +470,17 @@ class Agent:
         self.emit(ApprovalRequested(tool_use_id, tool.name, subject, decision.reason))
         answer = await self.ask(request)
         if answer.choice == "always" and decision.suggestions:
-            self.permissions.save_always(list(decision.suggestions))
-            answer = replace(answer, saved_rules=tuple(decision.suggestions))
+            saved = tuple(self.permissions.save_always(list(decision.suggestions)) or ())
+            answer = replace(answer, saved_rules=saved)
+            problem = getattr(self.permissions, "save_error", None)
+            if not saved or problem:
+                self.emit(
+                    Notice(
+                        "warning",
+                        f"Could not save {', '.join(decision.suggestions)}: "
+                        f"{problem or 'unknown error'}. It applies for this session only.",
+                    )
+                )
         allowed = answer.choice in ("once", "always")
         self.emit(
             ApprovalDecided(
