@@ -106,6 +106,14 @@ class Recorder:
                 finished_at=time.time(),
             )
 
+    def detach(self) -> None:
+        """Stop recording this agent (another session takes over); the store stays open."""
+        if self in self.agent.conversation.observers:
+            self.agent.conversation.observers.remove(self)
+        if self.on_event in self.agent.listeners:
+            self.agent.listeners.remove(self.on_event)
+        self.store.flush()
+
     def close(self) -> None:
         self.store.close()
 

@@ -7,12 +7,17 @@ app's event loop, so events arrive on the UI's own thread.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterable
+from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from textual.app import App, ComposeResult
+from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
 from textual.widgets import Footer
 
 from agent_tui.permissions.types import MODES, ApprovalAnswer, ApprovalRequest
@@ -36,6 +41,11 @@ from agent_tui.ui.widgets.status import StatusLine
 from agent_tui.ui.widgets.tool_blocks import ToolBlock, tool_block_for
 from agent_tui.ui.widgets.tool_pane import ToolPane
 
+if TYPE_CHECKING:
+    from agent_tui.sessions.store import SessionInfo, SessionStore
+    from agent_tui.ui.replay import Replay
+    from agent_tui.ui.screens.sessions import BrowserChoice
+
 STYLES = Path(__file__).parent / "styles"
 
 #: how many earlier messages a resumed session shows at first
@@ -49,12 +59,14 @@ class AgentApp(App[int]):
         STYLES / "tool_pane.tcss",
         STYLES / "tool_blocks.tcss",
         STYLES / "approvals_log.tcss",
+        STYLES / "sessions.tcss",
     ]
     BINDINGS = [
         Binding("escape", "cancel", "Stop", show=True),
         Binding("ctrl+c", "cancel", "Stop", show=False, priority=True),
         Binding("ctrl+r", "retry", "Retry", show=True),
         Binding("ctrl+t", "toggle_tools", "Tools pane", show=True),
+        Binding("ctrl+o", "sessions", "Sessions", show=False),
         Binding("shift+tab", "cycle_mode", "Mode", show=True),
         Binding("f1", "help", "Help", show=True),
         Binding("ctrl+q", "quit", "Quit", show=True, priority=True),
@@ -74,6 +86,12 @@ class AgentApp(App[int]):
         self._current: AssistantMessage | None = None
         self._blocks: dict[str, ToolBlock] = {}
         self._queued: list[str] = []
+        #: the replay on screen, if any (see `replay.py`)
+        self.replay: Replay | None = None
+        # A resume/replay chosen before the agent was built (the `--resume` picker): run when ready.
+        self._pending_choice: BrowserChoice | None = None
+        self._store: SessionStore | None = None
+        self._store_lock = threading.Lock()
 
     # --- layout ------------------------------------------------------------------------------
 
@@ -110,6 +128,8 @@ class AgentApp(App[int]):
                 )
             )
         self.call_after_refresh(self._start_boot)
+        if self.options.resume == "" and self.record:  # `--resume` without an id: pick one
+            self.call_after_refresh(self.action_sessions)
 
     def _start_boot(self) -> None:
         self.run_worker(self._boot, thread=True, group="boot", exit_on_error=False)
@@ -127,8 +147,10 @@ class AgentApp(App[int]):
 
             try:
                 recorder = attach_recorder(agent, self.options)
-            except LookupError as exc:  # --resume with an unknown id
-                error = str(exc)
+            except LookupError as exc:  # --resume with an unknown id: say so, record a new one
+                error = f"Could not resume: {exc}. This is a new session (ctrl+o lists them)."
+                fresh = replace(self.options, resume=None, continue_=False)
+                recorder = attach_recorder(agent, fresh)
         approvals = ApprovalQueue(
             local_settings_path=self.options.cwd / ".agent-tui" / "settings.local.toml"
         )
@@ -151,15 +173,18 @@ class AgentApp(App[int]):
             self._show_history()
         if self._queued:
             self._start(self._queued.pop(0), shown=True)
+        if self._pending_choice is not None:
+            choice, self._pending_choice = self._pending_choice, None
+            self._on_browser_choice(choice)
 
     def _show_history(self) -> None:
-        from agent_tui.ui.widgets.history import history_widgets
+        # Only the tail is drawn; `EarlierMessages` pages in older ones as the person scrolls up.
+        from agent_tui.ui.widgets.history import EarlierMessages, HistoryPager
 
-        messages = self.agent.messages
-        hidden = max(0, len(messages) - RESUME_TAIL)
-        if hidden:
-            self.chat.append(NoticeMessage(f"… {hidden} earlier messages not shown", "info"))
-        self.chat.mount_all(history_widgets(messages[hidden:]))
+        pager = HistoryPager(self.agent.messages, RESUME_TAIL)
+        tail = pager.previous_page()
+        self.chat.append(EarlierMessages(pager))
+        self.chat.mount_all(tail)
         self.chat.append(NoticeMessage("Session resumed.", "info"))
 
     # --- prompts and turns -------------------------------------------------------------------
@@ -194,6 +219,9 @@ class AgentApp(App[int]):
         self.run_worker(self.agent.retry(), group="turn", exit_on_error=False)
 
     def action_cancel(self) -> None:
+        if self.replay is not None:  # Esc stops (or leaves) a replay
+            self.call_later(self.replay.bar.action_escape)
+            return
         prompt = self.query_one(PromptInput)
         cancelled = self.agent is not None and self.agent.cancel()
         if not cancelled and self.screen.focused is not prompt:
@@ -217,6 +245,121 @@ class AgentApp(App[int]):
             self.action_hide_help_panel()
         else:
             self.action_show_help_panel()
+
+    # --- sessions: browse, resume, replay -----------------------------------------------------
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand(
+            "Sessions: browse",
+            "Find a past session; resume, replay, export or delete it",
+            self.action_sessions,
+        )
+
+    def session_store(self) -> SessionStore:
+        """The recorder's store, or one opened just for browsing (callable from any thread)."""
+        if self.recorder is not None:
+            return self.recorder.store  # type: ignore[no-any-return]
+        with self._store_lock:
+            if self._store is None:
+                from agent_tui.sessions.store import SessionStore
+
+                self._store = SessionStore.open_default()
+            return self._store
+
+    def action_sessions(self) -> None:
+        from agent_tui.ui.screens.sessions import SessionBrowser
+
+        if isinstance(self.screen, SessionBrowser):
+            return
+        current = self.recorder.session_id if self.recorder is not None else None
+        browser = SessionBrowser(self.session_store, cwd=self.options.cwd, current_session=current)
+        self.push_screen(browser, self._on_browser_choice)
+
+    def _on_browser_choice(self, choice: BrowserChoice | None) -> None:
+        if choice is None:
+            return
+        if self.agent is None:  # still starting (the `--resume` picker): act once it is ready
+            self._pending_choice = choice
+            self.notify("Starting up: opening the session in a moment.")
+        elif choice.action == "resume":
+            self.resume_session(choice.session_id)
+        else:
+            self.replay_session(choice.session_id)
+
+    def _busy(self) -> bool:
+        if self.agent is None:
+            self.notify("Starting up: try again in a moment.")
+        elif self.agent.running:
+            self.notify("A turn is running: stop it first (Esc).", severity="warning")
+        return self.agent is None or self.agent.running
+
+    def resume_session(self, session_id: str) -> None:
+        """Continue a stored session here: its conversation replaces the agent's, and recording
+        goes on in that session."""
+        if self._busy():
+            return
+        here = self.recorder is not None and self.recorder.session_id == session_id
+        if here and self.replay is None:
+            self.notify("That is the session you are in.")
+            return
+        if self.replay is not None:
+            self.replay.discard()
+        self.status.activity = f"opening session {session_id}…"
+        load = partial(self._load_session, session_id)
+        self.run_worker(load, thread=True, group="resume", exclusive=True, exit_on_error=False)
+
+    def _load_session(self, session_id: str) -> None:
+        from agent_tui.sessions.recorder import resume_into
+
+        store = self.session_store()
+        info = store.get_session(session_id)
+        if info is None:
+            self.call_from_thread(self.notify, f"No session {session_id}.", severity="error")
+            return
+        old = self.recorder
+        if self.record:
+            recorder = resume_into(store, self.agent, session_id)
+            if old is not None:
+                old.detach()
+        else:
+            self.agent.conversation.messages[:] = store.load_messages(session_id)
+            recorder = None
+        self.call_from_thread(self._session_loaded, recorder, info)
+
+    async def _session_loaded(self, recorder: Any, info: SessionInfo) -> None:
+        if recorder is not None:
+            self.recorder = recorder
+            self.status.session = info.id
+        # The status line counts the whole session, as it would have had it never stopped.
+        self.agent.session_usage, self.agent.session_cost = info.usage, info.cost_usd
+        self.status.usage, self.status.cost = info.usage, info.cost_usd
+        self.status.activity = "ready"
+        await self.redraw_conversation()
+        self.query_one(PromptInput).focus()
+
+    async def redraw_conversation(self, *, history: bool = True) -> None:
+        """Clear the chat and side panes, then draw the agent's conversation again."""
+        self._end_message()
+        self._blocks.clear()
+        await self.chat.remove_children()
+        self.query_one(ToolPane).clear()
+        self.query_one(ApprovalsLog).clear()
+        if history and self.agent is not None and self.agent.messages:
+            self._show_history()
+        self.chat.anchor()
+
+    def replay_session(self, session_id: str, speed: float = 1.0) -> Replay | None:
+        """Play a stored session's events on this screen (see `replay.py`); nothing is run."""
+        from agent_tui.ui.replay import Replay
+
+        if self._busy():
+            return None
+        if self.replay is not None:
+            self.replay.discard()
+        self.replay = Replay(self, session_id, speed)
+        self.replay.start()
+        return self.replay
 
     async def _ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         self.status.activity = f"waiting for your approval: {request.tool}"

@@ -1,9 +1,16 @@
-"""Widgets for messages of a resumed session: each message becomes one finished widget."""
+"""Widgets for messages of a resumed session: each message becomes one finished widget.
+
+A long session is shown a page at a time: `EarlierMessages` sits at the top of the chat and mounts
+the previous page above the messages on screen when the person scrolls to the top (or clicks it),
+so opening a session of thousands of messages costs one page of widgets.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
+from textual.events import Click
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -56,3 +63,91 @@ def history_widgets(messages: list[dict[str, Any]]) -> list[Widget]:
                     )
                 )
     return widgets
+
+
+#: messages rendered per page of a resumed session
+PAGE = 40
+
+
+def _is_tool_results(message: dict[str, Any]) -> bool:
+    content = message.get("content")
+    return (
+        message.get("role") == "user"
+        and isinstance(content, list)
+        and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+    )
+
+
+class HistoryPager:
+    """Hands out a conversation's messages page by page, newest first.
+
+    `messages` is the agent's own list: it only ever grows at the end, so the indexes of the
+    messages not yet shown stay valid while the conversation goes on.
+    """
+
+    def __init__(self, messages: list[dict[str, Any]], page: int = PAGE) -> None:
+        self.messages = messages
+        self.page = page
+        self.start = len(messages)  # messages[:start] are not shown yet
+
+    @property
+    def hidden(self) -> int:
+        return self.start
+
+    def previous_page(self) -> list[Widget]:
+        end = self.start
+        start = max(0, end - self.page)
+        # Tool results are drawn into their call's block: keep a page from starting with them,
+        # or they would be cut off from the tool_use rendered on the page before.
+        while start > 0 and _is_tool_results(self.messages[start]):
+            start -= 1
+        self.start = start
+        return history_widgets(self.messages[start:end])
+
+
+class EarlierMessages(Static):
+    """The top row of a resumed chat while earlier messages are not on screen."""
+
+    def __init__(self, pager: HistoryPager) -> None:
+        super().__init__(classes="message notice earlier")
+        self.pager = pager
+        self._loading = False
+
+    def on_mount(self) -> None:
+        self._label()
+        if self.parent is not None:
+            self.watch(self.parent, "scroll_y", self._scrolled, init=False)
+
+    def _label(self) -> None:
+        hidden = self.pager.hidden
+        self.display = hidden > 0
+        self.update(Text(f"↑ {hidden:,} earlier messages: scroll up or click to load them"))
+
+    def _scrolled(self, scroll_y: float) -> None:
+        if scroll_y <= 0 and self.pager.hidden and not self._loading:
+            self.load_page()
+
+    def on_click(self, event: Click) -> None:
+        event.stop()
+        self.load_page()
+
+    def load_page(self) -> None:
+        """Mount the previous page under this row, keeping the view on what was on screen."""
+        parent = self.parent
+        if not self.pager.hidden or self._loading or not isinstance(parent, Widget):
+            return
+        self._loading = True
+        before = parent.virtual_size.height
+        widgets = self.pager.previous_page()
+        self._label()
+
+        def keep_place() -> None:
+            grown = parent.virtual_size.height - before
+            parent.scroll_to(y=parent.scroll_y + max(0, grown), animate=False, immediate=True)
+            self._loading = False
+
+        if widgets:
+            parent.mount_all(widgets, after=self)
+            parent.call_after_refresh(keep_place)
+        else:
+            self._loading = False

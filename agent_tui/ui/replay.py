@@ -1,0 +1,226 @@
+"""Replay: a recorded session's domain events played back on the main screen.
+
+The events go through the app's own rendering path (`AgentApp._on_agent_event`), so a replay looks
+exactly like the live session did — streamed answers, tool blocks, searches, approvals — while
+nothing is sent to a model and no tool runs: only recorded events are drawn. The recorded timing
+is kept, scaled by the speed (1×, 4×, instant), with long pauses (a person thinking, a slow
+command) cut to `MAX_PAUSE_S`.
+
+While it plays, a `ReplayBar` above the prompt has focus and takes the keys: `1`, `4`, `i`
+(instant) change the speed, Esc stops; afterwards Enter resumes the session and Esc returns to the
+conversation. The prompt is disabled meanwhile, so nothing typed can mix a live turn into it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import math
+from typing import TYPE_CHECKING, ClassVar, Literal
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.widgets import Static
+
+from agent_tui.protocol.events import ApprovalRequested, Event, TurnFinished, TurnStarted, Usage
+from agent_tui.sessions.store import SessionInfo, StoredEvent
+from agent_tui.ui.widgets.chat import NoticeMessage, UserMessage
+from agent_tui.ui.widgets.prompt import PromptInput
+
+if TYPE_CHECKING:
+    from agent_tui.ui.app import AgentApp
+
+INSTANT = math.inf
+SPEEDS: dict[str, float] = {"1": 1.0, "4": 4.0, "i": INSTANT}
+#: a longer gap between two recorded events is shortened to this (before scaling)
+MAX_PAUSE_S = 2.0
+#: waits shorter than this are added up, not slept one by one (per-token gaps are tiny)
+MIN_SLEEP_S = 0.015
+#: at instant speed, let the UI draw after this many events
+INSTANT_BATCH = 200
+
+State = Literal["loading", "playing", "finished", "stopped"]
+
+
+def speed_label(speed: float) -> str:
+    return "instant" if math.isinf(speed) else f"{speed:g}×"
+
+
+def pause(previous: StoredEvent, current: StoredEvent, speed: float) -> float:
+    """The wait before `current`: the recorded gap, capped at `MAX_PAUSE_S`, divided by speed."""
+    if math.isinf(speed):
+        return 0.0
+    return min(max(0.0, current.ts - previous.ts), MAX_PAUSE_S) / speed
+
+
+class ReplayBar(Static):
+    """Says what is being replayed and at what speed; holds the replay's keys."""
+
+    can_focus = True
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("1", "speed('1')", "1×"),
+        Binding("4", "speed('4')", "4×"),
+        Binding("i", "speed('i')", "Instant"),
+        Binding("escape", "escape", "Stop / back"),
+        Binding("enter", "resume", "Resume it", show=False),
+    ]
+
+    def __init__(self, replay: Replay) -> None:
+        super().__init__(id="replay-bar")
+        self.replay = replay
+
+    def action_speed(self, key: str) -> None:
+        self.replay.set_speed(SPEEDS[key])
+
+    async def action_escape(self) -> None:
+        if self.replay.state in ("loading", "playing"):
+            self.replay.stop()
+        else:
+            await self.replay.close()
+
+    async def action_resume(self) -> None:
+        if self.replay.state in ("finished", "stopped"):
+            await self.replay.close(resume=True)
+
+
+class Replay:
+    """One replay of one session on `app`'s main screen; `start()` it, `stop()` or `close()`."""
+
+    def __init__(self, app: AgentApp, session_id: str, speed: float = 1.0) -> None:
+        self.app = app
+        self.session_id = session_id
+        self.speed = speed
+        self.state: State = "loading"
+        self.shown = 0  # events drawn so far
+        self.total = 0
+        self.info: SessionInfo | None = None
+        self._wake = asyncio.Event()
+        self._usage = Usage()
+        self._cost = 0.0
+        self.bar = ReplayBar(self)
+
+    @property
+    def label(self) -> str:
+        where = f"session {self.session_id}"
+        match self.state:
+            case "loading":
+                return f"loading {where}…"
+            case "playing":
+                return f"replaying {where} at {speed_label(self.speed)}"
+            case "finished":
+                return f"replay of {where} finished"
+            case _:
+                return f"replay of {where} stopped ({self.shown}/{self.total} events)"
+
+    def _refresh(self) -> None:
+        keys = (
+            "1 / 4 / i speed · Esc stop"
+            if self.state in ("loading", "playing")
+            else "Enter resume this session · Esc back to your conversation"
+        )
+        self.bar.update(Text(f"▶ {self.label}   {keys}"))
+        self.app.status.activity = self.label
+
+    # --- control ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        app = self.app
+        prompt = app.query_one(PromptInput)
+        app.mount(self.bar, before=prompt)
+        prompt.disabled = True
+        self.bar.focus()
+        self._refresh()
+        app.run_worker(self._run(), group="replay", exclusive=True, exit_on_error=False)
+
+    def set_speed(self, speed: float) -> None:
+        self.speed = speed
+        self._wake.set()  # cut the current pause short
+        if self.state in ("loading", "playing"):
+            self._refresh()
+
+    def stop(self) -> None:
+        if self.state in ("loading", "playing"):
+            self.state = "stopped"
+            self._wake.set()
+            self._refresh()
+
+    def discard(self) -> None:
+        """Stop and take the bar away, leaving the chat as it is (another view replaces it)."""
+        self.stop()
+        app = self.app
+        if app.replay is self:
+            app.replay = None
+        prompt = app.query_one(PromptInput)
+        prompt.disabled = False
+        self.bar.remove()
+        prompt.focus()
+        app.status.usage = app.agent.session_usage
+        app.status.cost = app.agent.session_cost
+        app.status.activity = "ready"
+
+    async def close(self, *, resume: bool = False) -> None:
+        """Leave the replay: back to the conversation, or into the replayed session."""
+        self.discard()
+        if resume:
+            self.app.resume_session(self.session_id)
+        else:
+            await self.app.redraw_conversation()
+
+    # --- playing ---------------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        store = self.app.session_store
+        events, self.info = await asyncio.to_thread(
+            lambda: (store().load_events(self.session_id), store().get_session(self.session_id))
+        )
+        if self.state != "loading":
+            return
+        self.total = len(events)
+        await self.app.redraw_conversation(history=False)
+        title = self.info.title if self.info else ""
+        self.app.chat.append(
+            NoticeMessage(f"Replay of session {self.session_id}: {title}".rstrip(": "), "info")
+        )
+        if not events:
+            self.app.chat.append(NoticeMessage("Nothing was recorded in this session.", "info"))
+        self.state = "playing"
+        self._refresh()
+        owed = 0.0
+        previous: StoredEvent | None = None
+        for stored in events:
+            if self.state != "playing":
+                return
+            if previous is not None and not math.isinf(self.speed):
+                owed += pause(previous, stored, self.speed)
+                if owed >= MIN_SLEEP_S:
+                    await self._sleep(owed)
+                    owed = 0.0
+                    if self.state != "playing":
+                        return
+            elif self.shown % INSTANT_BATCH == 0:
+                await asyncio.sleep(0)
+            previous = stored
+            self._draw(stored.event)
+        self.state = "finished"
+        self._refresh()
+
+    async def _sleep(self, seconds: float) -> None:
+        self._wake.clear()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._wake.wait(), seconds)
+
+    def _draw(self, event: Event) -> None:
+        app = self.app
+        if isinstance(event, TurnStarted):  # live, the prompt is drawn when it is sent
+            app.chat.append(UserMessage(event.prompt))
+        app._on_agent_event(event)
+        if isinstance(event, ApprovalRequested):  # live, this was the approval dialog
+            text = f"Asked for approval: {event.tool} {event.subject}"
+            app.chat.append(NoticeMessage(f"{text}\n{event.reason}" if event.reason else text))
+        elif isinstance(event, TurnFinished):
+            self._usage += event.usage
+            self._cost += event.cost_usd
+            app.status.usage = self._usage
+            app.status.cost = self._cost
+        self.shown += 1
+        app.status.activity = self.label  # the live path sets "working…", "ready", …

@@ -1,0 +1,452 @@
+"""The session browser: find a past session, look into it, then resume, replay, export or delete it.
+
+`SessionBrowser` dismisses with a `BrowserChoice` (resume / replay a session) or None; exporting
+and deleting happen inside it. Every store call runs in a thread worker, so a big database never
+blocks the UI. Everything shown from the store (titles, prompts, output) is untrusted: it is put on
+screen as plain `Text` with control characters spelled out, never parsed as markup.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any, ClassVar, Literal
+
+from rich.console import RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets.option_list import Option
+from textual.worker import get_current_worker
+
+from agent_tui.sessions.store import SessionInfo, SessionStore, StoredMessage
+from agent_tui.text import visible
+
+#: sessions listed per page; the next page loads when the cursor reaches the end
+PAGE = 100
+#: search hits fetched (several may belong to one session)
+SEARCH_HITS = 200
+#: messages shown in the preview pane
+PREVIEW_MESSAGES = 12
+PREVIEW_BLOCK_CHARS = 400
+#: typing pauses this long before a search runs
+SEARCH_DEBOUNCE_S = 0.15
+# Private-use characters mark the matched words in search snippets: they cannot come from the
+# stored text's markup, and they are split out before the text is shown.
+_MARK_OPEN, _MARK_CLOSE = "\ue000", "\ue001"
+
+
+@dataclass(frozen=True, slots=True)
+class BrowserChoice:
+    action: Literal["resume", "replay"]
+    session_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    info: SessionInfo
+    snippet: str = ""  # the best search match, with _MARK_OPEN/_MARK_CLOSE around the hits
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def when(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+def short_cwd(cwd: str) -> str:
+    home = os.path.expanduser("~")
+    if home not in ("", "/") and (cwd == home or cwd.startswith(home + os.sep)):
+        return "~" + cwd[len(home) :]
+    return cwd
+
+
+def cost(usd: float) -> str:
+    return f"${usd:.4f}"
+
+
+def _plain(text: str, limit: int | None = None, *, strip: bool = True) -> str:
+    """Untrusted text as one line (whitespace runs become one space), control characters
+    spelled out."""
+    line = _SPACES.sub(" ", text)
+    if strip:
+        line = line.strip()
+    if limit is not None and len(line) > limit:
+        line = line[: limit - 1] + "…"
+    return visible(line)
+
+
+def _snippet(snippet: str) -> Text:
+    out = Text(style="italic")
+    for i, part in enumerate(snippet.strip().split(_MARK_OPEN)):
+        hit, _, rest = part.partition(_MARK_CLOSE) if i else ("", "", part)
+        if hit:
+            out.append(_plain(hit, strip=False), style="bold reverse")
+        out.append(_plain(rest, strip=False))
+    return out
+
+
+def session_row(row: Row) -> RenderableType:
+    info = row.info
+    grid = Table.grid(expand=True, padding=(0, 1))
+    grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
+    grid.add_column(justify="right", no_wrap=True)
+    title = _plain(info.title) or "(untitled)"
+    grid.add_row(Text(title, style="bold"), Text(when(info.updated_at)))
+    counts = f"{info.message_count} msgs · {cost(info.cost_usd)}"
+    grid.add_row(Text(_plain(short_cwd(info.cwd)), style="dim"), Text(counts, style="dim"))
+    if row.snippet:
+        grid.add_row(Text("  ").append_text(_snippet(row.snippet)), "")
+    return grid
+
+
+def _block_lines(role: str, block: dict[str, Any]) -> list[tuple[str, str]]:
+    """(text, style) lines for one content block in the preview."""
+    kind = block.get("type")
+    if kind == "text":
+        return [(_plain(block.get("text") or "", PREVIEW_BLOCK_CHARS), "")]
+    if kind in ("tool_use", "server_tool_use"):
+        tool_input = block.get("input") or {}
+        subject = tool_input.get("command") or tool_input.get("query") or tool_input.get("url")
+        if subject is None:
+            subject = tool_input.get("file_path") or tool_input.get("path") or ""
+        name = block.get("name", "tool")
+        return [(f"→ {name}: {_plain(str(subject), PREVIEW_BLOCK_CHARS)}", "cyan")]
+    if kind == "tool_result":
+        content = block.get("content", "")
+        if isinstance(content, list):
+            content = " ".join(c.get("text", "") for c in content if isinstance(c, dict))
+        style = "red" if block.get("is_error") else "dim"
+        return [(f"← {_plain(str(content), PREVIEW_BLOCK_CHARS)}", style)]
+    if kind == "web_search_tool_result":
+        results = block.get("content")
+        count = len(results) if isinstance(results, list) else 0
+        return [(f"← {count} search results", "dim")]
+    if kind in ("thinking", "redacted_thinking"):
+        return [("(thinking)", "dim italic")]
+    return []
+
+
+def preview(info: SessionInfo, messages: list[StoredMessage], snippet: str = "") -> Text:
+    out = Text()
+    out.append(_plain(info.title) or "(untitled)", style="bold")
+    out.append("\n")
+    out.append(f"{info.id} · {_plain(info.model)} · {_plain(short_cwd(info.cwd))}\n", style="dim")
+    out.append(
+        f"started {when(info.created_at)} · last active {when(info.updated_at)}\n"
+        f"{info.message_count} messages · {info.total_tokens:,} tokens · {cost(info.cost_usd)}\n",
+        style="dim",
+    )
+    if snippet:
+        out.append("match: ", style="dim")
+        out.append_text(_snippet(snippet))
+        out.append("\n")
+    if not messages:
+        out.append("\n(no messages)", style="dim italic")
+    hidden = max(0, info.message_count - len(messages))
+    if hidden and messages:
+        out.append(f"\n… {hidden} earlier messages\n", style="dim italic")
+    for message in messages:
+        content = message.content
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        lines = [ln for b in blocks for ln in _block_lines(message.role, b) if ln[0]]
+        if not lines:
+            continue
+        out.append("\nyou\n" if message.role == "user" else "\nassistant\n", style="bold")
+        for text, style in lines:
+            out.append(f"  {text}\n", style=style)
+    return out
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question: `y` answers yes; `n` or Esc answers no."""
+
+    CSS_PATH = "../styles/sessions.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm"):
+            yield Static(Text(self.question), id="confirm-question")
+            yield Static(Text("y  yes      n  no"), id="confirm-keys")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+class SessionBrowser(Screen[BrowserChoice | None]):
+    """Newest sessions first; `/` searches; Enter resumes, r replays, e exports, d deletes."""
+
+    CSS_PATH = "../styles/sessions.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "Close"),
+        Binding("slash", "focus_search", "Search"),
+        Binding("enter", "resume", "Resume", show=True),
+        Binding("r", "replay", "Replay"),
+        Binding("e", "export", "Export"),
+        Binding("d", "delete", "Delete"),
+        # While the search box has focus, arrows still move through the list.
+        Binding("down", "move(1)", show=False),
+        Binding("up", "move(-1)", show=False),
+    ]
+
+    def __init__(
+        self,
+        open_store: Callable[[], SessionStore],
+        *,
+        cwd: Path,
+        current_session: str | None = None,
+        export_dir: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self._open_store = open_store
+        self._store: SessionStore | None = None
+        self.cwd = cwd
+        self.export_dir = export_dir or cwd
+        self.current_session = current_session
+        self.rows: list[Row] = []
+        self.query_text = ""
+        self.loaded = False  # the first listing has arrived (tests and the empty state use it)
+        self._more = False
+        self._debounce: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Static("Sessions", id="sessions-header")
+        yield Input(placeholder="/ search prompts, answers, commands, output", id="session-search")
+        with Horizontal(id="sessions-body"):
+            with Vertical(id="session-list-pane"):
+                yield OptionList(id="session-list")
+                yield Static("", id="session-empty")
+            with VerticalScroll(id="session-preview-pane"):
+                yield Static("", id="session-preview", markup=False)
+        yield Footer()
+
+    @property
+    def option_list(self) -> OptionList:
+        return self.query_one("#session-list", OptionList)
+
+    def on_mount(self) -> None:
+        self.option_list.focus()
+        self._reload()
+
+    def store(self) -> SessionStore:
+        """The store, opened on first use (called in worker threads)."""
+        if self._store is None:
+            self._store = self._open_store()
+        return self._store
+
+    @property
+    def selected(self) -> Row | None:
+        index = self.option_list.highlighted
+        if index is None or not 0 <= index < len(self.rows):
+            return None
+        return self.rows[index]
+
+    # --- loading ---------------------------------------------------------------------------
+
+    def _reload(self) -> None:
+        self.run_worker(
+            lambda: self._load(self.query_text), thread=True, group="list", exclusive=True
+        )
+
+    def _load(self, text: str, offset: int = 0) -> None:
+        store = self.store()
+        rows: list[Row]
+        more = False
+        if text.strip():
+            hits = store.search(text, SEARCH_HITS, marks=(_MARK_OPEN, _MARK_CLOSE))
+            seen: dict[str, str] = {}
+            for hit in hits:  # newest match first: keep each session's best snippet
+                seen.setdefault(hit.session_id, hit.snippet)
+            infos = ((store.get_session(sid), snippet) for sid, snippet in seen.items())
+            rows = [Row(info, snippet) for info, snippet in infos if info is not None]
+        else:
+            infos = store.list_sessions(limit=PAGE + 1, offset=offset)
+            more = len(infos) > PAGE
+            rows = [Row(info) for info in infos[:PAGE]]
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_rows, text, rows, more, offset > 0)
+
+    def _show_rows(self, text: str, rows: list[Row], more: bool, append: bool) -> None:
+        if text != self.query_text:
+            return  # a newer search is on its way
+        option_list = self.option_list
+        keep = self.selected.info.id if self.selected and not append else None
+        if append:
+            self.rows.extend(rows)
+            option_list.add_options(Option(session_row(r), id=r.info.id) for r in rows)
+        else:
+            self.rows = rows
+            option_list.clear_options()
+            option_list.add_options(Option(session_row(r), id=r.info.id) for r in rows)
+            ids = [r.info.id for r in rows]
+            option_list.highlighted = ids.index(keep) if keep in ids else (0 if rows else None)
+        self._more = more
+        self.loaded = True
+        self._update_empty()
+        if not rows:
+            self._show_preview(None)
+
+    def _update_empty(self) -> None:
+        empty = self.query_one("#session-empty", Static)
+        has_rows = bool(self.rows)
+        self.option_list.display = has_rows
+        empty.display = not has_rows
+        self.query_one("#session-preview-pane").display = has_rows
+        if self.query_text.strip():
+            empty.update(Text(f"No sessions match “{_plain(self.query_text, 80)}”."))
+        else:
+            empty.update(
+                Text(
+                    "No sessions yet.\n\nEvery conversation you have with the agent is saved "
+                    "here as it happens; come back to review, resume or replay it."
+                )
+            )
+        count = len(self.rows)
+        header = "Sessions" if not count else f"Sessions · {count}{'+' if self._more else ''}"
+        if self.query_text.strip():
+            header += f" matching “{_plain(self.query_text, 40)}”"
+        hint = "   Enter resume · r replay · e export · d delete · / search · Esc close"
+        self.query_one("#sessions-header", Static).update(
+            Text.assemble(header, (hint if has_rows else "", "dim"))
+        )
+
+    @on(OptionList.OptionHighlighted, "#session-list")
+    def _highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        row = self.selected
+        if row is None:
+            return
+        self.run_worker(
+            partial(self._load_preview, row), thread=True, group="preview", exclusive=True
+        )
+        if self._more and event.option_index >= len(self.rows) - 1 and not self.query_text.strip():
+            self._more = False  # one page request at a time
+            offset = len(self.rows)
+            self.run_worker(lambda: self._load("", offset), thread=True, group="page")
+
+    def _load_preview(self, row: Row) -> None:
+        messages = self.store().load_messages_tail(row.info.id, PREVIEW_MESSAGES)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_preview, row, messages)
+
+    def _show_preview(self, row: Row | None, messages: list[StoredMessage] | None = None) -> None:
+        if row is not None and row is not self.selected:
+            return
+        content = Text() if row is None else preview(row.info, messages or [], row.snippet)
+        self.query_one("#session-preview", Static).update(content)
+
+    # --- search ----------------------------------------------------------------------------
+
+    @on(Input.Changed, "#session-search")
+    def _search_changed(self, event: Input.Changed) -> None:
+        if self._debounce is not None:
+            self._debounce.stop()
+        self._debounce = self.set_timer(SEARCH_DEBOUNCE_S, lambda: self._search(event.value))
+
+    def _search(self, text: str) -> None:
+        self._debounce = None
+        if text == self.query_text:
+            return
+        self.query_text = text
+        self._reload()
+
+    @on(Input.Submitted, "#session-search")
+    def _search_submitted(self) -> None:
+        if self._debounce is not None:  # Enter right after typing: search now
+            self._debounce.stop()
+            self._search(self.query_one("#session-search", Input).value)
+        self.option_list.focus()
+
+    def action_focus_search(self) -> None:
+        self.query_one("#session-search", Input).focus()
+
+    def action_move(self, delta: int) -> None:
+        option_list = self.option_list
+        if delta > 0:
+            option_list.action_cursor_down()
+        else:
+            option_list.action_cursor_up()
+
+    # --- actions ---------------------------------------------------------------------------
+
+    @on(OptionList.OptionSelected, "#session-list")
+    def _selected(self) -> None:
+        self.action_resume()
+
+    def action_resume(self) -> None:
+        row = self.selected
+        if row is not None:
+            self.dismiss(BrowserChoice("resume", row.info.id))
+
+    def action_replay(self) -> None:
+        row = self.selected
+        if row is not None:
+            self.dismiss(BrowserChoice("replay", row.info.id))
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+    def action_export(self) -> None:
+        row = self.selected
+        if row is not None:
+            self.run_worker(lambda: self._export(row.info.id), thread=True, group="export")
+
+    def _export(self, session_id: str) -> None:
+        path = self.export_dir / f"agent-tui-{session_id}.md"
+        try:
+            path.write_text(self.store().export_markdown(session_id), encoding="utf-8")
+        except OSError as exc:
+            self.app.call_from_thread(
+                self.notify, f"Export failed: {exc}", severity="error", markup=False
+            )
+            return
+        self.app.call_from_thread(self.notify, f"Exported to {path}", markup=False)
+
+    def action_delete(self) -> None:
+        row = self.selected
+        if row is None:
+            return
+        if row.info.id == self.current_session:
+            self.notify("That is the session you are in; it can't be deleted from here.")
+            return
+        title = _plain(row.info.title, 60) or row.info.id
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.run_worker(lambda: self._delete(row), thread=True, group="delete")
+
+        self.app.push_screen(
+            ConfirmScreen(f"Delete session “{title}” and everything recorded in it?"), answered
+        )
+
+    def _delete(self, row: Row) -> None:
+        deleted = self.store().delete_session(row.info.id)
+        self.app.call_from_thread(self._deleted, row, deleted)
+
+    def _deleted(self, row: Row, deleted: bool) -> None:
+        if row in self.rows:
+            index = self.rows.index(row)
+            self.rows.pop(index)
+            self.option_list.remove_option_at_index(index)
+            self._update_empty()
+            if not self.rows:
+                self._show_preview(None)
+        self.notify("Session deleted." if deleted else "That session was already gone.")
