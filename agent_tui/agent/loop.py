@@ -177,7 +177,7 @@ class Agent:
                 usage += assembler.usage
                 cost += cost_usd(self.config.model, assembler.usage)
                 stop_reason = assembler.stop_reason
-                if stop_reason == "pause_turn":
+                if stop_reason == "pause_turn" and not self.conversation.pending_tool_uses():
                     continue  # the paused content is already the last message; resend as is
                 if stop_reason == "tool_use" and self.conversation.pending_tool_uses():
                     tool_usage, tool_cost = await self._run_tools()
@@ -221,6 +221,9 @@ class Agent:
 
     def _end_notice(self, stop_reason: str | None) -> None:
         if stop_reason in ("end_turn", "stop_sequence"):
+            # a finished answer has no tool calls; if one came anyway, answer it so the
+            # conversation stays valid
+            self._close_dangling_tool_uses(f"not run: the response ended ({stop_reason})")
             return
         unanswered = self._close_dangling_tool_uses(f"not run: the response ended ({stop_reason})")
         if stop_reason == "max_tokens":

@@ -1193,3 +1193,21 @@ async def test_turn_finished_is_the_last_event(tmp_path: Path) -> None:
     assert kinds.index("ToolFinished") < kinds.index("RequestStarted", 2)
     assert all(isinstance(e.to_dict()["type"], str) for e in h.events)
     assert isinstance(h.events[-1], TurnFinished)
+
+
+@pytest.mark.parametrize("stop_reason", ["end_turn", "pause_turn"])
+async def test_a_client_tool_call_with_the_wrong_stop_reason_is_answered_not_run(
+    tmp_path: Path, stop_reason: str
+) -> None:
+    """The API would not send this, but if it does, the conversation must stay valid."""
+    echo = EchoTool()
+    provider = ScriptedProvider(
+        reply(text("odd"), tool_use("toolu_1", "Echo", {"text": "x"}), stop_reason=stop_reason),
+        reply(text("ok")),
+    )
+    h = Harness(provider, [echo], tmp_path)
+    result = await h.agent.submit("go")
+    assert result.requests == 1 and echo.calls == []
+    (res,) = results_of(h.messages[-1])
+    assert res["tool_use_id"] == "toolu_1" and res["content"].startswith("not run")
+    h.check()
