@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -36,7 +36,13 @@ from agent_tui.protocol.events import (
     TurnStarted,
     Usage,
 )
-from agent_tui.providers.base import MessageRequest, Provider, ProviderError
+from agent_tui.providers.base import (
+    MessageRequest,
+    Provider,
+    ProviderError,
+    StreamStalled,
+    with_stall_timeout,
+)
 from agent_tui.redact import redact
 from agent_tui.tools.base import Tool, ToolContext, ToolInputError, ToolOutput, ToolRegistry
 
@@ -52,6 +58,9 @@ DEFAULT_SYSTEM = (
 )
 
 CANCELLED = "cancelled by user"
+RESUME_PROMPT = "Your previous response was cut off by a connection problem. Please continue."
+#: pause_turn continuations of one turn before it is ended with a notice
+MAX_CONTINUATIONS = 25
 
 
 class PermissionChecker:
@@ -157,6 +166,10 @@ class Agent:
     async def retry(self) -> TurnFinished:
         """Run the turn again from the conversation as it stands (after a failure)."""
         self._close_dangling_tool_uses("not run: the stream failed before the call completed")
+        if self.conversation.last_role == "assistant":
+            # The kept partial answer: a request may not end on it (prefill is refused by newer
+            # models and rejected with trailing whitespace), so ask for the rest instead.
+            self.conversation.add_prompt(RESUME_PROMPT)
         self.emit(Notice("info", "Retrying…"))
         return await self._run_turn()
 
@@ -168,6 +181,7 @@ class Agent:
         usage = Usage()
         cost = 0.0
         requests = 0
+        continuations = 0
         stop_reason: str | None = None
         try:
             while True:
@@ -178,7 +192,17 @@ class Agent:
                 cost += cost_usd(self.config.model, assembler.usage)
                 stop_reason = assembler.stop_reason
                 if stop_reason == "pause_turn" and not self.conversation.pending_tool_uses():
-                    continue  # the paused content is already the last message; resend as is
+                    continuations += 1
+                    if continuations <= MAX_CONTINUATIONS:
+                        continue  # the paused content is already the last message; resend it
+                    self.emit(
+                        Notice(
+                            "warning",
+                            f"The model paused {MAX_CONTINUATIONS} times in one turn; stopping "
+                            "here. Send a prompt to let it go on.",
+                        )
+                    )
+                    break
                 if stop_reason == "tool_use" and self.conversation.pending_tool_uses():
                     tool_usage, tool_cost = await self._run_tools()
                     usage += tool_usage
@@ -274,7 +298,7 @@ class Agent:
                     await asyncio.sleep(delay)
                     continue
                 raise _StreamBroken(message, retryable, assembler) from None
-            except _Stalled:
+            except StreamStalled:
                 raise _StreamBroken(
                     f"The stream stalled: nothing arrived for {self.config.stall_timeout:.0f}s.",
                     True,
@@ -286,17 +310,32 @@ class Agent:
 
     async def _consume(self, request: MessageRequest, assembler: StreamAssembler) -> None:
         opened = self.conversation.last_role == "assistant"  # a pause_turn continuation
+        # A server_tool_use is held back until the next block (its result) arrives, so a stream
+        # cut between the two leaves no unanswered server call in the conversation. A finished
+        # message keeps it even unanswered: that is how pause_turn hands it back.
+        held: list[dict[str, Any]] = []
+
+        def commit(blocks: list[dict[str, Any]]) -> None:
+            nonlocal opened
+            if blocks and not opened:
+                self.conversation.begin("assistant")
+                opened = True
+            for block in blocks:
+                self.conversation.append(block)
+            blocks.clear()
+
         stream = self.provider.stream(request)
         try:
-            async for raw in _with_stall_timeout(stream, self.config.stall_timeout):
+            async for raw in with_stall_timeout(stream, self.config.stall_timeout):
                 for event in assembler.feed(raw):
                     if isinstance(event, ToolCallReady) and event.input_error:
                         self._input_errors[event.id] = event.input_error
                     if isinstance(event, BlockFinished):
-                        if not opened:
-                            self.conversation.begin("assistant")
-                            opened = True
-                        self.conversation.append(event.block)
+                        if event.block.get("type") == "server_tool_use":
+                            held.append(event.block)
+                        else:
+                            commit(held)
+                            commit([event.block])
                     self.emit(event)
         except BaseException:
             self._keep_partial(assembler, opened)
@@ -304,7 +343,9 @@ class Agent:
         finally:
             with contextlib.suppress(Exception):
                 await stream.aclose()  # type: ignore[attr-defined]
-        if not assembler.stopped:
+        if assembler.stopped:
+            commit(held)
+        else:
             self._keep_partial(assembler, opened)
             raise ProviderError(
                 "The stream ended before the response was complete.",
@@ -527,21 +568,3 @@ def _tool_result(tool_use_id: str, output: ToolOutput) -> dict[str, Any]:
     if output.is_error:
         block["is_error"] = True
     return block
-
-
-class _Stalled(Exception):
-    pass
-
-
-async def _with_stall_timeout(
-    stream: AsyncIterator[dict[str, Any]], timeout: float
-) -> AsyncIterator[dict[str, Any]]:
-    iterator = aiter(stream)
-    while True:
-        try:
-            item = await asyncio.wait_for(anext(iterator), timeout)
-        except StopAsyncIteration:
-            return
-        except TimeoutError:
-            raise _Stalled() from None
-        yield item

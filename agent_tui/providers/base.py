@@ -7,6 +7,7 @@ SDK import. Failures are raised as `ProviderError`, already classified for retry
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -70,3 +71,25 @@ class Provider(Protocol):
     def stream(self, request: MessageRequest) -> AsyncIterator[dict[str, Any]]:
         """Stream one request's raw events; raise `ProviderError` on failure."""
         ...
+
+
+class StreamStalled(Exception):
+    """No event arrived within the stall timeout."""
+
+
+async def with_stall_timeout(
+    stream: AsyncIterator[dict[str, Any]], timeout: float
+) -> AsyncIterator[dict[str, Any]]:
+    """Iterate `stream`, raising `StreamStalled` when one event takes longer than `timeout`.
+
+    A stream that is silent for too long is a failure the person should hear about, not a hang.
+    """
+    iterator = aiter(stream)
+    while True:
+        try:
+            item = await asyncio.wait_for(anext(iterator), timeout)
+        except StopAsyncIteration:
+            return
+        except TimeoutError:
+            raise StreamStalled() from None
+        yield item

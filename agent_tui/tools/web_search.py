@@ -12,7 +12,6 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -26,7 +25,13 @@ from agent_tui.protocol.events import (
     ToolCallStarted,
     Usage,
 )
-from agent_tui.providers.base import MessageRequest, Provider, ProviderError
+from agent_tui.providers.base import (
+    MessageRequest,
+    Provider,
+    ProviderError,
+    StreamStalled,
+    with_stall_timeout,
+)
 from agent_tui.redact import redact
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput
 
@@ -118,10 +123,6 @@ class _Search:
 
 
 class _SubStreamFailed(Exception):
-    pass
-
-
-class _Stalled(Exception):
     pass
 
 
@@ -244,7 +245,7 @@ class WebSearchTool(Tool):
                     )
                     break
                 ctx.progress(status="continuing the paused search")
-        except (_SubStreamFailed, _Stalled) as exc:
+        except (_SubStreamFailed, StreamStalled) as exc:
             message = str(exc) or (
                 f"the search stream stalled: nothing arrived for {self.stall_timeout:.0f}s"
             )
@@ -275,14 +276,14 @@ class WebSearchTool(Tool):
         assembler = StreamAssembler()
         stream = provider.stream(request)
         try:
-            async for raw in _with_stall_timeout(stream, self.stall_timeout):
+            async for raw in with_stall_timeout(stream, self.stall_timeout):
                 for event in assembler.feed(raw):
                     run.relay(event)
         except ProviderError as exc:
             raise _SubStreamFailed(redact(exc.message)) from None
         except StreamError as exc:
             raise _SubStreamFailed(f"the search stream reported {exc.kind}: {exc}") from None
-        except (asyncio.CancelledError, _Stalled):
+        except (asyncio.CancelledError, StreamStalled):
             raise
         except Exception as exc:  # a broken provider must become a result, not a crashed turn
             raise _SubStreamFailed(f"{type(exc).__name__}: {redact(str(exc))}") from None
@@ -374,17 +375,3 @@ def _result_text(query: str, run: _Run) -> str:
     parts.append(_links_line(_links(run)))
     parts.append(REMINDER)
     return "\n\n".join(parts)
-
-
-async def _with_stall_timeout(
-    stream: AsyncIterator[dict[str, Any]], timeout: float
-) -> AsyncIterator[dict[str, Any]]:
-    iterator = aiter(stream)
-    while True:
-        try:
-            item = await asyncio.wait_for(anext(iterator), timeout)
-        except StopAsyncIteration:
-            return
-        except TimeoutError:
-            raise _Stalled() from None
-        yield item
