@@ -180,3 +180,37 @@ def test_main_screen_snapshot(snap_compare, tmp_path: Path) -> None:  # type: ig
         await pilot.pause(0.2)
 
     assert snap_compare(app, terminal_size=(110, 36), run_before=run_before)
+
+
+async def test_live_search_query_grows_on_screen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_tui.ui.widgets.tool_pane import ToolEntry, ToolPane
+
+    monkeypatch.setenv("AGENT_TUI_OFFLINE_DELAY", "0.3")  # slow enough to watch it grow
+    app = make_app(tmp_path, allow=["WebSearch"])
+    seen: list[str] = []
+    async with app.run_test(size=(140, 40)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        await type_prompt(pilot, "search the web for textual markdown")
+
+        def watch() -> bool:
+            for entry in app.query_one(ToolPane).query(ToolEntry):
+                # The first search's line, as drawn now.
+                lines = [line for line in entry.text.splitlines() if "searching: " in line]
+                if lines:
+                    query = lines[0].split("searching: ", 1)[1].split("  ")[0]
+                    if not seen or seen[-1] != query:
+                        seen.append(query)
+            return not app.agent.running and len(app.agent.messages) >= 4
+
+        await wait_for(pilot, watch, timeout=60)
+        pane_text = "\n".join(e.text for e in app.query_one(ToolPane).query(ToolEntry))
+    first_search = seen
+    assert len(first_search) >= 3
+    # Each value is the query as far as it had arrived: growing prefixes of the final query.
+    final = "textual markdown"
+    assert all(final.startswith(q) or q.startswith(final) for q in first_search)
+    assert first_search == sorted(first_search, key=len)
+    assert "Did 2 searches in" in pane_text
+    assert "results" in pane_text
