@@ -112,9 +112,9 @@ class EarlierMessages(Static):
         super().__init__(classes="message notice earlier")
         self.pager = pager
         self._loading = False
+        self._label()
 
     def on_mount(self) -> None:
-        self._label()
         if self.parent is not None:
             self.watch(self.parent, "scroll_y", self._scrolled, init=False)
 
