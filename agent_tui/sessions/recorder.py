@@ -138,8 +138,10 @@ def attach_recorder(agent: Agent, options: Options, store: SessionStore | None =
 
 def resume_into(store: SessionStore, agent: Agent, session_id: str) -> Recorder:
     """Load a stored session's (repaired) messages into the agent and keep recording there."""
+    from agent_tui.sessions.repair import repair_messages
+
     raw = store.load_messages(session_id, repair=False)
-    fixed = store.load_messages(session_id)
+    fixed = repair_messages(raw)  # what `load_messages` does, without reading it all twice
     # Persist what repair appended (e.g. "interrupted" tool results), so the stored conversation
     # stays valid as new messages follow it.
     if len(fixed) > len(raw) and fixed[: len(raw)] == raw:
