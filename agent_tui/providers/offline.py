@@ -64,9 +64,14 @@ class OfflineProvider:
             events = _message_events([{"text": _extract(request)}], request)
         else:
             events = _message_events(_choose_step(request.messages), request)
+        loop = asyncio.get_running_loop()
+        due = loop.time()
         for event, pause in events:
             if pause and self.delay_scale:
-                await asyncio.sleep(pause * self.delay_scale)
+                # Paced against a clock, not sleep after sleep: a busy event loop wakes sleepers
+                # late, and that lateness must not add up into a slower stream.
+                due = max(due + pause * self.delay_scale, loop.time() - 0.5)
+                await asyncio.sleep(max(0.0, due - loop.time()))
             else:
                 await asyncio.sleep(0)  # stay cooperative even at full speed
             yield event

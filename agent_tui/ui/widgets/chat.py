@@ -2,19 +2,19 @@
 
 What a frame costs follows the number of widgets on screen and how much of them must be laid out
 and rendered again (measured in `benchmarks/`, see BENCHMARKS.md), so:
-- a streaming answer is a few `MarkdownSegment`s (Rich `Markdown` painted once into lines), never
-  a tree of one widget per markdown block; the *live* tail is re-rendered at most once per
-  `LIVE_INTERVAL`, however many deltas arrived;
-- when the live tail grows past `SEGMENT_CHARS`, its head up to a safe point (a blank line outside
-  code fences, before an unindented line) is frozen into its own segment, rendered once; so each
-  frame renders a bounded amount and streaming stays linear however long the answer gets;
-- finishing only turns the live tail into the last frozen segment: a 200 KB answer is never
-  re-rendered as a whole (that alone would hold the event loop for over a second);
+- an answer is a few `MarkdownSegment`s (Rich `Markdown` painted once into lines), never a tree of
+  one widget per markdown block;
+- while it streams, only the block in progress (the *live* part) is re-rendered, at most once per
+  `LIVE_INTERVAL` however many deltas arrived; complete blocks (the *settled* part) are rendered
+  when one completes; past `SEGMENT_CHARS` they are frozen into a segment rendered once; so each
+  update renders little and streaming stays linear however long the answer gets;
+- pieces are cut only where rendering them apart looks exactly like rendering the whole (see
+  `_SplitScanner`): an answer doesn't change its look, or its height, when it finishes;
+- finishing re-renders only the unfrozen tail: a 200 KB answer is never rendered as a whole (that
+  alone would hold the event loop for over a second);
 - the view is anchored to the bottom, so following a stream costs nothing per delta;
 - only the newest `max_messages` messages stay mounted; older ones are pruned from the screen (the
   conversation itself keeps them).
-The live tail is rendered by the same Rich `Markdown` as the finished answer, so an answer doesn't
-change its look (or its height) when it finishes.
 """
 
 from __future__ import annotations
@@ -32,19 +32,24 @@ from textual.visual import Visual, visualize
 from textual.widget import Widget
 from textual.widgets import Static
 
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-#: live markdown longer than this (characters) is frozen up to its last safe point
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+# A line that starts a paragraph or a heading (not a list item, a table, a quote, HTML, code) ...
+_BLOCK_START = re.compile(r"(?![0-9]+[.)]([ \t]|$)|[*+-]([ \t]|$))[A-Za-z0-9#*_\[]")
+# ... and isn't a thematic break, after which Rich puts no blank line.
+_RULE = re.compile(r" {0,3}([-*_])( *\1){2,} *$")
+#: markdown beyond this many characters (since the last frozen segment) is frozen at a safe point
 SEGMENT_CHARS = 2000
-#: the live tail is re-rendered at most this often (seconds); deltas in between are coalesced
-LIVE_INTERVAL = 1 / 30
+#: the live part is re-rendered at most this often (seconds); deltas in between are coalesced
+LIVE_INTERVAL = 1 / 15
 
 
 class _SplitScanner:
     """Finds safe split points in growing markdown, scanning each line once.
 
-    A split point is the start of an unindented, non-blank line that follows a blank line, all
-    outside any code fence: cutting there never breaks a fence, a table, a paragraph or a list
-    item's indented continuation (a later ordered list keeps its numbers: Markdown's `start`).
+    A split point is the start of a paragraph or heading line that follows a blank line, outside
+    code fences, and not after a thematic break. Rendered apart and joined by one blank line, the
+    pieces look exactly like the whole (Rich puts one blank line between top-level blocks); no
+    fence, table, list or quote is ever cut. (Checked in tests/ui/test_chat_perf.py.)
     """
 
     def __init__(self) -> None:
@@ -52,6 +57,7 @@ class _SplitScanner:
         self._pos = 0  # where the first line not yet scanned starts
         self._fence: str | None = None  # the opening marker of the fence we are in
         self._after_blank = False
+        self._after_rule = False
 
     def feed(self, text: str) -> None:
         """Scan the complete lines of `text` (the whole buffer) not scanned yet."""
@@ -63,14 +69,24 @@ class _SplitScanner:
             line = text[pos:end]
             if self._fence is not None:
                 closing = line.strip()
-                if closing and closing[0] == self._fence[0] and set(closing) == {self._fence[0]}:
-                    self._fence = None if len(closing) >= len(self._fence) else self._fence
+                if (
+                    closing
+                    and set(closing) == {self._fence[0]}
+                    and len(closing) >= len(self._fence)
+                ):
+                    self._fence = None
             elif not line.strip():
                 self._after_blank = True
             else:
-                if self._after_blank and line[0] not in " \t":
+                rule = bool(_RULE.match(line))
+                if (
+                    self._after_blank
+                    and not self._after_rule
+                    and not rule
+                    and _BLOCK_START.match(line)
+                ):
                     self.points.append(pos)
-                self._after_blank = False
+                self._after_blank, self._after_rule = False, rule
                 opening = _FENCE.match(line)
                 if opening:
                     self._fence = opening.group(1)
@@ -87,12 +103,16 @@ class _SplitScanner:
             self._pos -= best
         return best
 
+    @property
+    def last(self) -> int:
+        return self.points[-1] if self.points else 0
+
 
 def _safe_split(text: str) -> int:
-    """The offset of the last safe split point of `text` outside code fences (0 when none)."""
+    """The offset of the last safe split point of `text` (0 when there is none)."""
     scanner = _SplitScanner()
     scanner.feed(text)
-    return scanner.points[-1] if scanner.points else 0
+    return scanner.last
 
 
 def render_markdown(text: str) -> RenderableType:
@@ -113,29 +133,54 @@ class MarkdownSegment(Widget):
     DEFAULT_CSS = "MarkdownSegment { height: auto; }"
 
     def __init__(
-        self, markdown: str = "", *, note: RenderableType | None = None, classes: str = ""
+        self,
+        markdown: str = "",
+        *,
+        gap: bool = False,
+        note: RenderableType | None = None,
+        classes: str = "",
     ) -> None:
         super().__init__(classes=classes)
         self.markdown = markdown
+        self._gap = gap  # a blank line first: the one Rich puts between blocks of one document
         self._note = note
-        self._key: tuple[Any, ...] | None = None
-        self._lines: list[Strip] = []
+        # Lines by (width, style, selection). Two widths are kept: a layout measures with and
+        # without the vertical scrollbar, and must not re-render every segment each time.
+        self._renders: dict[tuple[Any, ...], list[Strip]] = {}
 
-    def update(self, markdown: str, note: RenderableType | None = None) -> None:
-        self.markdown, self._note = markdown, note
-        self._key = None
-        self.refresh(layout=True)
+    def update(
+        self, markdown: str, *, gap: bool = False, note: RenderableType | None = None
+    ) -> None:
+        if (markdown, gap, note) == (self.markdown, self._gap, self._note):
+            return
+        self.markdown, self._gap, self._note = markdown, gap, note
+        height = len(next(iter(self._renders.values()), ()))
+        self._renders.clear()
+        width = self.size.width
+        if width and self.is_mounted and len(self._render_at(width)) == height:
+            # Most deltas don't add a line: repaint only, so the screen needn't be laid out
+            # again (a layout also repaints every line that moves).
+            self.refresh()
+        else:
+            self.refresh(layout=True)
 
     def _render_at(self, width: int) -> list[Strip]:
         key = (width, self.visual_style, self.text_selection)
-        if key != self._key:
+        lines = self._renders.get(key)
+        if lines is None:
             parts = [render_markdown(self.markdown)] if self.markdown.strip() else []
             if self._note is not None:
                 parts.append(self._note)
-            visual = visualize(self, Group(*parts))
-            self._lines = Visual.to_strips(self, visual, width, None, self.visual_style)
-            self._key = key
-        return self._lines
+            lines = []
+            if parts:
+                visual = visualize(self, Group(*parts))
+                lines = Visual.to_strips(self, visual, width, None, self.visual_style)
+                if self._gap:
+                    lines.insert(0, Strip.blank(width, self.visual_style.rich_style))
+            if len(self._renders) >= 2:
+                del self._renders[next(iter(self._renders))]
+            self._renders[key] = lines
+        return lines
 
     def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
         return len(self._render_at(width))
@@ -158,21 +203,25 @@ class NoticeMessage(Static):
 
 
 class AssistantMessage(Widget):
-    """One answer: frozen segments plus a live tail while streaming, then only frozen segments."""
+    """One answer. While it streams: frozen segments (rendered once each), then the *settled*
+    part (complete blocks, re-rendered when a block completes), then the *live* part (the block
+    in progress, re-rendered at most every `LIVE_INTERVAL`): each update renders little."""
 
     def __init__(self) -> None:
         super().__init__(classes="message assistant")
         self._frozen: list[str] = []  # finished segments' markdown
-        self._live = ""  # the markdown after the last frozen segment
+        self._open = ""  # the markdown after the last frozen segment: settled + live
         self._pending: list[str] = []
-        self._scanner = _SplitScanner()
+        self._scanner = _SplitScanner()  # split points of `_open`
         self._wake = asyncio.Event()
+        self._settled_view = MarkdownSegment(classes="settled")
         self._live_view = MarkdownSegment(classes="live")
         self._pump: asyncio.Task[None] | None = None
         self._done = False
         self.incomplete = False
 
     def compose(self) -> ComposeResult:
+        yield self._settled_view
         yield self._live_view
 
     def on_mount(self) -> None:
@@ -180,7 +229,7 @@ class AssistantMessage(Widget):
 
     @property
     def text(self) -> str:
-        return "".join(self._frozen) + self._live + "".join(self._pending)
+        return "".join(self._frozen) + self._open + "".join(self._pending)
 
     def write(self, fragment: str) -> None:
         """Queue a fragment (called synchronously from the event listener)."""
@@ -193,49 +242,52 @@ class AssistantMessage(Widget):
             await self._wake.wait()
             self._wake.clear()
             if self._pending:
-                self._live += "".join(self._pending)
-                self._pending.clear()
-                self._scanner.feed(self._live)
-                await self._freeze()
-                self._live_view.update(self._live)
+                await self._take_pending()
+                cut = self._scanner.last
+                settled = self._open[:cut]
+                self._settled_view.update(settled, gap=bool(self._frozen))
+                self._live_view.update(self._open[cut:], gap=bool(self._frozen or settled))
             if self._done and not self._pending:
                 break
             # Coalesce: whatever arrives meanwhile is rendered together at the next wake.
             await asyncio.sleep(LIVE_INTERVAL)
 
+    async def _take_pending(self) -> None:
+        self._open += "".join(self._pending)
+        self._pending.clear()
+        self._scanner.feed(self._open)
+        if self.is_mounted:
+            await self._freeze()
+
     async def _freeze(self) -> None:
-        """Move the live tail's head into frozen segments while it is longer than a segment."""
+        """Move the head of `_open` into frozen segments while it is longer than a segment."""
         segments: list[MarkdownSegment] = []
-        while len(self._live) > SEGMENT_CHARS:
+        while len(self._open) > SEGMENT_CHARS:
             cut = self._scanner.cut(SEGMENT_CHARS)
             if not cut:
                 break  # one long block (a big code fence): it stays live until it ends
-            head, self._live = self._live[:cut], self._live[cut:]
+            head, self._open = self._open[:cut], self._open[cut:]
+            segments.append(MarkdownSegment(head, gap=bool(self._frozen), classes="segment"))
             self._frozen.append(head)
-            segments.append(MarkdownSegment(head, classes="segment"))
         if segments:
-            await self.mount_all(segments, before=self._live_view)
+            await self.mount_all(segments, before=self._settled_view)
 
     async def finish(self, incomplete: bool = False) -> None:
-        """Stop streaming; the live tail becomes the last segment (nothing else is re-rendered)."""
+        """Stop streaming; settled and live become one last segment (frozen ones stay as they
+        are: a long answer is never re-rendered as a whole)."""
         self.incomplete = incomplete
         self._done = True
         self._wake.set()
         if self._pump is not None:
             await self._pump
         if self._pending:  # written and finished before the pump first ran
-            self._live += "".join(self._pending)
-            self._pending.clear()
-            self._scanner.feed(self._live)
-            if self.is_mounted:
-                await self._freeze()
-        note = (
-            Text("⚠ incomplete: the answer was cut off", style="bold yellow")
-            if incomplete
-            else None
-        )
-        if self._live.strip() or note is not None:
-            self._live_view.update(self._live, note)
+            await self._take_pending()
+        note = None
+        if incomplete:
+            note = Text("⚠ incomplete: the answer was cut off", style="bold yellow")
+        await self._settled_view.remove()
+        if self._open.strip() or note is not None:
+            self._live_view.update(self._open, gap=bool(self._frozen), note=note)
             self._live_view.set_classes("segment final")
         elif self._frozen:
             await self._live_view.remove()
