@@ -1,0 +1,160 @@
+"""Correctness of the chat's streaming pieces (their speed is measured in benchmarks/, not here):
+an answer cut into segments must look exactly like the whole, and lose or reorder nothing."""
+
+from __future__ import annotations
+
+import io
+import itertools
+import random
+
+import pytest
+from rich.console import Console
+from textual.app import App, ComposeResult
+
+from agent_tui.ui.widgets import chat
+from agent_tui.ui.widgets.chat import (
+    AssistantMessage,
+    ChatView,
+    MarkdownSegment,
+    _safe_split,
+    _SplitScanner,
+    render_markdown,
+)
+
+BLOCKS = [
+    "Some text here.",
+    "Para\nwith two lines.",
+    "# Heading",
+    "## Sub heading",
+    "Setext heading\n---",
+    "```py\nx = 1\n\ny = 2\n```",
+    "~~~\n```\nnot a fence end\n\n~~~",
+    "| a | b |\n|---|---|\n| 1 | 2 |",
+    "- a\n- b",
+    "- a\n\n- b",
+    "- a\n\n  continued in the item",
+    "* star item",
+    "1. one\n\n2. two",
+    "1) odd",
+    "2024 was a year.",
+    "> quote",
+    "---",
+    "***",
+    "**Bold** start.",
+    "*em* start",
+    "_u_ start",
+    "    indented code",
+    "[link](https://example.com) text",
+    "<div>html</div>",
+]
+
+
+def lines(markdown: str, width: int = 60) -> list[str]:
+    console = Console(file=io.StringIO(), width=width, color_system=None)
+    rendered = console.render_lines(render_markdown(markdown), pad=False)
+    return ["".join(segment.text for segment in line).rstrip() for line in rendered]
+
+
+def split_points(text: str) -> list[int]:
+    scanner = _SplitScanner()
+    scanner.feed(text)
+    return scanner.points
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pieces_render_exactly_like_the_whole(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(150):
+        text = "\n\n".join(rng.choice(BLOCKS) for _ in range(6)) + "\n"
+        points = [0, *split_points(text), len(text)]
+        joined: list[str] = []
+        for i, (start, end) in enumerate(itertools.pairwise(points)):
+            if i:
+                joined.append("")  # MarkdownSegment(gap=True)
+            joined += lines(text[start:end])
+        assert joined == lines(text), text
+
+
+def test_never_splits_inside_a_fence_table_or_list() -> None:
+    text = "Intro.\n\n```py\na = 1\n\nb = 2\n```\n\n| x |\n|---|\n| 1 |\n\n- a\n\n- b\n\nEnd.\n"
+    cuts = {text[p:].split("\n", 1)[0] for p in split_points(text)}
+    assert cuts == {"End."}  # not "b = 2", not "- b"
+
+
+def test_scanning_in_pieces_finds_the_same_points() -> None:
+    text = "\n\n".join(random.Random(9).choice(BLOCKS) for _ in range(60)) + "\n"
+    scanner = _SplitScanner()
+    for end in range(0, len(text), 7):  # deltas cut lines anywhere
+        scanner.feed(text[:end])
+    scanner.feed(text)
+    assert scanner.points == split_points(text)
+    assert _safe_split(text) == split_points(text)[-1]
+
+
+def test_cut_keeps_offsets_relative_to_what_remains() -> None:
+    text = "One.\n\nTwo.\n\nThree.\n\nFour.\n"
+    scanner = _SplitScanner()
+    scanner.feed(text)
+    cut = scanner.cut(limit=12)
+    assert text[:cut] == "One.\n\nTwo.\n\n"
+    rest = text[cut:]
+    assert [rest[p:].split("\n")[0] for p in scanner.points] == ["Four."]
+    scanner.feed(rest + "\nFive.\n")
+    assert [(rest + "\nFive.\n")[p:].split("\n")[0] for p in scanner.points] == ["Four.", "Five."]
+
+
+def ends_outside_fences(markdown: str) -> bool:
+    scanner = _SplitScanner()
+    scanner.feed(markdown + "\n")
+    return scanner._fence is None
+
+
+class ChatApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ChatView()
+
+
+async def test_a_long_streamed_answer_is_kept_whole_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(chat, "SEGMENT_CHARS", 300)
+    rng = random.Random(3)
+    answer = "\n\n".join(rng.choice(BLOCKS) for _ in range(120)) + "\n"
+    app = ChatApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        message = AssistantMessage()
+        await app.query_one(ChatView).add(message)
+        for i in range(0, len(answer), 11):
+            message.write(answer[i : i + 11])
+            if i % 77 == 0:
+                await pilot.pause()
+        await message.finish()
+        await pilot.pause()
+        segments = list(message.query(MarkdownSegment))
+        assert message.text == answer
+        assert "".join(s.markdown for s in segments) == answer
+        assert len(segments) > 3  # it was frozen in pieces
+        assert all(ends_outside_fences(s.markdown) for s in segments)
+        assert segments[-1].has_class("final")
+        # Rendered apart, the pieces paint what the whole would (one blank line between them).
+        width = segments[0].size.width
+        painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
+        assert painted == lines(answer, width)
+
+
+async def test_incomplete_answer_is_marked_and_empty_answer_hidden() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(ChatView)
+        cut_off, empty = AssistantMessage(), AssistantMessage()
+        await view.add(cut_off)
+        await view.add(empty)
+        cut_off.write("Half an ans")
+        await cut_off.finish(incomplete=True)
+        await empty.finish()
+        await pilot.pause()
+        final = cut_off.query_one(".final", MarkdownSegment)
+        painted = "\n".join(line.text for line in final._render_at(final.size.width))
+        assert "Half an ans" in painted and "incomplete" in painted
+        assert cut_off.incomplete
+        assert not empty.display
