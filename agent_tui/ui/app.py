@@ -7,6 +7,7 @@ app's event loop, so events arrive on the UI's own thread.
 
 from __future__ import annotations
 
+import gc
 import threading
 from collections.abc import Iterable
 from dataclasses import replace
@@ -50,6 +51,17 @@ STYLES = Path(__file__).parent / "styles"
 
 #: how many earlier messages a resumed session shows at first
 RESUME_TAIL = 40
+
+
+def _tune_gc() -> None:
+    """A UI makes many short-lived objects per frame; with the default thresholds they get
+    promoted and trigger full collections of the whole heap (~150 ms pauses while an answer
+    streams, see BENCHMARKS.md). Collect young objects less often, and take what startup made
+    (modules, classes: never garbage) out of full collections — once a process, so a test run of
+    many apps doesn't pin every app's objects."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+    gc.set_threshold(20_000, 50, 100)
 
 
 class AgentApp(App[int]):
@@ -132,6 +144,7 @@ class AgentApp(App[int]):
             self.call_after_refresh(self.action_sessions)
 
     def _start_boot(self) -> None:
+        _tune_gc()
         self.run_worker(self._boot, thread=True, group="boot", exit_on_error=False)
 
     def _boot(self) -> None:
