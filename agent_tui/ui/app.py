@@ -56,12 +56,13 @@ RESUME_TAIL = 40
 def _tune_gc() -> None:
     """A UI makes many short-lived objects per frame; with the default thresholds they get
     promoted and trigger full collections of the whole heap (~150 ms pauses while an answer
-    streams, see BENCHMARKS.md). Collect young objects less often, and take what startup made
-    (modules, classes: never garbage) out of full collections — once a process, so a test run of
-    many apps doesn't pin every app's objects."""
+    streams, see BENCHMARKS.md). Collect young objects less often (not much less: a big young
+    generation makes slow collections of its own), full collections rarely, and take what startup
+    made (modules, classes: never garbage) out of them — once a process, so a test run of many
+    apps doesn't pin every app's objects."""
     if gc.get_freeze_count() == 0:
         gc.freeze()
-    gc.set_threshold(20_000, 50, 100)
+    gc.set_threshold(5_000, 10, 1_000)
 
 
 class AgentApp(App[int]):
@@ -78,7 +79,7 @@ class AgentApp(App[int]):
         Binding("ctrl+c", "cancel", "Stop", show=False, priority=True),
         Binding("ctrl+r", "retry", "Retry", show=True),
         Binding("ctrl+t", "toggle_tools", "Tools pane", show=True),
-        Binding("ctrl+o", "sessions", "Sessions", show=False),
+        Binding("ctrl+o", "sessions", "Sessions", show=True),
         Binding("shift+tab", "cycle_mode", "Mode", show=True),
         Binding("f1", "help", "Help", show=True),
         Binding("ctrl+q", "quit", "Quit", show=True, priority=True),
