@@ -324,7 +324,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         header = "Sessions" if not count else f"Sessions · {count}{'+' if self._more else ''}"
         if self.query_text.strip():
             header += f" matching “{_plain(self.query_text, 40)}”"
-        hint = "   Enter resume · r replay · e export · d delete · / search · Esc close"
+        hint = "\u00a0\u00a0 Enter resume · r replay · e export · d delete · / search · Esc close"
         self.query_one("#sessions-header", Static).update(
             Text.assemble(header, (hint if has_rows else "", "dim"))
         )
