@@ -28,7 +28,9 @@ def first_frame():
     os._exit(0)
 """
 
-BARE = FIRST_FRAME + """
+BARE = (
+    FIRST_FRAME
+    + """
 from textual.app import App
 from textual.widgets import Static
 
@@ -40,18 +42,24 @@ class Bare(App):
 
 Bare().run(headless=True)
 """
+)
 
-AGENT = FIRST_FRAME + """
+AGENT = (
+    FIRST_FRAME
+    + """
 from agent_tui.runtime import Options
 from agent_tui.ui.app import AgentApp
 
 class Probe(AgentApp):
     def on_mount(self):
-        super().on_mount()
+        # Registered before the app's own after-first-frame work (building the agent, the side
+        # pane), so it fires right after the first frame is painted, not after that work.
         self.call_after_refresh(first_frame)
+        super().on_mount()
 
 Probe(Options(offline=True)).run(headless=True)
 """
+)
 
 
 def run_once(code: str, env: dict[str, str]) -> float:

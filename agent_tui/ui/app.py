@@ -21,31 +21,22 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import Footer
 
-from agent_tui.permissions.types import MODES, ApprovalAnswer, ApprovalRequest
-from agent_tui.protocol.events import (
-    ApprovalDecided,
-    Event,
-    MessageStarted,
-    Notice,
-    StreamFailed,
-    TextDelta,
-    ToolCallReady,
-    ToolCallStarted,
-    TurnFinished,
-    TurnStarted,
-)
 from agent_tui.runtime import Options, use_offline
-from agent_tui.ui.widgets.approvals_log import ApprovalsLog
 from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.status import StatusLine
-from agent_tui.ui.widgets.tool_blocks import ToolBlock, tool_block_for
-from agent_tui.ui.widgets.tool_pane import ToolPane
 
+# The first frame is the chat, the prompt and the status line; everything else (event classes,
+# the tool pane, the approvals log, tool blocks) is imported once it has been painted.
 if TYPE_CHECKING:
+    from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
+    from agent_tui.protocol.events import Event
     from agent_tui.sessions.store import SessionInfo, SessionStore
     from agent_tui.ui.replay import Replay
     from agent_tui.ui.screens.sessions import BrowserChoice
+    from agent_tui.ui.widgets.approvals_log import ApprovalsLog
+    from agent_tui.ui.widgets.tool_blocks import ToolBlock
+    from agent_tui.ui.widgets.tool_pane import ToolPane
 
 STYLES = Path(__file__).parent / "styles"
 
@@ -109,14 +100,26 @@ class AgentApp(App[int]):
     # --- layout ------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
+        # Everything the first frame shows is composed here, in one layout pass.
         with Horizontal(id="main"):
-            yield ChatView(id="chat")
-            with Vertical(id="side"):
-                yield ToolPane(id="tools")
-                yield ApprovalsLog(id="approvals")
+            with ChatView(id="chat"):
+                if self.offline:
+                    yield NoticeMessage(
+                        "No ANTHROPIC_API_KEY: running on the built-in offline model. Type a "
+                        "prompt (try “hello”, “run a command”, “search the web for textual”).",
+                        "info",
+                    )
+            yield Vertical(id="side")  # filled after the first frame (`_mount_side`)
         yield PromptInput(id="prompt")
-        yield StatusLine(id="status")
+        status = StatusLine(id="status")
+        status.set_reactive(StatusLine.model, self._model_label())
+        status.set_reactive(StatusLine.mode, self.options.mode)
+        status.set_reactive(StatusLine.activity, "starting…")
+        yield status
         yield Footer()
+
+    def _model_label(self) -> str:
+        return "offline model" if self.offline else (self.options.model or "…")
 
     @property
     def chat(self) -> ChatView:
@@ -126,25 +129,28 @@ class AgentApp(App[int]):
     def status(self) -> StatusLine:
         return self.query_one(StatusLine)
 
+    @property
+    def tool_pane(self) -> ToolPane:
+        return self.query_one("#tools")  # type: ignore[return-value]
+
+    @property
+    def approvals_log(self) -> ApprovalsLog:
+        return self.query_one("#approvals")  # type: ignore[return-value]
+
+    def _mount_side(self) -> None:
+        from agent_tui.ui.widgets.approvals_log import ApprovalsLog
+        from agent_tui.ui.widgets.tool_pane import ToolPane
+
+        self.query_one("#side").mount(ToolPane(id="tools"), ApprovalsLog(id="approvals"))
+
     def on_mount(self) -> None:
-        status = self.status
-        status.model = "offline model" if self.offline else (self.options.model or "…")
-        status.mode = self.options.mode
-        status.activity = "starting…"
         self.query_one(PromptInput).focus()
-        if self.offline:
-            self.chat.append(
-                NoticeMessage(
-                    "No ANTHROPIC_API_KEY: running on the built-in offline model. "
-                    "Type a prompt (try “hello”, “run a command”, “search the web for textual”).",
-                    "info",
-                )
-            )
         self.call_after_refresh(self._start_boot)
         if self.options.resume == "" and self.record:  # `--resume` without an id: pick one
             self.call_after_refresh(self.action_sessions)
 
     def _start_boot(self) -> None:
+        self._mount_side()
         _tune_gc()
         self.run_worker(self._boot, thread=True, group="boot", exit_on_error=False)
 
@@ -249,6 +255,8 @@ class AgentApp(App[int]):
         if self.agent is None:
             return
         engine = self.agent.permissions
+        from agent_tui.permissions.types import MODES
+
         mode = MODES[(MODES.index(engine.mode) + 1) % len(MODES)]
         engine.mode = mode
         self.status.mode = mode
@@ -357,8 +365,8 @@ class AgentApp(App[int]):
         self._end_message()
         self._blocks.clear()
         await self.chat.remove_children()
-        self.query_one(ToolPane).clear()
-        self.query_one(ApprovalsLog).clear()
+        self.tool_pane.clear()
+        self.approvals_log.clear()
         if history and self.agent is not None and self.agent.messages:
             self._show_history()
         self.chat.anchor()
@@ -385,46 +393,47 @@ class AgentApp(App[int]):
     # --- events from the agent ---------------------------------------------------------------
 
     def _on_agent_event(self, event: Event) -> None:
+        # Dispatch on the event's stable `kind`, so the event classes stay off the first frame.
         if not self.is_running:
             return
-        tools = self.query_one(ToolPane)
-        tools.handle(event)
-        match event:
-            case TurnStarted():
-                self._blocks.clear()
-                self.status.activity = "working…"
-            case MessageStarted():
-                self.status.activity = "streaming…"
-            case TextDelta():
-                self._assistant().write(event.text)
-            case ToolCallStarted() | ToolCallReady():
-                self._tool_block(event.id, event.name).handle(event)
-            case ApprovalDecided():
-                self.query_one(ApprovalsLog).add(event)
-                self._route_to_block(event)
-            case Notice():
-                self._end_message()
-                self.chat.append(NoticeMessage(event.text, event.level))
-            case StreamFailed():
-                self._end_message(incomplete=bool(event.partial_text))
-                self.chat.append(
-                    NoticeMessage(
-                        f"{event.error}\nThe session is still usable. Press ctrl+r (or send “r”) "
-                        "to retry.",
-                        "error",
-                    )
+        self.tool_pane.handle(event)
+        kind = event.kind
+        if kind == "turn_start":
+            self._blocks.clear()
+            self.status.activity = "working…"
+        elif kind == "message_start":
+            self.status.activity = "streaming…"
+        elif kind == "text":
+            self._assistant().write(event.text)  # type: ignore[attr-defined]
+        elif kind in ("tool_call_start", "tool_call"):
+            self._tool_block(event.id, event.name).handle(event)  # type: ignore[attr-defined]
+        elif kind == "permission":
+            self.approvals_log.add(event)  # type: ignore[arg-type]
+            self._route_to_block(event)
+        elif kind == "notice":
+            self._end_message()
+            self.chat.append(NoticeMessage(event.text, event.level))  # type: ignore[attr-defined]
+        elif kind == "error":
+            self._end_message(incomplete=bool(event.partial_text))  # type: ignore[attr-defined]
+            self.chat.append(
+                NoticeMessage(
+                    f"{event.error}\nThe session is still usable. "  # type: ignore[attr-defined]
+                    "Press ctrl+r (or send “r”) to retry.",
+                    "error",
                 )
-            case TurnFinished():
-                self._end_message()
-                self.status.usage = self.agent.session_usage
-                self.status.cost = self.agent.session_cost
-                self.status.activity = "ready" if not event.failed else "failed: ctrl+r retries"
-                if self.recorder is not None and self.recorder.session_id:
-                    self.status.session = self.recorder.session_id
-                if self._queued:
-                    self.call_later(self._start, self._queued.pop(0), shown=True)
-            case _:
-                self._route_to_block(event)
+            )
+        elif kind == "turn_end":
+            self._end_message()
+            self.status.usage = self.agent.session_usage
+            self.status.cost = self.agent.session_cost
+            failed = event.failed  # type: ignore[attr-defined]
+            self.status.activity = "failed: ctrl+r retries" if failed else "ready"
+            if self.recorder is not None and self.recorder.session_id:
+                self.status.session = self.recorder.session_id
+            if self._queued:
+                self.call_later(self._start, self._queued.pop(0), shown=True)
+        else:
+            self._route_to_block(event)
 
     def _route_to_block(self, event: Event) -> None:
         tool_use_id = getattr(event, "tool_use_id", None)
@@ -440,6 +449,8 @@ class AgentApp(App[int]):
     def _tool_block(self, tool_use_id: str, name: str) -> ToolBlock:
         block = self._blocks.get(tool_use_id)
         if block is None:
+            from agent_tui.ui.widgets.tool_blocks import tool_block_for
+
             self._end_message()
             block = tool_block_for(tool_use_id, name)
             self._blocks[tool_use_id] = block

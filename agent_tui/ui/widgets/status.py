@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from agent_tui.protocol.events import Usage
+if TYPE_CHECKING:  # the event module is kept off the first frame's path
+    from agent_tui.protocol.events import Usage
 
 
 def _tokens(n: int) -> str:
@@ -17,7 +20,8 @@ class StatusLine(Static):
     model: reactive[str] = reactive("")
     mode: reactive[str] = reactive("default")
     activity: reactive[str] = reactive("ready")
-    usage: reactive[Usage] = reactive(Usage, always_update=True)
+    #: None until the first turn has counted something
+    usage: reactive[Usage | None] = reactive(None, always_update=True)
     cost: reactive[float] = reactive(0.0)
     session: reactive[str] = reactive("")
 
@@ -30,9 +34,10 @@ class StatusLine(Static):
             text.append(f" {self.mode} ", style="bold black on yellow")
         text.append(f"  {self.activity}")
         u = self.usage
-        sent = u.input_tokens + u.cache_read_input_tokens + u.cache_creation_input_tokens
-        text.append(f"   ↑{_tokens(sent)} ↓{_tokens(u.output_tokens)} tokens")
-        if u.web_search_requests:
+        sent = 0 if u is None else u.input_tokens + u.cache_read_input_tokens
+        sent += 0 if u is None else u.cache_creation_input_tokens
+        text.append(f"   ↑{_tokens(sent)} ↓{_tokens(u.output_tokens if u else 0)} tokens")
+        if u is not None and u.web_search_requests:
             text.append(f" · {u.web_search_requests} searches")
         text.append(f" · ${self.cost:.4f}")
         if self.session:
