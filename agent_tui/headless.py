@@ -23,7 +23,11 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
     from agent_tui.sessions.recorder import attach_recorder
 
     agent = make_agent(options)
-    recorder = attach_recorder(agent, options) if options.record else None
+    try:
+        recorder = attach_recorder(agent, options) if options.record else None
+    except LookupError as exc:  # `--resume ID` with an unknown or ambiguous id
+        print(f"agent-tui: could not resume: {exc}", file=sys.stderr)
+        return 1
     answer: list[str] = []
     failed: list[str] = []
 

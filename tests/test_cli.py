@@ -96,6 +96,13 @@ def test_sessions_are_recorded_and_listed(tmp_path: Path) -> None:
     assert "hello there" in listed.stdout
 
 
+def test_resume_with_an_unknown_id_is_an_error_not_a_traceback(tmp_path: Path) -> None:
+    done = run(["-p", "hi", "--resume", "nosuch"], tmp_path)
+    assert done.returncode == 1
+    assert "could not resume" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
 def test_continue_resumes_the_latest_session(tmp_path: Path) -> None:
     assert run(["-p", "hello there"], tmp_path).returncode == 0
     again = run(["-p", "run a command", "--continue", "--output-format", "stream-json"], tmp_path)

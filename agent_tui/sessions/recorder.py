@@ -129,8 +129,14 @@ def find_session(store: SessionStore, options: Options) -> SessionInfo | None:
 
 def attach_recorder(agent: Agent, options: Options, store: SessionStore | None = None) -> Recorder:
     """Record the agent's session; resumes the conversation `--continue`/`--resume` names."""
+    opened = store is None
     store = store or SessionStore.open_default()
-    info = find_session(store, options)
+    try:
+        info = find_session(store, options)
+    except LookupError:  # an unknown or ambiguous `--resume` id: the caller reports it
+        if opened:
+            store.close()
+        raise
     if info is None:
         return Recorder(store, agent)
     return resume_into(store, agent, info.id)
