@@ -77,23 +77,24 @@ class Recorder:
                 started_at=time.time(),
             )
         elif isinstance(event, ToolFinished):
+            tool_input = self._inputs.pop(event.tool_use_id, {})
+            result: dict[str, Any] = {
+                "summary": event.summary,
+                "is_error": event.is_error,
+                "duration_s": event.duration_s,
+            }
             run = self._tool_runs.pop(event.tool_use_id, None)
-            if run is None:  # never reached a decision (invalid input, unknown tool)
+            if run is None:  # never reached a decision (invalid input, unknown tool): one record
                 self.store.record_tool_run(
                     session,
                     event.tool_use_id,
                     event.name,
-                    self._inputs.pop(event.tool_use_id, {}),
-                    summary=event.summary,
-                    is_error=event.is_error,
-                    duration_s=event.duration_s,
+                    tool_input,
                     finished_at=time.time(),
+                    **result,
                 )
             else:
-                self._inputs.pop(event.tool_use_id, None)
-                self.store.finish_tool_run(
-                    run, summary=event.summary, is_error=event.is_error, duration_s=event.duration_s
-                )
+                self.store.finish_tool_run(run, **result)
         elif isinstance(event, TurnFinished):
             self.store.record_turn(
                 session,
