@@ -215,6 +215,7 @@ class Agent:
             self._close_dangling_tool_uses("not run: the stream failed before the call completed")
             self.can_retry = True
             usage += exc.assembler.usage
+            cost += cost_usd(self.config.model, exc.assembler.usage)
             self.emit(StreamFailed(exc.message, exc.retryable, exc.assembler.partial_text()))
             return self._finish(None, usage, cost, requests, failed=True)
         except asyncio.CancelledError:

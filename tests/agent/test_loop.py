@@ -1025,6 +1025,7 @@ async def test_no_retry_after_content_arrived(tmp_path: Path, no_sleep: list[flo
         "content": [{"type": "text", "text": "Here is a short summary of the change"}],
     }
     assert result.usage.input_tokens == 22  # tokens of the failed request still count
+    assert result.cost_usd == pytest.approx(cost_usd(MODEL, result.usage)) and result.cost_usd > 0
     h.check()
     await h.agent.submit("try again please")
     assert [m["role"] for m in h.request_messages(1)] == ["user", "assistant", "user"]
