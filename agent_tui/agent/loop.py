@@ -245,12 +245,11 @@ class Agent:
         return event
 
     def _end_notice(self, stop_reason: str | None) -> None:
-        if stop_reason in ("end_turn", "stop_sequence"):
-            # a finished answer has no tool calls; if one came anyway, answer it so the
-            # conversation stays valid
-            self._close_dangling_tool_uses(f"not run: the response ended ({stop_reason})")
-            return
+        # A tool call the turn will not run (a finished answer should have none; a cut-off one
+        # may) is answered anyway, so the conversation stays valid.
         unanswered = self._close_dangling_tool_uses(f"not run: the response ended ({stop_reason})")
+        if stop_reason in ("end_turn", "stop_sequence"):
+            return
         if stop_reason == "max_tokens":
             text = "The answer hit the output token limit (max_tokens) and was cut short."
         elif stop_reason == "refusal":
