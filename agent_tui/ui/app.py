@@ -71,7 +71,8 @@ class AgentApp(App[int]):
         Binding("ctrl+r", "retry", "Retry", show=True),
         Binding("ctrl+t", "toggle_tools", "Tools pane", show=True),
         Binding("ctrl+o", "sessions", "Sessions", show=True),
-        Binding("shift+tab", "cycle_mode", "Mode", show=True),
+        # Priority: the screen's own shift+tab (focus the previous widget) would shadow it.
+        Binding("shift+tab", "cycle_mode", "Mode", show=True, priority=True),
         Binding("f1", "help", "Help", show=True),
         Binding("ctrl+q", "quit", "Quit", show=True, priority=True),
     ]
@@ -250,6 +251,10 @@ class AgentApp(App[int]):
     def action_toggle_tools(self) -> None:
         side = self.query_one("#side")
         side.display = not side.display
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        # Over a dialog or the session browser, shift+tab is theirs again: it moves the focus.
+        return not (action == "cycle_mode" and len(self.screen_stack) > 1)
 
     def action_cycle_mode(self) -> None:
         if self.agent is None:

@@ -154,6 +154,17 @@ async def test_toggle_tool_pane(tmp_path: Path) -> None:
         assert side.display
 
 
+async def test_shift_tab_cycles_the_permission_mode(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        before = app.agent.permissions.mode
+        await pilot.press("shift+tab")
+        assert app.agent.permissions.mode != before
+        assert app.query_one(StatusLine).mode == app.agent.permissions.mode
+        assert isinstance(app.focused, PromptInput)
+
+
 async def test_tiny_terminal_keeps_working(tmp_path: Path) -> None:
     app = make_app(tmp_path)
     async with app.run_test(size=(20, 8)) as pilot:
