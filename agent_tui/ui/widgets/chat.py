@@ -326,8 +326,3 @@ class ChatView(VerticalScroll):
         excess = len(self.children) - self.max_messages
         if excess > 0:
             await self.remove_children(list(self.children)[:excess])
-
-    def follow(self) -> None:
-        """Follow new content again if the person, having scrolled up, is back at the bottom."""
-        if self._anchor_released and self.is_vertical_scroll_end:
-            self.anchor()
