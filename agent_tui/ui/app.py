@@ -342,7 +342,9 @@ class AgentApp(App[int]):
         store = self.session_store()
         info = store.get_session(session_id)
         if info is None:
-            self.call_from_thread(self.notify, f"No session {session_id}.", severity="error")
+            self.call_from_thread(
+                self.notify, f"No session {session_id}.", severity="error", markup=False
+            )
             return
         old = self.recorder
         if self.record:
