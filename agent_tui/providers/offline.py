@@ -17,6 +17,7 @@ from itertools import count
 from typing import Any
 
 from agent_tui.paths import offline_assets
+from agent_tui.protocol.content import text_of
 from agent_tui.providers.base import MessageRequest
 
 OFFLINE_MODEL = "offline"
@@ -80,14 +81,6 @@ class OfflineProvider:
 # --- choosing what to say ------------------------------------------------------------------------
 
 
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(
-        b.get("text", "") for b in content if isinstance(b, dict) and b["type"] == "text"
-    )
-
-
 def _has_tool_results(message: dict[str, Any]) -> bool:
     content = message.get("content")
     return isinstance(content, list) and any(
@@ -97,10 +90,10 @@ def _has_tool_results(message: dict[str, Any]) -> bool:
 
 def _choose_step(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     prompt_at = max(
-        (i for i, m in enumerate(messages) if m["role"] == "user" and _text_of(m["content"])),
+        (i for i, m in enumerate(messages) if m["role"] == "user" and text_of(m["content"])),
         default=0,
     )
-    prompt = _text_of(messages[prompt_at]["content"]) if messages else ""
+    prompt = text_of(messages[prompt_at]["content"]) if messages else ""
     step = sum(1 for m in messages[prompt_at + 1 :] if m["role"] == "user" and _has_tool_results(m))
     scenario = _scenario_for(prompt)
     steps = scenario["steps"]
@@ -138,7 +131,7 @@ def _last_tool_result(messages: list[dict[str, Any]], limit: int | None = 1500) 
                 if block.get("type") != "tool_result":
                     continue
                 content = block.get("content", "")
-                parts.append(content if isinstance(content, str) else _text_of(content))
+                parts.append(content if isinstance(content, str) else text_of(content))
             text = "\n".join(parts).strip()
             if limit is not None and len(text) > limit:
                 text = text[:limit] + "\n…"
@@ -278,7 +271,7 @@ def _search_hits(query: str, skip: int = 0, n: int = 3) -> list[dict[str, Any]]:
 
 def _search_events(request: MessageRequest) -> list[Paced]:
     """Two searches (the query, then a refinement), their results, and a cited summary."""
-    query = _text_of(request.messages[-1]["content"]).split(":", 1)[-1].strip() or "search"
+    query = text_of(request.messages[-1]["content"]).split(":", 1)[-1].strip() or "search"
     queries = [query, f"{query} documentation"]
     events = [_start(request)]
     index = 0
@@ -315,7 +308,7 @@ def _search_events(request: MessageRequest) -> list[Paced]:
 
 def _extract(request: MessageRequest) -> str:
     """Without a model, answer extraction requests extractively: the page's first sentences."""
-    text = _text_of(request.messages[-1]["content"])
+    text = text_of(request.messages[-1]["content"])
     sentences = [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if len(s.strip()) > 40]
     picked = " ".join(sentences[:5])[:1200]
     return f"(Offline extraction, no model was asked.) {picked}" if picked else "(Empty page.)"

@@ -39,6 +39,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_tui.protocol.content import text_of
 from agent_tui.protocol.events import EVENT_TYPES, Event, Usage, event_from_dict
 from agent_tui.redact import redact, redact_obj, secret_values
 from agent_tui.sessions.repair import repair_messages
@@ -241,16 +242,6 @@ def _dumps(obj: Any) -> str:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
 
 
-def _text_of_result(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
-        )
-    return ""
-
-
 def _flat_strings(value: Any) -> Iterator[str]:
     if isinstance(value, str):
         yield value
@@ -281,7 +272,7 @@ def search_text(role: str, block: dict[str, Any]) -> tuple[str, str] | None:
         out_kind = "search"
         text = " ".join(_flat_strings(tool_input))
     elif kind == "tool_result":
-        out_kind, text = "tool_output", _text_of_result(block.get("content"))
+        out_kind, text = "tool_output", text_of(block.get("content"), "\n")
     elif kind == "web_search_tool_result" and isinstance(block.get("content"), list):
         out_kind = "search_results"
         text = "\n".join(

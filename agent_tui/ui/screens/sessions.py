@@ -30,6 +30,7 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
+from agent_tui.protocol.content import text_of
 from agent_tui.sessions.store import SessionInfo, SessionStore, StoredMessage
 from agent_tui.text import visible
 
@@ -125,9 +126,7 @@ def _block_lines(role: str, block: dict[str, Any]) -> list[tuple[str, str]]:
         name = block.get("name", "tool")
         return [(f"→ {name}: {_plain(str(subject), PREVIEW_BLOCK_CHARS)}", "cyan")]
     if kind == "tool_result":
-        content = block.get("content", "")
-        if isinstance(content, list):
-            content = " ".join(c.get("text", "") for c in content if isinstance(c, dict))
+        content = text_of(block.get("content", ""), " ")
         style = "red" if block.get("is_error") else "dim"
         return [(f"← {_plain(str(content), PREVIEW_BLOCK_CHARS)}", style)]
     if kind == "web_search_tool_result":

@@ -14,16 +14,10 @@ from textual.events import Click
 from textual.widget import Widget
 from textual.widgets import Static
 
+from agent_tui.protocol.content import text_of
 from agent_tui.protocol.events import ToolCallReady, ToolFinished
 from agent_tui.ui.widgets.chat import UserMessage, render_markdown
 from agent_tui.ui.widgets.tool_blocks import ToolBlock, tool_block_for
-
-
-def _result_text(block: dict[str, Any]) -> str:
-    content = block.get("content", "")
-    if isinstance(content, list):
-        return "".join(c.get("text", "") for c in content if isinstance(c, dict))
-    return str(content)
 
 
 def history_widgets(messages: list[dict[str, Any]]) -> list[Widget]:
@@ -50,7 +44,7 @@ def history_widgets(messages: list[dict[str, Any]]) -> list[Widget]:
                 blocks[block["id"]] = tool
                 widgets.append(tool)
             elif kind == "tool_result" and block.get("tool_use_id") in blocks:
-                text = _result_text(block)
+                text = text_of(block.get("content", ""))
                 first = text.strip().splitlines()[0][:80] if text.strip() else "done"
                 blocks[block["tool_use_id"]].handle(
                     ToolFinished(

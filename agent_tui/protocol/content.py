@@ -1,0 +1,16 @@
+"""Reading API message content, which is either a string or a list of content blocks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def text_of(content: Any, sep: str = "") -> str:
+    """The text blocks of `content` joined by `sep` (a plain string is its own text)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    return sep.join(
+        str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
+    )
