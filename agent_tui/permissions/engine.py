@@ -9,31 +9,45 @@ check; outside the working directory Read/Write/Edit always ask and are never "a
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from agent_tui.paths import config_dir as default_config_dir
 from agent_tui.pathutil import resolve
+from agent_tui.permissions import bash_check
 from agent_tui.permissions import settings as settings_mod
 from agent_tui.permissions.hosts import PreapprovedHosts, default_preapproved, parse_url
-from agent_tui.permissions.readonly import default_allows
+from agent_tui.permissions.protected import protected
 from agent_tui.permissions.rules import (
-    Match,
     Rule,
     RuleError,
-    match_command,
     match_host,
     match_path,
     parse_rule,
 )
 from agent_tui.permissions.settings import ALL_TOOLS, LoadedRules, SourcedRule
-from agent_tui.permissions.shell import Analysis, Part, analyze, show
-from agent_tui.permissions.suggest import suggest_parts
+from agent_tui.permissions.trust import ProjectFiles, State, TrustStore
 from agent_tui.permissions.types import MODES, Behavior, Decision, Mode
 
 _PATH_KEYS = ("path", "file_path")
+
+
+@dataclass
+class _Trust:
+    store: TrustStore
+    files: ProjectFiles
+    state: State | None
+
+
+def _grant_text(r: SourcedRule) -> str:
+    where = (
+        ".agent-tui/settings.toml" if r.source == "project" else ".agent-tui/settings.local.toml"
+    )
+    return f"{r.rule.text}  ({where})"
 
 
 class PermissionEngine:
@@ -47,8 +61,11 @@ class PermissionEngine:
         warnings: Iterable[str] = (),
         fallback: Iterable[tuple[str, str]] = (),
         preapproved: PreapprovedHosts | None = None,
+        config_dir: Path | None = None,
     ) -> None:
         self.cwd = cwd.resolve()
+        #: the user's settings directory (writing there is protected)
+        self.config_dir = config_dir.resolve() if config_dir else None
         self._rules: list[SourcedRule] = list(rules)
         self.mode = mode
         self.local_settings = local_settings or (
@@ -59,6 +76,9 @@ class PermissionEngine:
         self._preapproved = preapproved if preapproved is not None else default_preapproved()
         #: why the last `save_always` couldn't write the local file, or None
         self.save_error: str | None = None
+        #: project grants withheld until the person trusts the project
+        self.untrusted_grants: tuple[SourcedRule, ...] = ()
+        self.trust: _Trust | None = None
 
     @classmethod
     def load(
@@ -68,21 +88,54 @@ class PermissionEngine:
         allow: Iterable[str] = (),
         deny: Iterable[str] = (),
         config_dir: Path | None = None,
+        trust_project: bool = False,
     ) -> PermissionEngine:
-        """Read user, project and local settings plus `--allow`/`--deny`; never raises on them."""
+        """Read user, project and local settings plus `--allow`/`--deny`; never raises on them.
+
+        The project's own grants apply only if the project is trusted (a stored answer, or
+        `trust_project`); otherwise they wait in `untrusted_grants` for the person to decide.
+        """
         cwd = cwd.resolve()
-        loaded: LoadedRules = settings_mod.load_rules(
-            cwd, config_dir or default_config_dir(), allow, deny
-        )
-        paths = settings_mod.settings_paths(cwd, config_dir or default_config_dir())
-        return cls(
+        config_dir = config_dir or default_config_dir()
+        store = TrustStore.at(config_dir)
+        files = store.files(cwd)
+        state = "trusted" if trust_project else store.state(files)
+        trusted = {"project", "local"} if state == "trusted" else set()
+        if store.is_own_local(cwd):
+            trusted.add("local")
+        loaded: LoadedRules = settings_mod.load_rules(cwd, config_dir, allow, deny, trusted)
+        paths = settings_mod.settings_paths(cwd, config_dir)
+        engine = cls(
             cwd,
             loaded.rules,
             mode=mode,
             local_settings=paths["local"],
             warnings=loaded.warnings,
             fallback=loaded.fallback,
+            config_dir=config_dir,
         )
+        engine.untrusted_grants = tuple(loaded.untrusted)
+        engine.trust = _Trust(store, files, state)  # type: ignore[arg-type]
+        return engine
+
+    # --- project trust ---
+
+    @property
+    def trust_question(self) -> tuple[str, ...]:
+        """The grants to show in the trust dialog: empty when there is nothing to decide."""
+        if not self.untrusted_grants or self.trust is None or self.trust.state is not None:
+            return ()
+        return tuple(_grant_text(r) for r in self.untrusted_grants)
+
+    def decide_trust(self, trusted: bool) -> None:
+        """The person's answer: apply the withheld grants (trust) or keep ignoring them."""
+        if trusted:
+            self._rules.extend(self.untrusted_grants)
+            self.untrusted_grants = ()
+        if self.trust is not None:
+            self.trust.state = "trusted" if trusted else "ignored"
+            with contextlib.suppress(OSError):
+                self.trust.store.record(self.trust.files, self.trust.state)
 
     # --- state ---
 
@@ -140,6 +193,9 @@ class PermissionEngine:
             self.save_error = str(e)
             return ()
         self.save_error = None
+        if self.trust is not None:  # what the app wrote for the person needs no trust
+            with contextlib.suppress(OSError):
+                self.trust.store.record_own_local(self.cwd, self.trust.state)
         return texts
 
     # --- deciding ---
@@ -229,6 +285,9 @@ class PermissionEngine:
         asked = hits("ask", resolved, lexical)
         if asked:
             return _by_rule("ask", asked)
+        why = protected([resolved, lexical], self.config_dir) if editing else None
+        if why:
+            return Decision("ask", reason=f"a protected file: {why}", risk=f"changes {why}")
         if not resolved.is_relative_to(self.cwd):
             return Decision("ask", reason=f"{resolved} is outside the working directory {self.cwd}")
         allowed = hits("allow", resolved)
@@ -280,131 +339,29 @@ class PermissionEngine:
             suggestions=(suggestion,) if ok else (),
         )
 
-    # --- Bash ---
+    # --- Bash (see bash_check.py) ---
 
     def _bash(self, input: dict[str, Any], read_only: bool) -> Decision:
-        command = input.get("command")
-        if not isinstance(command, str) or not command.strip():
-            return Decision("ask", reason="no command given")
-        a = analyze(command)
-        bash_deny = list(self._of("deny", "Bash"))
+        return bash_check.decide(self, input)
 
-        # 1. deny: any rule matching any part (or any wrapper around it) denies the whole.
-        maybe_deny: SourcedRule | None = None
-        for part in a.parts:
-            for r in bash_deny:
-                m = _match_any(r.rule, part)
-                if m is Match.YES:
-                    return _by_rule(
-                        "deny", r, f"deny rule {r.rule.text} matches `{show(part.argv)}`"
-                    )
-                if m is Match.MAYBE and maybe_deny is None:
-                    maybe_deny = r
-        if any(r.rule.bare for r in bash_deny):
-            return _by_rule("deny", next(r for r in bash_deny if r.rule.bare))
-        writes = [(w, *self._write_paths(w, a)) for w in a.writes]
-        for w, resolved, lexical in writes:
-            denied = self._edit_rule_for("deny", resolved, lexical)
-            if denied:
-                return _by_rule("deny", denied, f"deny rule {denied.rule.text} covers `{w}`")
+    # --- helpers shared with bash_check ---
 
-        # 2. plan mode: only commands from the read-only list, writing nothing.
-        if self.mode == "plan" and not (
-            not a.problems and not a.writes and all(default_allows(p, self.cwd) for p in a.parts)
-        ):
-            return _plan_denied("Bash")
-        why = self._fallback_reason("Bash")
-        if why:
-            return Decision("ask", reason=f"{why}: asking until it is fixed")
-        if maybe_deny:
-            return Decision(
-                "ask",
-                rule=maybe_deny.rule.text,
-                reason="part of the command isn't known statically and might match deny rule "
-                + maybe_deny.rule.text,
-                source="rule",
-            )
-        if self.mode == "yolo":
-            # Without a full parse, deny rules can't be proven not to match: the person decides.
-            if a.truncated or (a.problems and bash_deny):
-                return Decision("ask", reason=f"{a.problems[0]}; deny rules can't be checked")
-            return Decision("allow", reason="yolo mode allows everything not denied", source="mode")
+    def rules_of(self, behavior: Behavior, tool: str) -> Iterator[SourcedRule]:
+        return self._of(behavior, tool)
 
-        # 3. ask rules.
-        for part in a.parts:
-            for r in self._of("ask", "Bash"):
-                if _match_any(r.rule, part) is not Match.NO:
-                    return _by_rule("ask", r, f"ask rule {r.rule.text} matches `{show(part.argv)}`")
-        for w, resolved, lexical in writes:
-            asked = self._edit_rule_for("ask", resolved, lexical)
-            if asked:
-                return _by_rule("ask", asked, f"ask rule {asked.rule.text} covers `{w}`")
-        if a.problems:
-            return Decision("ask", reason=a.problems[0])
+    def paths_of(self, raw: str) -> tuple[Path, Path]:
+        return self._paths(raw)
 
-        # 4. allow: every part and every write, each on its own.
-        used: list[str] = []
-        by_mode = False
-        asked_parts: list[Part] = []
-        for part in a.parts:
-            rule = next(
-                (
-                    r
-                    for r in self._of("allow", "Bash")
-                    if match_command(r.rule, part.argv, open_args=part.open_args) is Match.YES
-                ),
-                None,
-            )
-            if rule:
-                used.append(rule.rule.text)
-            elif not default_allows(part, self.cwd):
-                asked_parts.append(part)
-        asked_writes: list[str] = []
-        unsafe_write = False
-        for w, resolved, _lexical in writes:
-            if resolved is None or not resolved.is_relative_to(self.cwd):
-                asked_writes.append(w)
-                unsafe_write = True
-                continue
-            rule = self._edit_rule_for("allow", resolved)
-            if rule:
-                used.append(rule.rule.text)
-            elif self.mode == "accept-edits":
-                by_mode = True
-            else:
-                asked_writes.append(w)
-        if not asked_parts and not asked_writes:
-            names = ", ".join(dict.fromkeys(used))
-            if names:
-                return Decision("allow", rule=names, reason=f"allowed by {names}", source="rule")
-            if by_mode:
-                return Decision(
-                    "allow",
-                    reason="accept-edits mode allows writes in the working directory",
-                    source="mode",
-                )
-            return Decision("allow", reason="a read-only command")
+    def fallback_reason(self, tool: str) -> str | None:
+        return self._fallback_reason(tool)
 
-        reasons = [f"no rule allows `{show(p.argv)}`" for p in asked_parts]
-        reasons += [f"writes to {w}" for w in asked_writes]
-        # "Always" is offered only when every asked part and write gets a rule of its own.
-        suggestions: tuple[str, ...] = ()
-        if not a.has_substitution and not unsafe_write:
-            part_rules = suggest_parts(asked_parts) if asked_parts else ()
-            edit_rules = [_edit_rule(r, self.cwd) for w, r, _ in writes if r and w in asked_writes]
-            if (part_rules or not asked_parts) and all(edit_rules):
-                suggestions = part_rules + tuple(e for e in edit_rules if e)
-        return Decision(
-            "ask", reason="; ".join(reasons), suggestions=tuple(dict.fromkeys(suggestions))
-        )
+    def plan_denied(self, tool: str) -> Decision:
+        return _plan_denied(tool)
 
-    def _write_paths(self, target: str, a: Analysis) -> tuple[Path | None, Path | None]:
-        expanded = os.path.expanduser(target)
-        if a.changes_dir and not os.path.isabs(expanded):
-            return None, None  # relative to a directory we can't know
-        return self._paths(target)
+    def edit_rule_text(self, path: Path) -> str | None:
+        return _edit_rule(path, self.cwd)
 
-    def _edit_rule_for(
+    def edit_rule_for(
         self, behavior: Behavior, resolved: Path | None, lexical: Path | None = None
     ) -> SourcedRule | None:
         paths = [p for p in (resolved, lexical) if p is not None]
@@ -412,17 +369,6 @@ class PermissionEngine:
             if any(match_path(r.rule, p, self.cwd) for p in paths):
                 return r
         return None
-
-
-def _match_any(rule: Rule, part: Part) -> Match:
-    """Match a restricting rule against a part and every wrapper it was unwrapped from."""
-    best = match_command(rule, part.argv, open_args=part.open_args, basename=True)
-    for argv in part.outer:
-        if best is Match.YES:
-            break
-        m = match_command(rule, argv, basename=True)
-        best = m if m.value > best.value else best
-    return best
 
 
 def _by_rule(behavior: Behavior, r: SourcedRule, reason: str = "") -> Decision:

@@ -69,6 +69,8 @@ class LoadedRules:
     #: (tool or "*", why): a bad deny/ask rule makes these ask, even in yolo mode
     fallback: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: grants from project files that are not trusted yet: (source, rule), withheld
+    untrusted: list[SourcedRule] = field(default_factory=list)
 
 
 def settings_paths(cwd: Path, config_dir: Path) -> dict[str, Path]:
@@ -80,11 +82,22 @@ def settings_paths(cwd: Path, config_dir: Path) -> dict[str, Path]:
 
 
 def load_rules(
-    cwd: Path, config_dir: Path, allow: Iterable[str] = (), deny: Iterable[str] = ()
+    cwd: Path,
+    config_dir: Path,
+    allow: Iterable[str] = (),
+    deny: Iterable[str] = (),
+    trusted: Iterable[str] = ("project", "local"),
 ) -> LoadedRules:
+    """Rules from every file and flag; grants from project files not in `trusted` are withheld
+    (in `untrusted`), while their ask and deny rules always apply."""
     out = LoadedRules()
+    trusted = frozenset(trusted)
     for source, path in settings_paths(cwd, config_dir).items():
         read_file(path, source, out)
+        if source in ("project", "local") and source not in trusted:
+            grants = [r for r in out.rules if r.source == source and is_grant(r)]
+            out.rules = [r for r in out.rules if r not in grants]
+            out.untrusted.extend(grants)
     add_rules(allow, "allow", "cli", out)
     add_rules(deny, "deny", "cli", out)
     return out
@@ -140,6 +153,11 @@ def add_rules(
                 into.warnings.append(f"{where}: allow rule {rule.text} ignored: {refused}")
                 continue
         into.rules.append(SourcedRule(rule, behavior, source))
+
+
+def is_grant(r: SourcedRule) -> bool:
+    """An allow rule that grants more than reading files."""
+    return r.behavior == "allow" and r.rule.tool != "Read"
 
 
 def _tool_of(text: object) -> str:

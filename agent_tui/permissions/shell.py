@@ -25,6 +25,9 @@ from functools import lru_cache
 import tree_sitter
 import tree_sitter_bash
 
+from agent_tui.permissions.command_risks import effects
+from agent_tui.permissions.expansions import code_evaluation, hidden_code
+
 #: a word whose value isn't known statically is None
 Word = str | None
 Argv = tuple[Word, ...]
@@ -60,6 +63,11 @@ _TOKEN_LEVEL = frozenset(
 _RAW_NEWLINE = re.compile(rb"(?<!\\)(?:\\\\)*\n")
 _UNPARSEABLE = re.compile("[\U000e0000-\U000e007f\ud800-\udfff]")
 _BRACE = re.compile(r"\{[^}]*(,|\.\.)[^}]*\}")
+# Nodes where bash may evaluate a runtime value as code (see expansions.py).
+_EVALUATING = frozenset(
+    {"expansion", "arithmetic_expansion", "compound_statement", "c_style_for_statement"}
+    | {"subscript", "test_command", "unset_command", "declaration_command"}
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +85,8 @@ class Part:
     open_args: bool = False
     #: runs through sudo/doas
     privileged: bool = False
+    #: the source text of each word, for the dialog and for globs (`*.pyc`)
+    raw: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +102,15 @@ class Analysis:
     changes_dir: bool
     #: the work budget ran out: some parts may be missing, so nothing may be concluded from them
     truncated: bool = False
+    #: options or script features that run another program (`sed 's/x/y/e'`, `tar
+    #: --to-command`): the command asks whatever rule matched
+    risks: tuple[str, ...] = ()
+    #: files named in a command's arguments for writing (`cp a DEST`, `sort -o F`, sed `w F`),
+    #: with the part's text; None when not known statically. Allowed with the command's rule
+    #: inside the working directory; outside it, or on a protected path, they ask.
+    operand_writes: tuple[tuple[Word, str], ...] = ()
+    #: options that destroy data (`rm -r`, `git push --force`): "always" is never offered
+    destructive: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=1)
@@ -109,6 +128,9 @@ def analyze(command: str) -> Analysis:
         has_substitution=a.substitution,
         changes_dir=a.changes_dir,
         truncated=a.truncated,
+        risks=tuple(dict.fromkeys(a.risks)),
+        operand_writes=tuple(a.operand_writes),
+        destructive=tuple(dict.fromkeys(a.destructive)),
     )
 
 
@@ -194,6 +216,8 @@ class _Ctx:
     assignments: tuple[str, ...] = ()
     privileged: bool = False
     open_args: bool = False
+    #: source texts of the words of the command being unwrapped
+    raw: tuple[str, ...] = ()
 
 
 @dataclass
@@ -205,6 +229,9 @@ class _Analyzer:
     changes_dir: bool = False
     truncated: bool = False
     budget: int = MAX_NODES
+    risks: list[str] = field(default_factory=list)
+    operand_writes: list[tuple[Word, str]] = field(default_factory=list)
+    destructive: list[str] = field(default_factory=list)
 
     def problem(self, why: str) -> None:
         self.problems.append(why)
@@ -231,10 +258,14 @@ class _Analyzer:
         if any(c in source for c in "\r\v\f"):
             # bash treats these as word characters, tree-sitter as blanks: the two would disagree.
             self.problem("the command contains a carriage return or other unusual blank")
-        tree = _parser().parse(source.encode("utf-8", "surrogateescape"))
+        encoded = source.encode("utf-8", "surrogateescape")
+        tree = _parser().parse(encoded)
         root = tree.root_node
         if root.has_error:
             self.problem("the command could not be parsed")
+        hidden = hidden_code(root, encoded)
+        if hidden:
+            self.problem(hidden)
         self.visit(root, 0, reparse, ctx or _Ctx())
 
     def visit(self, node: tree_sitter.Node, depth: int, reparse: int, ctx: _Ctx) -> None:
@@ -247,6 +278,10 @@ class _Analyzer:
         t = node.type
         if t in _TOKEN_LEVEL:
             self.check_gaps(node)
+        if t in _EVALUATING:
+            why = code_evaluation(node)
+            if why:
+                self.problem(why)
         if t == "ERROR" or node.is_missing:
             self.problem("the command could not be parsed")
         elif t in ("command_substitution", "process_substitution"):
@@ -352,6 +387,7 @@ class _Analyzer:
         if not argv:
             return  # only assignments or redirections
         sub = _Ctx(ctx.outer, ctx.assignments + tuple(assignments), ctx.privileged, ctx.open_args)
+        sub.raw = tuple(_text(w) for w in words)
         self.simple(argv, _text(node), reparse, sub)
 
     # --- one simple command, wrappers unwrapped ---
@@ -366,9 +402,14 @@ class _Analyzer:
         self.problem("too many nested wrapper commands")
 
     def emit(self, argv: Argv, text: str, ctx: _Ctx) -> None:
+        raw = ctx.raw[-len(argv) :] if len(ctx.raw) >= len(argv) else ()
         self.parts.append(
-            Part(argv, text, ctx.outer, ctx.assignments, ctx.open_args, ctx.privileged)
+            Part(argv, text, ctx.outer, ctx.assignments, ctx.open_args, ctx.privileged, raw)
         )
+        fx = effects(argv)
+        self.risks.extend(f"{r}: `{text}`" if len(text) < 80 else r for r in fx.runs)
+        self.operand_writes.extend((w, text) for w in fx.writes)
+        self.destructive.extend(fx.destructive)
 
     def step(self, argv: Argv, text: str, reparse: int, ctx: _Ctx) -> tuple[Argv, _Ctx] | None:
         """Handle one layer: emit a part, or return the wrapped command to look at next."""
@@ -381,7 +422,7 @@ class _Analyzer:
             if var == "?" or _DANGEROUS_VARS.fullmatch(var):
                 self.problem(f"`{text}` sets {var}, which can change what runs")
         base = name.rsplit("/", 1)[-1]
-        inner = _Ctx((*ctx.outer, argv), ctx.assignments, ctx.privileged, ctx.open_args)
+        inner = _Ctx((*ctx.outer, argv), ctx.assignments, ctx.privileged, ctx.open_args, ctx.raw)
 
         if base in ("cd", "pushd", "popd"):
             self.changes_dir = True

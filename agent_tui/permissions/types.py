@@ -21,6 +21,10 @@ class Decision:
     suggestions: tuple[str, ...] = ()
     #: decided by "rule", "mode" or "default"
     source: str = "default"
+    #: what the call does that matters, in one plain line ("pushes to a remote"); "" if nothing
+    risk: str = ""
+    #: the parts of a long command that made it ask, to show without scrolling
+    highlights: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,264 @@
+"""The Bash decision, in its phases: deny → plan → fallbacks → yolo → ask → allow.
+
+Deny and ask rules are matched against each part's normalised form (`command_risks.normalize`:
+wrappers unwrapped by the analyser, global options and the command word's path removed, aliases
+resolved), and against every wrapper it was unwrapped from; where normalising isn't certain (an
+unknown global option, `git -c alias.x=push x`) a deny rule that might match makes the command ask.
+Allow rules grant a command's ordinary use: risks (options and script features that run another
+program), values evaluated as code, and writes outside the working directory or to protected
+paths ask whatever rule matched.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agent_tui.permissions.command_risks import normalize
+from agent_tui.permissions.protected import protected
+from agent_tui.permissions.readonly import default_allows
+from agent_tui.permissions.risk import Highlights, risk_line
+from agent_tui.permissions.rules import Match, Rule, match_command
+from agent_tui.permissions.settings import SourcedRule
+from agent_tui.permissions.shell import Analysis, Part, Word, analyze, show
+from agent_tui.permissions.suggest import suggest_parts
+from agent_tui.permissions.types import Decision
+
+if TYPE_CHECKING:
+    from agent_tui.permissions.engine import PermissionEngine
+
+
+@dataclass(frozen=True, slots=True)
+class _Write:
+    target: Word
+    #: the part that writes it (redirections: the redirection)
+    text: str
+    resolved: Path | None
+    lexical: Path | None
+    #: True for a redirection or `tee`, False for a file named in a command's arguments
+    redirect: bool
+
+
+def decide(engine: PermissionEngine, input: dict[str, Any]) -> Decision:
+    command = input.get("command")
+    if not isinstance(command, str) or not command.strip():
+        return Decision("ask", reason="no command given")
+    return _Check(engine, analyze(command)).run()
+
+
+class _Check:
+    def __init__(self, engine: PermissionEngine, a: Analysis) -> None:
+        self.e = engine
+        self.a = a
+        self.deny = list(engine.rules_of("deny", "Bash"))
+        self.writes = [self._write(w, w, True) for w in a.writes] + [
+            self._write(w, text, False) for w, text in a.operand_writes
+        ]
+        self.hl = Highlights()
+
+    def _write(self, target: Word, text: str, redirect: bool) -> _Write:
+        if target is None:
+            return _Write(None, text, None, None, redirect)
+        expanded = os.path.expanduser(target)
+        if self.a.changes_dir and not os.path.isabs(expanded):
+            return _Write(target, text, None, None, redirect)  # relative to an unknown directory
+        resolved, lexical = self.e.paths_of(target)
+        return _Write(target, text, resolved, lexical, redirect)
+
+    def decision(self, behavior: str, reason: str, **kw: Any) -> Decision:
+        risk = risk_line(self.a, [w.target for w in self.writes if self._outside(w)], self.hl)
+        return Decision(behavior, reason=reason, risk=risk, highlights=self.hl.items(), **kw)  # type: ignore[arg-type]
+
+    def _outside(self, w: _Write) -> bool:
+        return w.resolved is None or not w.resolved.is_relative_to(self.e.cwd)
+
+    def run(self) -> Decision:
+        return self.denied() or self.gated() or self.asked() or self.allowed()
+
+    # 1. deny: any rule matching any part (or a wrapper around it) denies the whole, in every mode.
+    def denied(self) -> Decision | None:
+        maybe: SourcedRule | None = None
+        for part in self.a.parts:
+            for r in self.deny:
+                m = match_restricting(r.rule, part)
+                if m is Match.YES:
+                    return _by_rule(
+                        "deny", r, f"deny rule {r.rule.text} matches `{show(part.argv)}`"
+                    )
+                if m is Match.MAYBE and maybe is None:
+                    maybe = r
+                    self.hl.add(part.text)
+        if any(r.rule.bare for r in self.deny):
+            return _by_rule("deny", next(r for r in self.deny if r.rule.bare))
+        for w in self.writes:
+            denied = self.e.edit_rule_for("deny", w.resolved, w.lexical)
+            if denied:
+                return _by_rule("deny", denied, f"deny rule {denied.rule.text} covers `{w.target}`")
+        self.maybe_deny = maybe
+        return None
+
+    # 2. plan mode, broken settings, a deny rule that might match, yolo.
+    def gated(self) -> Decision | None:
+        a, e = self.a, self.e
+        if e.mode == "plan" and not self.read_only():
+            return e.plan_denied("Bash")
+        why = e.fallback_reason("Bash")
+        if why:
+            return self.decision("ask", f"{why}: asking until it is fixed")
+        if self.maybe_deny:
+            r = self.maybe_deny
+            return self.decision(
+                "ask",
+                "part of the command can't be matched for certain and might match deny rule "
+                + r.rule.text,
+                rule=r.rule.text,
+                source="rule",
+            )
+        if e.mode == "yolo":
+            # Without a full view of the command, deny rules can't be proven not to match.
+            unclear = a.truncated or ((a.problems or a.risks) and self.deny)
+            if unclear:
+                why = (a.problems or a.risks)[0] if (a.problems or a.risks) else "too large"
+                self.hl.extend(a.problems + a.risks)
+                return self.decision("ask", f"{why}; deny rules can't be checked")
+            return Decision("allow", reason="yolo mode allows everything not denied", source="mode")
+        return None
+
+    def read_only(self) -> bool:
+        a = self.a
+        return not (a.problems or a.risks or a.writes or a.operand_writes) and all(
+            default_allows(p, self.e.cwd) for p in a.parts
+        )
+
+    # 3. ask rules, protected paths, and whatever can't be known statically or runs code.
+    def asked(self) -> Decision | None:
+        a, e = self.a, self.e
+        for part in a.parts:
+            for r in e.rules_of("ask", "Bash"):
+                if match_restricting(r.rule, part) is not Match.NO:
+                    self.hl.add(part.text)
+                    return _by_rule(
+                        "ask", r, f"ask rule {r.rule.text} matches `{show(part.argv)}`", self
+                    )
+        for w in self.writes:
+            asked = e.edit_rule_for("ask", w.resolved, w.lexical)
+            if asked:
+                return _by_rule("ask", asked, f"ask rule {asked.rule.text} covers `{w.target}`")
+        for w in self.writes:
+            why = protected([w.resolved, w.lexical], e.config_dir)
+            if why:
+                self.hl.add(w.text)
+                return self.decision("ask", f"writes a protected file: {why}")
+        if a.problems or a.risks:
+            self.hl.extend(a.risks + a.problems)
+            return self.decision("ask", (a.risks + a.problems)[0])
+        return None
+
+    # 4. allow: every part and every write, each on its own.
+    def allowed(self) -> Decision:
+        a, e = self.a, self.e
+        used: list[str] = []
+        asked_parts: list[Part] = []
+        for part in a.parts:
+            rule = next((r for r in e.rules_of("allow", "Bash") if allows(r.rule, part)), None)
+            if rule:
+                used.append(rule.rule.text)
+            elif not default_allows(part, e.cwd):
+                asked_parts.append(part)
+        asked_writes: list[_Write] = []
+        by_mode = False
+        for w in self.writes:
+            if self._outside(w):
+                asked_writes.append(w)
+            elif not w.redirect:
+                continue  # a file the command names, inside the project: its rule covers it
+            elif rule := e.edit_rule_for("allow", w.resolved):
+                used.append(rule.rule.text)
+            elif e.mode == "accept-edits":
+                by_mode = True
+            else:
+                asked_writes.append(w)
+        if not asked_parts and not asked_writes:
+            names = ", ".join(dict.fromkeys(used))
+            if names:
+                return Decision("allow", rule=names, reason=f"allowed by {names}", source="rule")
+            if by_mode:
+                return Decision(
+                    "allow",
+                    reason="accept-edits mode allows writes in the working directory",
+                    source="mode",
+                )
+            return Decision("allow", reason="a read-only command")
+        return self.ask_for(asked_parts, asked_writes)
+
+    def ask_for(self, parts: list[Part], writes: list[_Write]) -> Decision:
+        a, e = self.a, self.e
+        self.hl.extend([p.text for p in parts] + [w.text for w in writes])
+        reasons = [f"no rule allows `{show(p.argv)}`" for p in parts]
+        reasons += [
+            f"writes outside the project: {w.target or '(a path not known statically)'}"
+            if self._outside(w)
+            else f"writes to {w.target}"
+            for w in writes
+        ]
+        # "Always" is offered only when every asked part and write gets a rule of its own, and
+        # never for a destructive command.
+        suggestions: tuple[str, ...] = ()
+        unsafe = a.has_substitution or a.destructive or any(self._outside(w) for w in writes)
+        if not unsafe:
+            part_rules = suggest_parts(parts) if parts else ()
+            edit_rules = [e.edit_rule_text(w.resolved) for w in writes if w.resolved]
+            if (part_rules or not parts) and all(edit_rules):
+                suggestions = part_rules + tuple(r for r in edit_rules if r)
+        return self.decision(
+            "ask", "; ".join(reasons), suggestions=tuple(dict.fromkeys(suggestions))
+        )
+
+
+def match_restricting(rule: Rule, part: Part) -> Match:
+    """Match a deny or ask rule against a part's normalised form and every wrapper around it."""
+    best = Match.NO
+    for i, argv in enumerate((part.argv, *part.outer)):
+        open_args = part.open_args if i == 0 else False
+        raw = match_command(rule, argv, open_args=open_args, basename=True)
+        norm = normalize(argv)
+        m = match_command(rule, norm.argv, open_args=open_args, basename=True)
+        if (
+            m is Match.NO
+            and not norm.certain
+            and len(rule.tokens) > 1
+            and norm.argv[:1] == (rule.tokens[0],)
+        ):
+            m = Match.MAYBE  # the subcommand may be renamed: `git -c alias.p=push p`
+        for found in (raw, m):
+            best = found if found.value > best.value else best
+        if best is Match.YES:
+            break
+    return best
+
+
+def allows(rule: Rule, part: Part) -> bool:
+    """An allow rule covers the part as written, or without value-less global flags."""
+    if match_command(rule, part.argv, open_args=part.open_args) is Match.YES:
+        return True
+    if rule.bare or not part.argv or part.argv[0] is None or "/" in part.argv[0]:
+        return False
+    norm = normalize(part.argv)
+    return (
+        norm.certain
+        and norm.flags_only
+        and norm.argv != part.argv
+        and match_command(rule, norm.argv, open_args=part.open_args) is Match.YES
+    )
+
+
+def _by_rule(
+    behavior: str, r: SourcedRule, reason: str = "", check: _Check | None = None
+) -> Decision:
+    where = f" ({r.source} settings)" if r.source in ("user", "project", "local") else ""
+    text = (reason or f"{behavior} rule {r.rule.text}") + where
+    if check is not None:
+        return check.decision(behavior, text, rule=r.rule.text, source="rule")
+    return Decision(behavior, rule=r.rule.text, reason=text, source="rule")  # type: ignore[arg-type]

@@ -1,0 +1,80 @@
+"""Protected paths: files that, once written, make a later harmless-looking command run code.
+
+A model that can write `.git/config` (core.fsmonitor, core.pager) or `.git/hooks/*` turns the
+default-allowed `git status` into code execution; the same goes for the agent's own settings,
+shell start-up files and tool configs that name commands. Writes to these always ask (every mode
+but yolo), whether they come from Write/Edit or from a shell redirection, `tee`, `cp`, `sed -i`.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# A directory with one of these names, anywhere in the path, holds code-running configuration.
+_DIRS = {
+    ".git": "git's internals (.git/): hooks and config run programs",
+    ".agent-tui": "agent-tui's own settings",
+    ".claude": "agent configuration (.claude/)",
+    ".husky": "git hooks (.husky/)",
+    ".vscode": "editor tasks and settings (.vscode/) that can run commands",
+    ".ssh": "ssh configuration and keys",
+}
+# Files with one of these names run code or configure a tool to.
+_FILES = {
+    ".mcp.json": "MCP server configuration: it starts programs",
+    ".envrc": "direnv runs it on entering the directory",
+    ".npmrc": "npm configuration (script-shell, node-options)",
+    ".yarnrc": "yarn configuration",
+    ".yarnrc.yml": "yarn configuration (yarnPath runs code)",
+    ".gitconfig": "git configuration",
+    ".gitmodules": "git submodule configuration",
+    ".pre-commit-config.yaml": "pre-commit hooks: commands git runs on commit",
+    ".bashrc": "a shell start-up file",
+    ".bash_profile": "a shell start-up file",
+    ".bash_login": "a shell start-up file",
+    ".bash_logout": "a shell start-up file",
+    ".profile": "a shell start-up file",
+    ".zshrc": "a shell start-up file",
+    ".zshenv": "a shell start-up file",
+    ".zprofile": "a shell start-up file",
+    ".zlogin": "a shell start-up file",
+    ".kshrc": "a shell start-up file",
+    ".inputrc": "readline start-up file",
+    "config.fish": "a shell start-up file",
+    "sitecustomize.py": "Python runs it at start-up",
+    "usercustomize.py": "Python runs it at start-up",
+}
+
+
+def protected_reason(path: Path | str, config_dir: Path | None = None) -> str | None:
+    """Why writing `path` (absolute or relative) needs the person, or None."""
+    p = Path(os.path.normpath(path))
+    parts = p.parts
+    for part in parts[:-1]:
+        if part in _DIRS:
+            return _DIRS[part]
+    name = parts[-1] if parts else ""
+    if name in _DIRS:
+        return _DIRS[name]
+    if name in _FILES:
+        return _FILES[name]
+    if name.endswith(".pth") and "site-packages" in parts:
+        return "a .pth file runs code whenever Python starts"
+    if config_dir is not None and p.is_absolute():
+        try:
+            p.relative_to(config_dir)
+        except ValueError:
+            pass
+        else:
+            return "agent-tui's user settings"
+    return None
+
+
+def protected(paths: list[Path | None], config_dir: Path | None = None) -> str | None:
+    for p in paths:
+        if p is not None:
+            why = protected_reason(p, config_dir)
+            if why:
+                return f"{p}: {why}"
+    return None

@@ -1,0 +1,212 @@
+"""What a sed or awk program does beyond filtering text: run commands, write files.
+
+Both languages can run programs (sed's `e`, awk's `system()` and pipes) and write files (sed's
+`w`, awk's `print > "f"`), so a rule like `Bash(sed:*)` must not grant those. The readers here are
+deliberately small and fail closed: anything they can't follow is reported as a reason to ask.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+
+@dataclass
+class ScriptEffects:
+    #: why the program runs other programs (or can't be read): each makes the command ask
+    runs: list[str] = field(default_factory=list)
+    #: files the program writes; None when the name isn't known statically
+    writes: list[str | None] = field(default_factory=list)
+
+
+_SED_SIMPLE = frozenset("pdDnNgGhHxPlL=zFqQ")
+
+
+def sed_effects(script: str) -> ScriptEffects:
+    out = ScriptEffects()
+    s, i, n = script, 0, len(script)
+
+    def rest_of_line(j: int) -> tuple[str, int]:
+        end = s.find("\n", j)
+        end = n if end == -1 else end
+        return s[j:end].strip(), end
+
+    while i < n:
+        c = s[i]
+        if c in " \t\n;{}!":
+            i += 1
+            continue
+        if c == "#":
+            i = rest_of_line(i)[1]
+            continue
+        i = _skip_sed_address(s, i)
+        if i >= n:
+            break
+        c = s[i]
+        if c in " \t!":
+            i += 1
+            while i < n and s[i] in " \t!":
+                i += 1
+            if i >= n:
+                break
+            c = s[i]
+        if c in "{}":
+            continue
+        if c in "sy":
+            if i + 1 >= n or s[i + 1] in "\n\\":
+                out.runs.append(f"sed `{c}` command that can't be read")
+                return out
+            delim = s[i + 1]
+            j = _sed_delimited(s, i + 2, delim)
+            j = _sed_delimited(s, j, delim) if j >= 0 else -1
+            if j < 0:
+                out.runs.append("a sed script that can't be read")
+                return out
+            if c == "y":
+                i = j
+                continue
+            k = j
+            while k < n and s[k] not in ";\n}":
+                if s[k] == "e":
+                    out.runs.append("sed's `s///e` runs the result as a command")
+                if s[k] == "w":
+                    target, k = rest_of_line(k + 1)
+                    out.writes.append(target or None)
+                    break
+                k += 1
+            i = k
+        elif c == "e":
+            out.runs.append("sed's `e` command runs a command")
+            i = rest_of_line(i + 1)[1]
+        elif c in "wW":
+            target, i = rest_of_line(i + 1)
+            out.writes.append(target or None)
+        elif c in "rRaic:bBtTvv":
+            i = rest_of_line(i + 1)[1] if c in "rRaic:" else _skip_label(s, i + 1)
+        elif c in _SED_SIMPLE:
+            i += 1
+            while i < n and s[i].isdigit():
+                i += 1
+        else:
+            out.runs.append(f"sed command `{c}` is not known to be safe")
+            return out
+    return out
+
+
+def _skip_sed_address(s: str, i: int) -> int:
+    n = len(s)
+    for _ in range(2):
+        if i < n and (s[i].isdigit() or s[i] == "$"):
+            while i < n and (s[i].isdigit() or s[i] in "$~+"):
+                i += 1
+        elif i < n and s[i] in "/\\":
+            delim = "/"
+            if s[i] == "\\" and i + 1 < n:
+                delim, i = s[i + 1], i + 1
+            j = _sed_delimited(s, i + 1, delim)
+            i = n if j < 0 else j
+            while i < n and s[i] in "IM":
+                i += 1
+        if i < n and s[i] == ",":
+            i += 1
+            continue
+        break
+    return i
+
+
+def _sed_delimited(s: str, i: int, delim: str) -> int:
+    """Index after the unescaped `delim` closing a part starting at i, or -1."""
+    n = len(s)
+    while i < n:
+        if s[i] == "\\":
+            i += 2
+            continue
+        if s[i] == delim:
+            return i + 1
+        if s[i] == "\n" and delim != "\n":
+            return -1
+        i += 1
+    return -1
+
+
+def _skip_label(s: str, i: int) -> int:
+    while i < len(s) and s[i] not in ";\n}":
+        i += 1
+    return i
+
+
+# --- awk ---------------------------------------------------------------------------------------
+
+_AWK_STRING = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_AWK_REGEX_BEFORE = set("(,{};!~&|\n=") | {""}
+_AWK_STATEMENT = re.compile(r"[;{}\n]")
+
+
+def awk_effects(program: str) -> ScriptEffects:
+    out = ScriptEffects()
+    code, strings = _awk_mask(program)
+    if code is None:
+        out.runs.append("an awk program that can't be read")
+        return out
+    if re.search(r"\bsystem\s*\(", code):
+        out.runs.append("awk's system() runs a command")
+    if re.search(r"\|(?!\|)", code.replace("||", "  ")):
+        out.runs.append("an awk pipe to or from a command runs it")
+    if re.search(r"@\s*(load|include)\b", code):
+        out.runs.append("awk @load/@include brings in code from outside the command")
+    for stmt in _AWK_STATEMENT.split(code):
+        if not re.match(r"\s*(print|printf)\b", stmt):
+            continue
+        m = re.search(r">>?\s*(\S*)", stmt)
+        if m is None:
+            continue
+        target = m.group(1)
+        placeholder = re.fullmatch(r"\x00(\d+)\x00", target)
+        out.writes.append(strings[int(placeholder.group(1))] if placeholder else None)
+    return out
+
+
+def _awk_mask(program: str) -> tuple[str | None, list[str]]:
+    """The program with string and regex literals replaced by placeholders / blanks."""
+    out: list[str] = []
+    strings: list[str] = []
+    i, n = 0, len(program)
+    prev = ""
+    while i < n:
+        c = program[i]
+        if c == "#":
+            end = program.find("\n", i)
+            i = n if end == -1 else end
+            continue
+        if c == '"':
+            m = _AWK_STRING.match(program, i)
+            if m is None:
+                return None, strings
+            strings.append(_awk_unescape(m.group(0)[1:-1]))
+            out.append(f"\x00{len(strings) - 1}\x00")
+            i = m.end()
+            prev = '"'
+            continue
+        if c == "/" and prev in _AWK_REGEX_BEFORE:
+            j = i + 1
+            while j < n and program[j] != "/":
+                if program[j] == "\n":
+                    return None, strings
+                j += 2 if program[j] == "\\" else 1
+            if j >= n:
+                return None, strings
+            out.append(" ")
+            i = j + 1
+            prev = "/"
+            continue
+        out.append(c)
+        if not c.isspace():
+            prev = c
+        elif c == "\n":
+            prev = "\n"
+        i += 1
+    return "".join(out), strings
+
+
+def _awk_unescape(s: str) -> str:
+    return re.sub(r"\\(.)", r"\1", s)
