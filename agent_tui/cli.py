@@ -92,6 +92,11 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="headless: run calls that would ask instead of denying them",
     )
+    parser.add_argument(
+        "--trust-project",
+        action="store_true",
+        help="honour the grants in this project's own .agent-tui settings without asking",
+    )
     parser.add_argument("--cwd", type=Path, default=None, help="working directory for tools")
     parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")
     return parser
@@ -122,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         continue_=args.continue_,
         headless=args.prompt is not None,
         approve_asks=args.approve_asks,
+        trust_project=args.trust_project,
     )
     if args.prompt is not None:
         from agent_tui.headless import run_headless

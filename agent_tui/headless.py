@@ -23,6 +23,14 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
     from agent_tui.sessions.recorder import attach_recorder
 
     agent = make_agent(options)
+    withheld = getattr(agent.permissions, "untrusted_grants", ())
+    if withheld:
+        rules = ", ".join(r.rule.text for r in withheld)
+        print(
+            f"agent-tui: ignoring this project's own grants ({rules}): the project is not "
+            "trusted; run with --trust-project to honour them",
+            file=sys.stderr,
+        )
     try:
         recorder = attach_recorder(agent, options) if options.record else None
     except LookupError as exc:  # `--resume ID` with an unknown or ambiguous id

@@ -28,6 +28,8 @@ class Options:
     headless: bool = False
     approve_asks: bool = False
     record: bool = True
+    #: honour the project's own grants without asking (headless `--trust-project`)
+    trust_project: bool = False
 
 
 def use_offline(options: Options) -> bool:
@@ -74,7 +76,11 @@ def make_permissions(options: Options) -> Any:
     from agent_tui.permissions.engine import PermissionEngine
 
     return PermissionEngine.load(
-        options.cwd, mode=options.mode, allow=options.allow, deny=options.deny
+        options.cwd,
+        mode=options.mode,
+        allow=options.allow,
+        deny=options.deny,
+        trust_project=options.trust_project,
     )
 
 

@@ -153,6 +153,12 @@ class _Check:
                 return self.decision("ask", f"writes a protected file: {why}")
         if a.problems or a.risks:
             self.hl.extend(a.risks + a.problems)
+            allow = list(e.rules_of("allow", "Bash"))
+            self.hl.extend(
+                p.text
+                for p in a.parts
+                if not any(allows(r.rule, p) for r in allow) and not default_allows(p, e.cwd)
+            )
             return self.decision("ask", (a.risks + a.problems)[0])
         return None
 

@@ -100,10 +100,10 @@ class PermissionEngine:
         store = TrustStore.at(config_dir)
         files = store.files(cwd)
         state = "trusted" if trust_project else store.state(files)
-        trusted = {"project", "local"} if state == "trusted" else set()
-        if store.is_own_local(cwd):
-            trusted.add("local")
-        loaded: LoadedRules = settings_mod.load_rules(cwd, config_dir, allow, deny, trusted)
+        trusted = ("project", "local") if state == "trusted" else ()
+        loaded: LoadedRules = settings_mod.load_rules(
+            cwd, config_dir, allow, deny, trusted, own=store.own_rules(cwd)
+        )
         paths = settings_mod.settings_paths(cwd, config_dir)
         engine = cls(
             cwd,
@@ -155,11 +155,18 @@ class PermissionEngine:
 
     @property
     def explicit_hosts(self) -> frozenset[str]:
-        """Hosts the person named in `WebFetch(domain:...)` allow rules (loopback needs this)."""
+        """Hosts the person named in `WebFetch(domain:...)` allow rules of their own (user
+        settings or the command line, never the project's), in canonical spelling: only these
+        may reach loopback, private, link-local or metadata addresses."""
         return frozenset(
             r.rule.domain
             for r in self._rules
-            if r.behavior == "allow" and r.rule.tool == "WebFetch" and r.rule.domain
+            if r.behavior == "allow"
+            and r.rule.tool == "WebFetch"
+            and r.source in ("user", "cli")
+            and r.rule.domain
+            and r.rule.canonical
+            and not r.rule.domain.startswith("*.")
         )
 
     def add_rules(self, texts: Iterable[str], behavior: Behavior, source: str = "session") -> None:
@@ -195,7 +202,7 @@ class PermissionEngine:
         self.save_error = None
         if self.trust is not None:  # what the app wrote for the person needs no trust
             with contextlib.suppress(OSError):
-                self.trust.store.record_own_local(self.cwd, self.trust.state)
+                self.trust.store.record_own_rules(self.cwd, texts, self.trust.state)
         return texts
 
     # --- deciding ---

@@ -7,10 +7,14 @@ that path and below at segment boundaries (`/anthropics/x`, not `/anthropics-evi
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
+
+import idna
 
 from agent_tui.paths import package_data
 
@@ -25,6 +29,53 @@ class Url:
     path: str
 
 
+def canonical_host(host: str) -> str:
+    """The one spelling a host is compared in: lower case, ASCII (punycode), no brackets or
+    trailing dot, and an IP address in its standard form whatever notation it was written in
+    (`127.1`, `0x7f000001`, `2130706433` and `0177.0.0.1` are all `127.0.0.1`; IPv6 compressed).
+    """
+    host = host.strip().lower()
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    host = host.rstrip(".")
+    if not host.isascii():
+        with contextlib.suppress(idna.IDNAError, UnicodeError):
+            host = idna.encode(host, uts46=True).decode("ascii")
+    if ":" in host and "%" not in host:
+        with contextlib.suppress(ValueError):
+            return ipaddress.IPv6Address(host).compressed
+        return host
+    number = _ipv4_number(host)
+    return str(ipaddress.IPv4Address(number)) if number is not None else host
+
+
+def _ipv4_number(host: str) -> int | None:
+    """The address a resolver reads `host` as (`inet_aton` rules), or None for a name."""
+    parts = host.split(".")
+    if not parts or not all(parts) or len(parts) > 4:
+        return None
+    values: list[int] = []
+    for part in parts:
+        try:
+            if part[:2] in ("0x", "0X"):
+                values.append(int(part[2:] or "0", 16))
+            elif len(part) > 1 and part.startswith("0"):
+                values.append(int(part[1:], 8))
+            else:
+                values.append(int(part, 10) if part.isdigit() else -1)
+        except ValueError:
+            return None
+        if values[-1] < 0:
+            return None
+    *head, last = values
+    if any(v > 255 for v in head) or last >= 256 ** (5 - len(values)):
+        return None
+    number = last
+    for i, v in enumerate(head):
+        number += v << (8 * (3 - i))
+    return number
+
+
 def parse_url(url: object) -> Url | None:
     """The parts of an http(s) URL, host lowercased without a trailing dot; None if unusable."""
     if not isinstance(url, str) or any(c.isspace() or ord(c) < 0x20 for c in url):
@@ -37,7 +88,7 @@ def parse_url(url: object) -> Url | None:
     host = (parts.hostname or "").rstrip(".")
     if parts.scheme.lower() not in _DEFAULT_PORTS or not host:
         return None
-    return Url(parts.scheme.lower(), host.lower(), port, parts.path or "/")
+    return Url(parts.scheme.lower(), canonical_host(host), port, parts.path or "/")
 
 
 def _segments(path: str) -> list[str] | None:

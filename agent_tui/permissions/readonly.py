@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_tui.pathutil import is_inside
+from agent_tui.permissions.command_risks import normalize
 from agent_tui.permissions.shell import Part
 
 _GIT_VERBS = frozenset({"status", "diff", "log"})
@@ -32,6 +33,10 @@ def default_allows(part: Part, cwd: Path) -> bool:
         return all(a is not None for a in args)
     if name == "cd":
         return len(args) == 1 and args[0] is not None and _paths_inside([args[0]], cwd)
+    if name == "git" and args and args[0] and args[0].startswith("-"):
+        norm = normalize(part.argv)  # `git --no-pager log`: value-less global flags only
+        if norm.certain and norm.flags_only:
+            args = norm.argv[1:]
     if name == "git" and args and args[0] in _GIT_VERBS:
         if any(a is None or a.startswith(_GIT_FORBIDDEN) for a in args):
             return False

@@ -41,6 +41,8 @@ def risk_line(a: Analysis, outside_writes: Sequence[str | None], hl: Highlights)
         found.append("runs as another user")
     if _code_from_string(a):
         found.append("runs code from a string")
+    if any("from standard input" in p for p in a.problems):
+        found.append("runs code it reads from another command")
     if any(EVALUATES in p for p in a.problems) or any(EVALUATES in r for r in a.risks):
         found.append("evaluates a variable's value as code")
     if any("parser can't see" in p for p in a.problems):

@@ -14,6 +14,7 @@ absolute.
 from __future__ import annotations
 
 import enum
+import ipaddress
 import os
 import re
 import shlex
@@ -21,6 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+
+from agent_tui.permissions.hosts import canonical_host
 
 KNOWN_TOOLS = ("Bash", "Read", "Edit", "Write", "WebFetch", "WebSearch")
 _TOOL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.:-]*")
@@ -51,8 +54,11 @@ class Rule:
     #: Bash: the words of the command or prefix, unquoted as the shell would
     tokens: tuple[str, ...] = ()
     prefix: bool = False
-    #: WebFetch: the lowercased host, possibly "*.example.com"
+    #: WebFetch: the host in its canonical spelling (`hosts.canonical_host`), possibly
+    #: "*.example.com"
     domain: str | None = None
+    #: WebFetch: the rule wrote the host in that canonical spelling (`127.1` is not)
+    canonical: bool = True
 
     def covers(self, tool: str) -> bool:
         return self.tool == tool or (self.tool == "Edit" and tool == "Write")
@@ -134,10 +140,20 @@ def _unquoted(body: str, chars: str) -> set[str]:
 def _webfetch_rule(raw: str, content: str) -> Rule:
     if not content.startswith("domain:"):
         raise RuleError(f"{raw!r}: expected `WebFetch(domain:HOST)`")
-    host = content[len("domain:") :].strip().lower().rstrip(".")
-    if not _HOST.fullmatch(host):
-        raise RuleError(f"{raw!r}: {host!r} is not a host name")
-    return Rule(text=raw, tool="WebFetch", content=content, domain=host)
+    written = content[len("domain:") :].strip().lower().rstrip(".")
+    wildcard = written.startswith("*.")
+    host = canonical_host(written[2:] if wildcard else written)
+    try:
+        ipaddress.ip_address(host)
+        ip_literal = True
+    except ValueError:
+        ip_literal = False
+    if not (ip_literal and not wildcard) and not _HOST.fullmatch(host):
+        raise RuleError(f"{raw!r}: {written!r} is not a host name")
+    domain = ("*." if wildcard else "") + host
+    return Rule(
+        text=raw, tool="WebFetch", content=content, domain=domain, canonical=domain == written
+    )
 
 
 # --- matching ---------------------------------------------------------------------------------
@@ -171,8 +187,10 @@ def match_command(
 
 
 def match_host(rule: Rule, host: str) -> bool:
+    """Does a WebFetch rule cover `host` (compared in canonical spelling)?"""
     if rule.bare:
         return True
+    host = canonical_host(host)
     domain = rule.domain or ""
     if domain.startswith("*."):
         return host.endswith(domain[1:])

@@ -87,15 +87,23 @@ def load_rules(
     allow: Iterable[str] = (),
     deny: Iterable[str] = (),
     trusted: Iterable[str] = ("project", "local"),
+    own: frozenset[str] = frozenset(),
 ) -> LoadedRules:
     """Rules from every file and flag; grants from project files not in `trusted` are withheld
-    (in `untrusted`), while their ask and deny rules always apply."""
+    (in `untrusted`), while their ask and deny rules always apply. `own`: rules the app saved to
+    the local file for the person, which need no trust."""
     out = LoadedRules()
     trusted = frozenset(trusted)
     for source, path in settings_paths(cwd, config_dir).items():
         read_file(path, source, out)
         if source in ("project", "local") and source not in trusted:
-            grants = [r for r in out.rules if r.source == source and is_grant(r)]
+            grants = [
+                r
+                for r in out.rules
+                if r.source == source
+                and is_grant(r)
+                and not (source == "local" and r.rule.text in own)
+            ]
             out.rules = [r for r in out.rules if r not in grants]
             out.untrusted.extend(grants)
     add_rules(allow, "allow", "cli", out)

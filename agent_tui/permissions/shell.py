@@ -436,6 +436,7 @@ class _Analyzer:
             self.substitution = True
             if any(w is None for w in argv[1:]):
                 self.problem(f"`{text}`: eval of text that isn't known statically")
+                self.emit(argv, text, ctx)
                 return None
             self.run(" ".join(w for w in argv[1:] if w is not None), reparse + 1, inner)
             return None

@@ -8,8 +8,9 @@ ignored. Restrictions (ask and deny rules) always apply: they can only make thin
 
 The answer is stored outside the project (`<config dir>/trusted_projects.json`), keyed by the
 folder and a hash of the files' contents, so any change to them asks again. The local file is
-also where the app saves the person's own "always" answers; content the app wrote there is
-recorded as the person's (`own_local`) and needs no trust.
+also where the app saves the person's own "always" answers: the rules the app wrote there are
+recorded as the person's (`own_rules`) and need no trust; when the app changes the file, the
+answer in force is recorded again for the new contents.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from typing import Literal
 TRUST_FILE = "trusted_projects.json"
 #: files in a project that can grant permissions or start processes (relative to its root)
 PROJECT_FILES = (".agent-tui/settings.toml", ".agent-tui/settings.local.toml", ".mcp.json")
-LOCAL_FILE = ".agent-tui/settings.local.toml"
 
 State = Literal["trusted", "ignored"]
 
@@ -82,19 +82,17 @@ class TrustStore:
         return entry if isinstance(entry, dict) else {}
 
     def files(self, cwd: Path) -> ProjectFiles:
-        """The project's files that need trust (the person's own local file excluded)."""
         cwd = cwd.resolve()
-        own = self._entry(cwd).get("own_local")
-        hashes: dict[str, str] = {}
-        for rel in PROJECT_FILES:
-            h = file_hash(cwd / rel)
-            if h is not None and not (rel == LOCAL_FILE and h == own):
-                hashes[rel] = h
+        hashes = {rel: h for rel in PROJECT_FILES if (h := file_hash(cwd / rel)) is not None}
         return ProjectFiles(cwd, hashes)
 
-    def is_own_local(self, cwd: Path) -> bool:
-        h = file_hash(cwd.resolve() / LOCAL_FILE)
-        return h is not None and h == self._entry(cwd).get("own_local")
+    def own_rules(self, cwd: Path) -> frozenset[str]:
+        rules = self._load().get(str(cwd.resolve()), {}).get("own_rules", [])
+        return (
+            frozenset(r for r in rules if isinstance(r, str))
+            if isinstance(rules, list)
+            else frozenset()
+        )
 
     def state(self, files: ProjectFiles) -> State | None:
         entry = self._entry(files.cwd)
@@ -109,18 +107,14 @@ class TrustStore:
         entry.update(digest=files.digest, state=state)
         self._save(data)
 
-    def record_own_local(self, cwd: Path, keep: State | None = None) -> None:
-        """The local file now holds what the app wrote for the person: it needs no trust.
-
-        `keep`: the answer in force before the write, recorded again for the new contents (only
-        the person's own file changed).
-        """
+    def record_own_rules(self, cwd: Path, rules: tuple[str, ...], keep: State | None) -> None:
+        """The app wrote `rules` to the local file for the person: they need no trust, and the
+        answer in force (`keep`) is recorded again for the file's new contents."""
         cwd = cwd.resolve()
-        h = file_hash(cwd / LOCAL_FILE)
-        if h is None:
-            return
         data = self._load()
-        data.setdefault(str(cwd), {})["own_local"] = h
-        self._save(data)
+        entry = data.setdefault(str(cwd), {})
+        own = entry.get("own_rules") if isinstance(entry.get("own_rules"), list) else []
+        entry["own_rules"] = list(dict.fromkeys([*own, *rules]))
         if keep is not None:
-            self.record(self.files(cwd), keep)
+            entry.update(digest=self.files(cwd).digest, state=keep)
+        self._save(data)

@@ -190,6 +190,11 @@ class AgentApp(App[int]):
             status.session = recorder.session_id
         if error:
             self.chat.append(NoticeMessage(error, "error"))
+        grants = getattr(agent.permissions, "trust_question", ())
+        if grants:
+            from agent_tui.ui.screens.trust import TrustScreen
+
+            self.push_screen(TrustScreen(str(self.options.cwd), grants), self._on_trust)
         if agent.messages:
             self._show_history()
         if self._queued:
@@ -197,6 +202,17 @@ class AgentApp(App[int]):
         if self._pending_choice is not None:
             choice, self._pending_choice = self._pending_choice, None
             self._on_browser_choice(choice)
+
+    def _on_trust(self, trusted: bool | None) -> None:
+        self.agent.permissions.decide_trust(bool(trusted))
+        if trusted:
+            self.notify("This project's settings now apply.")
+        else:
+            self.chat.append(
+                NoticeMessage(
+                    "This project's own grants are ignored; its deny and ask rules apply.", "info"
+                )
+            )
 
     def _show_history(self) -> None:
         # Only the tail is drawn; `EarlierMessages` pages in older ones as the person scrolls up.

@@ -25,7 +25,9 @@ import httpcore
 import httpx
 
 from agent_tui import __version__
+from agent_tui.permissions.hosts import canonical_host
 from agent_tui.web.urls import (
+    METADATA_ADDRESSES,
     CheckedUrl,
     UrlRefused,
     address_problem,
@@ -106,12 +108,12 @@ class AddressPolicy:
     """Resolves a host and returns only addresses WebFetch may connect to, or raises."""
 
     def __init__(self, explicit_hosts: Collection[str], resolver: Resolver | None, timeout: float):
-        self._explicit = frozenset(normalize_host(h) for h in explicit_hosts)
+        self._explicit = frozenset(canonical_host(h) for h in explicit_hosts)
         self._resolver = resolver or system_resolve
         self._timeout = timeout
 
     def is_explicit(self, host: str) -> bool:
-        return normalize_host(host) in self._explicit
+        return canonical_host(host) in self._explicit
 
     async def resolve(self, host: str, port: int) -> list[str]:
         if is_loopback_name(host):
@@ -127,18 +129,19 @@ class AddressPolicy:
                 raise FetchError("dns", f"DNS failure: could not resolve {host} ({exc}).") from None
             if not addresses:
                 raise FetchError("dns", f"DNS failure: {host} has no addresses.")
-        if not self.is_explicit(host):
-            for address in addresses:
-                self.check(host, address)
+        for address in addresses:
+            self.check(host, address)
         return addresses
 
     def check(self, host: str, address: str) -> None:
-        if self.is_explicit(host):
-            return
         try:
             ip = ipaddress.ip_address(address.split("%")[0])
         except ValueError:
             raise FetchError("refused", f"{host} resolved to an invalid address.") from None
+        if canonical_host(str(ip)) in self._explicit:
+            return  # the person named this very address
+        if self.is_explicit(host) and ip not in METADATA_ADDRESSES:
+            return  # the person named this host; a metadata address must be named itself
         problem = address_problem(ip)
         if problem:
             raise FetchError(

@@ -5,8 +5,10 @@ encoding) and `address_problem` says why an IP address is off limits. The same `
 is applied again to every address a name resolves to, at connect time (see `fetch.py`), so a name
 that resolves to an internal address is refused as well, without a second DNS lookup to race.
 
-The host the person explicitly allowed (`explicit_hosts`) is exempt from the address rules, for
-that exact host only: it is how tests reach a loopback server, and how a person reaches a LAN host.
+The host the person explicitly allowed (`explicit_hosts`: their own rules, never a project's, in
+canonical spelling) is exempt from the address rules, for that exact host only: it is how tests
+reach a loopback server, and how a person reaches a LAN host. A name's resolved addresses are
+still checked and pinned; a cloud metadata address is reachable only if named itself.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ from dataclasses import dataclass
 
 import httpx
 import idna
+
+from agent_tui.permissions.hosts import canonical_host
 
 MAX_URL_LENGTH = 2000
 
@@ -176,8 +180,9 @@ def check_url(raw: str, explicit_hosts: Collection[str] = frozenset()) -> Checke
         raise UrlRefused("The URL has no host.")
     if url.port is not None and not 0 < url.port < 65536:
         raise UrlRefused(f"The port {url.port} is not valid.")
-    explicit_set = {normalize_host(h) for h in explicit_hosts}
-    explicit = host in explicit_set
+    # Only the exact canonical spelling the person named counts: `127.1` is not `127.0.0.1`.
+    explicit_set = {canonical_host(h) for h in explicit_hosts}
+    explicit = host == canonical_host(host) and host in explicit_set
     if not explicit:
         _check_host(host)
 

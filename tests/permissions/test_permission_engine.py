@@ -219,7 +219,8 @@ def test_explicit_hosts(cwd: Path) -> None:
     )
     assert e.explicit_hosts == frozenset({"localhost", "docs.example"})
     e.save_always(["WebFetch(domain:new.example)"])
-    assert "new.example" in e.explicit_hosts
+    # saved to the project's local file: a grant, but never an exemption from the address checks
+    assert "new.example" not in e.explicit_hosts
 
 
 def test_websearch_and_other_tools(cwd: Path) -> None:

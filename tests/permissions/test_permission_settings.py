@@ -33,7 +33,11 @@ def test_three_files_and_flags_combine(dirs: tuple[Path, Path]) -> None:
     write(cwd / ".agent-tui/settings.toml", '[permissions]\nask = ["Bash(pytest -x:*)"]\n')
     write(cwd / ".agent-tui/settings.local.toml", '[permissions]\nallow = ["Bash(make test:*)"]\n')
     e = PermissionEngine.load(
-        cwd, allow=["Bash(cargo test:*)"], deny=["Bash(make test x)"], config_dir=cfg
+        cwd,
+        allow=["Bash(cargo test:*)"],
+        deny=["Bash(make test x)"],
+        config_dir=cfg,
+        trust_project=True,
     )
     assert e.load_warnings == ()
     assert [
@@ -101,7 +105,7 @@ allow = ["Bash", "Bash(python:*)", "Bash(bash:*)", "Edit", "Edit(/etc/**)", "Rea
 deny = ["Bash(git push:*)"]
 """,
     )
-    e = PermissionEngine.load(cwd, config_dir=cfg)
+    e = PermissionEngine.load(cwd, config_dir=cfg, trust_project=True)
     warnings = "\n".join(e.load_warnings)
     for key in ("base_url", "api_key", "env", "permissions.mode"):
         assert f"`{key}`" in warnings
@@ -219,3 +223,69 @@ def test_save_into_a_broken_file_keeps_it_and_reports(dirs: tuple[Path, Path]) -
     assert bash(e, "git push") == "ask"  # the broken file still makes everything ask
     with pytest.raises(SettingsError):
         append_allow_rules(local, ["Bash(x)"])
+
+
+# --- project trust ------------------------------------------------------------------------------
+
+
+def test_untrusted_project_grants_are_withheld_but_its_restrictions_apply(
+    dirs: tuple[Path, Path],
+) -> None:
+    cwd, cfg = dirs
+    write(
+        cwd / ".agent-tui/settings.toml",
+        '[permissions]\nallow = ["Bash(rm:*)", "Bash(touch:*)", "Read(docs/**)"]\n'
+        'deny = ["Bash(git push:*)"]\n',
+    )
+    e = PermissionEngine.load(cwd, config_dir=cfg)
+    assert bash(e, "rm -f x") == "ask"
+    assert bash(e, "touch x") == "ask"
+    assert bash(e, "git push") == "deny"
+    # reads are not a grant that needs trust
+    assert any(r.rule.text == "Read(docs/**)" for r in e.rules)
+    assert [q.split()[0] for q in e.trust_question] == ["Bash(rm:*)", "Bash(touch:*)"]
+    e.decide_trust(True)
+    assert bash(e, "touch x") == "allow"
+    # the answer is stored outside the project, keyed by folder and content
+    again = PermissionEngine.load(cwd, config_dir=cfg)
+    assert again.trust_question == () and bash(again, "touch x") == "allow"
+    assert not any(p.name == "trusted_projects.json" for p in cwd.rglob("*"))
+
+
+def test_changed_project_files_ask_for_trust_again(dirs: tuple[Path, Path]) -> None:
+    cwd, cfg = dirs
+    write(cwd / ".agent-tui/settings.toml", '[permissions]\nallow = ["Bash(touch:*)"]\n')
+    PermissionEngine.load(cwd, config_dir=cfg).decide_trust(True)
+    write(cwd / ".agent-tui/settings.toml", '[permissions]\nallow = ["Bash(rm:*)"]\n')
+    e = PermissionEngine.load(cwd, config_dir=cfg)
+    assert bash(e, "rm x") == "ask"
+    assert e.trust_question and "Bash(rm:*)" in e.trust_question[0]
+    # "ignore" is remembered too, and keeps ignoring
+    e.decide_trust(False)
+    later = PermissionEngine.load(cwd, config_dir=cfg)
+    assert later.trust_question == () and bash(later, "rm x") == "ask"
+    assert later.untrusted_grants
+
+
+def test_a_shipped_local_file_needs_trust_but_the_persons_own_answers_do_not(
+    dirs: tuple[Path, Path],
+) -> None:
+    cwd, cfg = dirs
+    write(cwd / ".agent-tui/settings.local.toml", '[permissions]\nallow = ["Bash(git:*)"]\n')
+    e = PermissionEngine.load(cwd, config_dir=cfg)
+    assert bash(e, "git push") == "ask"
+    e.decide_trust(False)
+    e.save_always(["Bash(pytest:*)"])  # an "always" answer, written by the app for the person
+    later = PermissionEngine.load(cwd, config_dir=cfg)
+    # the file changed, but only by the app: the person's answers apply, with no new question
+    assert bash(later, "pytest -q") == "allow"
+    assert bash(later, "git push") == "ask"
+    assert later.trust_question == ()
+
+
+def test_trust_project_flag_honours_grants_without_storing(dirs: tuple[Path, Path]) -> None:
+    cwd, cfg = dirs
+    write(cwd / ".agent-tui/settings.toml", '[permissions]\nallow = ["Bash(touch:*)"]\n')
+    e = PermissionEngine.load(cwd, config_dir=cfg, trust_project=True)
+    assert bash(e, "touch x") == "allow"
+    assert PermissionEngine.load(cwd, config_dir=cfg).trust_question

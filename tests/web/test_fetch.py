@@ -357,3 +357,34 @@ async def test_loopback_names_never_reach_the_resolver(server: Server) -> None:
     with pytest.raises(FetchError) as info:
         await policy.resolve("db.localhost", 80)
     assert "loopback" in info.value.message
+
+
+# --- a named host never opens other internal addresses ------------------------------------------
+
+
+async def _resolves_to(*addresses: str):  # type: ignore[no-untyped-def]
+    async def resolver(host: str, port: int) -> list[str]:
+        return list(addresses)
+
+    return resolver
+
+
+async def test_a_name_from_a_project_rule_resolving_to_loopback_is_refused() -> None:
+    # `localtest.me` resolves to 127.0.0.1; a rule for it (not the person's own) lifts nothing.
+    policy = AddressPolicy(frozenset(), await _resolves_to("127.0.0.1"), 1.0)
+    with pytest.raises(FetchError, match="loopback"):
+        await policy.resolve("localtest.me", 443)
+
+
+async def test_a_named_host_may_reach_private_addresses_but_not_metadata() -> None:
+    policy = AddressPolicy(frozenset({"nas.lan"}), await _resolves_to("192.168.1.5"), 1.0)
+    assert await policy.resolve("nas.lan", 443) == ["192.168.1.5"]
+    meta = AddressPolicy(
+        frozenset({"metadata.google.internal"}), await _resolves_to("169.254.169.254"), 1.0
+    )
+    with pytest.raises(FetchError, match="metadata"):
+        await meta.resolve("metadata.google.internal", 80)
+    named_ip = AddressPolicy(
+        frozenset({"169.254.169.254"}), await _resolves_to("169.254.169.254"), 1.0
+    )
+    assert await named_ip.resolve("169.254.169.254", 80) == ["169.254.169.254"]

@@ -194,3 +194,37 @@ def test_address_problem_refuses(address: str) -> None:
 @pytest.mark.parametrize("address", ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111"])
 def test_address_problem_allows_public(address: str) -> None:
     assert address_problem(ipaddress.ip_address(address)) is None
+
+
+# --- an allow rule names a host: it never lifts the address checks for another spelling ---------
+
+
+@pytest.mark.parametrize(
+    "spelling", ["127.1", "0", "2130706433", "0x7f000001", "0177.0.0.1", "0x7f.1", "127.000.0.1"]
+)
+def test_a_non_canonical_spelling_is_refused_even_when_named(spelling: str) -> None:
+    with pytest.raises(UrlRefused):
+        check_url(f"http://{spelling}/", explicit_hosts={spelling, "127.0.0.1"})
+
+
+def test_an_ipv4_mapped_spelling_is_not_the_named_ipv4_host() -> None:
+    with pytest.raises(UrlRefused):
+        check_url("http://[::ffff:127.0.0.1]/", explicit_hosts={"127.0.0.1"})
+
+
+@pytest.mark.parametrize(
+    ("written", "canonical"),
+    [
+        ("127.1", "127.0.0.1"),
+        ("2130706433", "127.0.0.1"),
+        ("0x7f000001", "127.0.0.1"),
+        ("0177.0.0.1", "127.0.0.1"),
+        ("[::FFFF:127.0.0.1]", "::ffff:7f00:1"),
+        ("Example.COM.", "example.com"),
+        ("bücher.example", "xn--bcher-kva.example"),
+    ],
+)
+def test_canonical_host(written: str, canonical: str) -> None:
+    from agent_tui.permissions.hosts import canonical_host
+
+    assert canonical_host(written) == canonical

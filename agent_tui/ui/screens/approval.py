@@ -42,6 +42,9 @@ DEFAULT_GUARD_S = 0.5
 MAX_PREVIEW_LINES = 400
 MAX_PREVIEW_LINE_CHARS = 1_000
 MAX_MESSAGE_CHARS = 2_000
+#: a command longer than this gets the parts that made it ask shown above it
+LONG_SUBJECT_CHARS = 160
+LONG_SUBJECT_LINES = 3
 
 _SUBJECT_LABELS = {
     "Bash": "command",
@@ -99,6 +102,16 @@ def _diff(preview: str) -> tuple[Content, str | None]:
     cut = MAX_PREVIEW_LINE_CHARS
     lines = [line if len(line) <= cut else line[:cut] + " …(line cut)" for line in lines]
     return highlight("\n".join(lines), language="diff", theme=_DiffTheme), note
+
+
+def _long(subject: str) -> bool:
+    return len(subject) > LONG_SUBJECT_CHARS or subject.count("\n") >= LONG_SUBJECT_LINES
+
+
+def _highlights(parts: tuple[str, ...]) -> Content:
+    cut = MAX_PREVIEW_LINE_CHARS // 4
+    shown = [_visible(p if len(p) <= cut else p[:cut] + " …") for p in parts]
+    return Content("\n".join(f"• {p}" for p in shown))
 
 
 def _key(key: str, label: str) -> Content:
@@ -169,7 +182,14 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                 hint = Content("the current mode asks for this")
             else:
                 hint = Content("no rule allows this")
-            yield Static(hint, id="risk", classes="-ask-rule" if asked_by_rule else "-no-rule")
+            # The risk comes first: what the call does, in one plain line, above the command.
+            risky = "-ask-rule" if asked_by_rule or decision.risk else "-no-rule"
+            yield Static(_plain(decision.risk) if decision.risk else hint, id="risk", classes=risky)
+            if decision.risk:
+                yield Static(hint, id="hint")
+            if decision.highlights and _long(request.subject):
+                yield Static("what made it ask", classes="label")
+                yield Static(_highlights(decision.highlights), id="highlights")
             with VerticalScroll(id="body"):
                 yield Static(_SUBJECT_LABELS.get(request.tool, "subject"), classes="label")
                 yield Static(_command(request.tool, request.subject), id="subject")

@@ -1,0 +1,90 @@
+"""The trust dialog: a project's own settings grant permissions; the person decides once.
+
+Shown at start-up when `.agent-tui/settings.toml` (or a shipped `settings.local.toml`) in the
+working directory grants more than reading files, and the person has not answered for these exact
+contents. It lists every grant; `t` trusts the project, `i` / `n` / Esc ignore its grants (its deny
+and ask rules apply either way). Keys typed in the first half second don't count: they were meant
+for the prompt.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from agent_tui.text import visible
+
+GUARD_S = 0.5
+
+
+class TrustScreen(ModalScreen[bool]):
+    """Dismisses with True (trust the project's grants) or False (ignore them)."""
+
+    CSS_PATH = "../styles/trust.tcss"
+    AUTO_FOCUS = "#grants"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("t", "trust", show=False),
+        Binding("i", "ignore", show=False),
+        Binding("n", "ignore", show=False),
+        Binding("escape", "ignore", show=False),
+    ]
+
+    def __init__(
+        self,
+        cwd: str,
+        grants: tuple[str, ...],
+        *,
+        guard_s: float = GUARD_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__()
+        self.cwd = cwd
+        self.grants = grants
+        self.guard_s = guard_s
+        self._clock = clock
+        self._shown_at: float | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog") as dialog:
+            dialog.border_title = "Trust this project?"
+            yield Static(
+                Content(
+                    "This folder's own settings grant the agent permissions. A cloned repository "
+                    "can ship these: trust them only if you trust the project."
+                ),
+                id="why",
+            )
+            yield Static(Content(visible(self.cwd)), id="folder")
+            with VerticalScroll(id="grants"):
+                yield Static(Content("\n".join(f"• {visible(g)}" for g in self.grants)))
+            yield Static(
+                Content.assemble(
+                    (" t ", "bold $text-accent"),
+                    "trust and apply them   ",
+                    (" i ", "bold $text-accent"),
+                    "ignore them (deny and ask rules still apply)",
+                ),
+                id="keys",
+            )
+
+    def on_screen_resume(self) -> None:
+        self._shown_at = self._clock()
+
+    def _armed(self) -> bool:
+        return self._shown_at is not None and self._clock() - self._shown_at >= self.guard_s
+
+    def action_trust(self) -> None:
+        if self._armed():
+            self.dismiss(True)
+
+    def action_ignore(self) -> None:
+        if self._armed():
+            self.dismiss(False)

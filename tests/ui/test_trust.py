@@ -1,0 +1,100 @@
+"""Pilot tests of the project trust dialog, alone and at start-up in the app."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import Static
+
+from agent_tui.permissions.engine import PermissionEngine
+from agent_tui.runtime import Options
+from agent_tui.ui.app import AgentApp
+from agent_tui.ui.screens.trust import TrustScreen
+
+GRANTS = ("Bash(rm:*)  (.agent-tui/settings.toml)", "Bash(git:*)  (.agent-tui/settings.toml)")
+
+
+class Host(App[None]):
+    def __init__(self, screen: TrustScreen) -> None:
+        super().__init__()
+        self.dialog = screen
+        self.answers: list[bool | None] = []
+
+    def compose(self) -> ComposeResult:
+        yield Static("main")
+
+    def on_mount(self) -> None:
+        self.push_screen(self.dialog, self.answers.append)
+
+
+@pytest.mark.parametrize(("key", "answer"), [("t", True), ("i", False), ("escape", False)])
+async def test_keys_answer(key: str, answer: bool) -> None:
+    app = Host(TrustScreen("/home/ada/repo", GRANTS, guard_s=0))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        text = "\n".join(str(w.render()) for w in app.screen.query(Static))
+        assert "Bash(rm:*)" in text and "Bash(git:*)" in text and "/home/ada/repo" in text
+        await pilot.press(key)
+        await pilot.pause()
+        assert app.answers == [answer]
+
+
+async def test_keys_typed_as_it_appears_do_not_answer() -> None:
+    now = [100.0]
+    app = Host(TrustScreen("/r", GRANTS, guard_s=0.5, clock=lambda: now[0]))
+    async with app.run_test() as pilot:
+        await pilot.pause()
+        await pilot.press("t")  # meant for the prompt
+        await pilot.pause()
+        assert app.answers == []
+        now[0] += 1.0
+        await pilot.press("i")
+        await pilot.pause()
+        assert app.answers == [False]
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("AGENT_TUI_OFFLINE_DELAY", "0")
+    work = tmp_path / "work"
+    (work / ".agent-tui").mkdir(parents=True)
+    (work / ".agent-tui" / "settings.toml").write_text(
+        '[permissions]\nallow = ["Bash(touch:*)"]\ndeny = ["Bash(curl:*)"]\n'
+    )
+    return work
+
+
+async def _start(work: Path, key: str) -> AgentApp:
+    app = AgentApp(Options(cwd=work), record=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        for _ in range(200):
+            await pilot.pause(0.02)
+            if isinstance(app.screen, TrustScreen):
+                break
+        assert isinstance(app.screen, TrustScreen)
+        app.screen.guard_s = 0
+        await pilot.press(key)
+        await pilot.pause()
+        assert not isinstance(app.screen, TrustScreen)
+        engine = app.agent.permissions
+        assert engine.check("Bash", {"command": "curl x"}, read_only=False).behavior == "deny"
+        touch = engine.check("Bash", {"command": "touch x"}, read_only=False).behavior
+        assert touch == ("allow" if key == "t" else "ask")
+    return app
+
+
+async def test_the_app_asks_once_and_remembers(project: Path) -> None:
+    await _start(project, "t")
+    # the answer is stored outside the project: a new start does not ask again
+    again = PermissionEngine.load(project, config_dir=Path(str(project.parent / "home")))
+    assert again.trust_question == ()
+    assert again.check("Bash", {"command": "touch x"}, read_only=False).behavior == "allow"
+
+
+async def test_ignoring_keeps_the_grants_off(project: Path) -> None:
+    await _start(project, "i")
