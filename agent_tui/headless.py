@@ -7,7 +7,14 @@ import asyncio
 import json
 import sys
 
-from agent_tui.protocol.events import Event, RequestStarted, StreamFailed, TextDelta, ToolInputDelta
+from agent_tui.protocol.events import (
+    Event,
+    RequestStarted,
+    StreamFailed,
+    TextDelta,
+    ToolInputDelta,
+    stream_json,
+)
 from agent_tui.redact import redact_obj
 from agent_tui.runtime import Options, make_agent
 
@@ -47,7 +54,7 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
         if isinstance(event, StreamFailed):
             failed.append(event.error)
         if output_format == "stream-json" and not isinstance(event, _SKIP):
-            sys.stdout.write(json.dumps(redact_obj(event.to_dict()), ensure_ascii=False) + "\n")
+            sys.stdout.write(json.dumps(redact_obj(stream_json(event)), ensure_ascii=False) + "\n")
             sys.stdout.flush()
 
     agent.listeners.append(on_event)

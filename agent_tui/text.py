@@ -1,12 +1,23 @@
-"""Making untrusted text safe to show: what the person reads is exactly what will run.
+"""The one home for untrusted text (commands, tool output, pages, model text) on screen.
 
-A terminal interprets control characters and ANSI escapes, and bidi overrides or zero-width
-characters can reorder or hide part of a command. `visible` replaces every such character with a
-printable spelling (`\\x1b`, `<U+202E>`) and leaves everything else, newlines and tabs included,
-untouched. Backslashes are kept as they are, so a command reads the way it will run.
+One policy everywhere: a terminal interprets control characters and ANSI escapes, and bidi
+overrides or zero-width characters can reorder or hide text, so every such character is *spelled
+out* (`\\x1b`, `<U+202E>`), never silently dropped; everything else is kept as it is, backslashes
+included, so a command reads the way it will run. On top of `visible`:
+
+- `one_line` puts text on one line for a list or a row (lines joined with ` ⏎ `, or only the first
+  line and ` …` for a compact row), cut to a length with `…`;
+- `clean_line` is one line of tool output: carriage-return progress resolved to what a terminal
+  would show, tabs expanded, then spelled out and cut.
+
+All of it is plain text: widgets show it as `Content`/`Text`, never parsed as markup.
 """
 
 from __future__ import annotations
+
+import re
+
+_BLANKS = re.compile(r"[ \t]+")
 
 # Characters that `str.isprintable()` accepts but that render as nothing or as blank space, so they
 # could hide or disguise text: combining grapheme joiner, Hangul fillers, Khmer inherent vowels,
@@ -46,4 +57,34 @@ def is_visible(text: str) -> bool:
     return visible(text) == text
 
 
-__all__ = ["is_visible", "visible"]
+def _cut(text: str, limit: int | None) -> str:
+    return text if limit is None or len(text) <= limit else text[: max(0, limit - 1)] + "…"
+
+
+def one_line(text: str, limit: int | None = None, *, first_line: bool = False) -> str:
+    """`text` on one line, spelled out: lines joined with ` ⏎ ` (or, with `first_line`, the first
+    line and ` …` when there were more), runs of blanks as one space, cut to `limit`."""
+    lines = [_BLANKS.sub(" ", line).strip() for line in text.strip().split("\n")]
+    if first_line:
+        line = visible(lines[0]) + (" …" if len(lines) > 1 else "")
+    else:
+        line = " ⏎ ".join(visible(part) for part in lines)
+    return _cut(line, limit)
+
+
+def resolve_cr(raw: str) -> str:
+    """What a terminal shows for a line with carriage returns: the text after the last one."""
+    raw = raw.rstrip("\r")
+    return raw.rsplit("\r", 1)[-1] if "\r" in raw else raw
+
+
+def clean_line(text: str, limit: int | None = None) -> str:
+    """One line of tool output made safe to draw: progress resolved, tabs expanded, controls and
+    escapes spelled out, bounded length."""
+    line = resolve_cr(text)
+    if "\t" in line:
+        line = line.expandtabs(4)
+    return _cut(visible(line), limit)
+
+
+__all__ = ["clean_line", "is_visible", "one_line", "resolve_cr", "visible"]

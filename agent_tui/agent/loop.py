@@ -12,18 +12,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_tui.agent.approvals import AllowAll, Approvals, AskFn, PermissionChecker, deny_all
 from agent_tui.agent.conversation import Conversation
 from agent_tui.agent.cost import cost_usd
-from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest, Decision
 from agent_tui.protocol.assembler import StreamAssembler, StreamError
 from agent_tui.protocol.events import (
-    ApprovalDecided,
-    ApprovalRequested,
     BlockFinished,
     Event,
     Notice,
@@ -44,9 +42,8 @@ from agent_tui.providers.base import (
     with_stall_timeout,
 )
 from agent_tui.redact import redact
-from agent_tui.tools.base import Tool, ToolContext, ToolInputError, ToolOutput, ToolRegistry
+from agent_tui.tools.base import ToolContext, ToolInputError, ToolOutput, ToolRegistry
 
-AskFn = Callable[[ApprovalRequest], Awaitable[ApprovalAnswer]]
 Listener = Callable[[Event], None]
 
 DEFAULT_SYSTEM = (
@@ -61,23 +58,6 @@ CANCELLED = "cancelled by user"
 RESUME_PROMPT = "Your previous response was cut off by a connection problem. Please continue."
 #: pause_turn continuations of one turn before it is ended with a notice
 MAX_CONTINUATIONS = 25
-
-
-class PermissionChecker:
-    """What the loop needs from a permission engine (see agent_tui.permissions.engine)."""
-
-    def check(self, tool: str, input: dict[str, Any], *, read_only: bool) -> Decision:
-        return Decision("allow", reason="no permission engine", source="default")
-
-    def save_always(self, rules: list[str]) -> tuple[str, ...]:
-        """Persist allow rules; returns those saved (empty when saving failed)."""
-        return ()
-
-    save_error: str | None = None
-
-    @property
-    def explicit_hosts(self) -> frozenset[str]:
-        return frozenset()
 
 
 @dataclass
@@ -106,10 +86,6 @@ class _StreamBroken(Exception):
         self.assembler = assembler
 
 
-async def _deny_all(request: ApprovalRequest) -> ApprovalAnswer:
-    return ApprovalAnswer("deny", "no one is there to approve")
-
-
 class Agent:
     def __init__(
         self,
@@ -118,14 +94,20 @@ class Agent:
         config: AgentConfig,
         *,
         permissions: PermissionChecker | None = None,
-        ask: AskFn = _deny_all,
+        ask: AskFn = deny_all,
         conversation: Conversation | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
         self.config = config
-        self.permissions = permissions or PermissionChecker()
-        self.ask = ask
+        self.approvals = Approvals(
+            permissions or AllowAll(),
+            ask,
+            self.emit,
+            cwd=config.cwd,
+            headless=config.headless,
+            allow_asks=config.allow_asks,
+        )
         self.conversation = conversation or Conversation()
         self.listeners: list[Listener] = []
         self.session_usage = Usage()
@@ -141,6 +123,10 @@ class Agent:
     @property
     def messages(self) -> list[dict[str, Any]]:
         return self.conversation.messages
+
+    @property
+    def permissions(self) -> PermissionChecker:
+        return self.approvals.permissions
 
     def emit(self, event: Event) -> None:
         for listener in list(self.listeners):
@@ -329,7 +315,7 @@ class Agent:
             async for raw in with_stall_timeout(stream, self.config.stall_timeout):
                 for event in assembler.feed(raw):
                     if isinstance(event, ToolCallReady) and event.input_error:
-                        self._input_errors[event.id] = event.input_error
+                        self._input_errors[event.tool_use_id] = event.input_error
                     if isinstance(event, BlockFinished):
                         if event.block.get("type") == "server_tool_use":
                             held.append(event.block)
@@ -428,7 +414,7 @@ class Agent:
         except ToolInputError as exc:
             return ToolOutput(str(exc), is_error=True, summary="invalid input")
         ctx = self._context(call["id"], name)
-        denied = await self._authorize(call["id"], tool, raw_input, params, ctx)
+        denied = await self.approvals.authorize(call["id"], tool, raw_input, params, ctx)
         if denied is not None:
             return denied
         try:
@@ -457,93 +443,6 @@ class Agent:
             explicit_hosts=self.permissions.explicit_hosts,
             emit=self.emit,
         )
-
-    async def _authorize(
-        self, tool_use_id: str, tool: Tool, raw: dict[str, Any], params: Any, ctx: ToolContext
-    ) -> ToolOutput | None:
-        """None when the call may run; otherwise the is_error result to send the model."""
-        decision = self.permissions.check(tool.name, raw, read_only=tool.read_only)
-        subject = tool.subject(params)
-        if decision.behavior == "allow":
-            self.emit(
-                ApprovalDecided(
-                    tool_use_id, tool.name, subject, "allow", decision.source, decision.rule
-                )
-            )
-            return None
-        if decision.behavior == "deny":
-            self.emit(
-                ApprovalDecided(
-                    tool_use_id, tool.name, subject, "deny", decision.source, decision.rule
-                )
-            )
-            return ToolOutput(
-                f"Permission denied: {decision.reason or decision.rule}. Do not retry this call; "
-                "ask the user or try another approach.",
-                is_error=True,
-                summary="denied",
-            )
-        if self.config.headless and not self.config.allow_asks:
-            self.emit(
-                ApprovalDecided(
-                    tool_use_id,
-                    tool.name,
-                    subject,
-                    "deny",
-                    "headless",
-                    None,
-                    message=decision.reason,
-                )
-            )
-            return ToolOutput(
-                f"Permission denied: this call needs approval ({decision.reason}) and no one is "
-                "there to give it (headless run). Allow it with --allow.",
-                is_error=True,
-                summary="denied (headless)",
-            )
-        if self.config.headless:
-            self.emit(ApprovalDecided(tool_use_id, tool.name, subject, "allow", "headless"))
-            return None
-        try:
-            preview = tool.preview(params, ctx)
-        except Exception as exc:  # a preview that cannot be made must not block the question
-            preview = f"(no preview: {exc})"
-        request = ApprovalRequest(
-            tool_use_id, tool.name, raw, subject, decision, str(self.config.cwd), preview
-        )
-        self.emit(ApprovalRequested(tool_use_id, tool.name, subject, decision.reason))
-        answer = await self.ask(request)
-        if answer.choice == "always" and decision.suggestions:
-            saved = tuple(self.permissions.save_always(list(decision.suggestions)) or ())
-            answer = replace(answer, saved_rules=saved)
-            problem = getattr(self.permissions, "save_error", None)
-            if not saved or problem:
-                self.emit(
-                    Notice(
-                        "warning",
-                        f"Could not save {', '.join(decision.suggestions)}: "
-                        f"{problem or 'unknown error'}. It applies for this session only.",
-                    )
-                )
-        allowed = answer.choice in ("once", "always")
-        self.emit(
-            ApprovalDecided(
-                tool_use_id,
-                tool.name,
-                subject,
-                "allow" if allowed else "deny",
-                "user",
-                None,
-                list(answer.saved_rules),
-                answer.message,
-            )
-        )
-        if allowed:
-            return None
-        text = "The user denied this tool call."
-        if answer.message:
-            text += f" The user says: {answer.message}"
-        return ToolOutput(text, is_error=True, summary="denied by you")
 
     def _close_dangling_tool_uses(self, reason: str) -> int:
         """Give every unanswered tool_use an is_error result, so the conversation stays valid."""

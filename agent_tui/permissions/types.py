@@ -38,6 +38,8 @@ class ApprovalRequest:
     cwd: str
     #: a diff for Write/Edit, or other detail to show
     preview: str | None = None
+    #: the settings file an "always" answer writes to (the engine's `local_settings`)
+    save_to: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,8 +8,13 @@ with a `type` field (used by `--output-format stream-json` and by the session st
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
+
+
+def _snake(name: str) -> str:
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
 def _count(value: Any) -> int:
@@ -67,7 +72,19 @@ class Usage:
 
 @dataclass(frozen=True, slots=True)
 class Event:
-    kind: ClassVar[str] = "event"
+    """Base of every domain event. `kind` is the snake_case of the class name (`ToolFinished` ->
+    `tool_finished`); the class attributes below are facts the session store relies on."""
+
+    #: the session store commits its buffer after this event: it ends a unit a crash should keep
+    commit_boundary: ClassVar[bool] = False
+    #: a streamed piece: (the field that keys the stream, the field holding its text); the store
+    #: joins consecutive pieces before redaction, so a key split across deltas is still caught
+    delta_text: ClassVar[tuple[str, str] | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # No super() call: `slots=True` rebuilds the class, which breaks zero-argument super(),
+        # and object.__init_subclass__ does nothing.
+        cls.kind = _snake(cls.__name__)
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"type": self.kind}
@@ -82,21 +99,20 @@ class Event:
 
 @dataclass(frozen=True, slots=True)
 class MessageStarted(Event):
-    kind: ClassVar[str] = "message_start"
     message_id: str
     model: str
 
 
 @dataclass(frozen=True, slots=True)
 class TextDelta(Event):
-    kind: ClassVar[str] = "text"
+    delta_text: ClassVar[tuple[str, str] | None] = ("index", "text")
     index: int
     text: str
 
 
 @dataclass(frozen=True, slots=True)
 class ThinkingDelta(Event):
-    kind: ClassVar[str] = "thinking"
+    delta_text: ClassVar[tuple[str, str] | None] = ("index", "text")
     index: int
     text: str
 
@@ -105,18 +121,17 @@ class ThinkingDelta(Event):
 class ToolCallStarted(Event):
     """A `tool_use` (client tool) or `server_tool_use` block began streaming."""
 
-    kind: ClassVar[str] = "tool_call_start"
     index: int
-    id: str
-    name: str
+    tool_use_id: str
+    tool: str
     server: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class ToolInputDelta(Event):
-    kind: ClassVar[str] = "tool_input_delta"
+    delta_text: ClassVar[tuple[str, str] | None] = ("index", "partial_json")
     index: int
-    id: str
+    tool_use_id: str
     partial_json: str
 
 
@@ -124,10 +139,10 @@ class ToolInputDelta(Event):
 class ToolCallReady(Event):
     """A tool call's input is complete. `input_error` is set when the JSON was invalid."""
 
-    kind: ClassVar[str] = "tool_call"
+    commit_boundary: ClassVar[bool] = True
     index: int
-    id: str
-    name: str
+    tool_use_id: str
+    tool: str
     input: dict[str, Any]
     server: bool = False
     input_error: str | None = None
@@ -137,39 +152,40 @@ class ToolCallReady(Event):
 class SearchQueryUpdate(Event):
     """The query of a streaming web search, as far as it has arrived."""
 
-    kind: ClassVar[str] = "search_query"
     tool_use_id: str
     query: str
     # Ordinal of the search within its tool call (0, 1, …), so a second search is not mistaken
     # for a continuation of the first.
     search_index: int = 0
+    tool: str = "WebSearch"
 
 
 @dataclass(frozen=True, slots=True)
 class SearchResultsReceived(Event):
     """A `web_search_tool_result` block: `count` results, or `error_code` for the error form."""
 
-    kind: ClassVar[str] = "search_results"
+    commit_boundary: ClassVar[bool] = True
     tool_use_id: str
     query: str
     count: int
     results: list[dict[str, str]] = field(default_factory=list)
     error_code: str | None = None
     search_index: int = 0
+    tool: str = "WebSearch"
 
 
 @dataclass(frozen=True, slots=True)
 class BlockFinished(Event):
     """A content block is complete; `block` is its API form, exactly as it will be sent back."""
 
-    kind: ClassVar[str] = "block"
+    commit_boundary: ClassVar[bool] = True
     index: int
     block: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
 class MessageFinished(Event):
-    kind: ClassVar[str] = "message_end"
+    commit_boundary: ClassVar[bool] = True
     stop_reason: str | None
     usage: Usage
     content: list[dict[str, Any]]
@@ -179,7 +195,7 @@ class MessageFinished(Event):
 class StreamFailed(Event):
     """The stream broke. `partial` is the content assembled before the failure."""
 
-    kind: ClassVar[str] = "error"
+    commit_boundary: ClassVar[bool] = True
     error: str
     retryable: bool = False
     partial_text: str = ""
@@ -190,7 +206,7 @@ class StreamFailed(Event):
 
 @dataclass(frozen=True, slots=True)
 class TurnStarted(Event):
-    kind: ClassVar[str] = "turn_start"
+    commit_boundary: ClassVar[bool] = True
     prompt: str
 
 
@@ -198,7 +214,6 @@ class TurnStarted(Event):
 class RequestStarted(Event):
     """The loop sent request number `n` (1-based) of this turn."""
 
-    kind: ClassVar[str] = "request_start"
     n: int
 
 
@@ -206,18 +221,18 @@ class RequestStarted(Event):
 class ToolProgress(Event):
     """Live progress of a running tool: a status line and/or new output text."""
 
-    kind: ClassVar[str] = "tool_progress"
+    delta_text: ClassVar[tuple[str, str] | None] = ("tool_use_id", "output")
     tool_use_id: str
-    name: str
+    tool: str
     status: str = ""
     output: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class ToolFinished(Event):
-    kind: ClassVar[str] = "tool_result"
+    commit_boundary: ClassVar[bool] = True
     tool_use_id: str
-    name: str
+    tool: str
     is_error: bool
     summary: str
     duration_s: float
@@ -226,7 +241,7 @@ class ToolFinished(Event):
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequested(Event):
-    kind: ClassVar[str] = "approval_request"
+    commit_boundary: ClassVar[bool] = True
     tool_use_id: str
     tool: str
     subject: str
@@ -237,7 +252,7 @@ class ApprovalRequested(Event):
 class ApprovalDecided(Event):
     """How a tool call was permitted or refused, and by which rule (or by the person)."""
 
-    kind: ClassVar[str] = "permission"
+    commit_boundary: ClassVar[bool] = True
     tool_use_id: str
     tool: str
     subject: str
@@ -252,14 +267,14 @@ class ApprovalDecided(Event):
 class Notice(Event):
     """Something the person should see in the chat (max_tokens, refusal, retry, …)."""
 
-    kind: ClassVar[str] = "notice"
+    commit_boundary: ClassVar[bool] = True
     level: str  # "info" | "warning" | "error"
     text: str
 
 
 @dataclass(frozen=True, slots=True)
 class TurnFinished(Event):
-    kind: ClassVar[str] = "turn_end"
+    commit_boundary: ClassVar[bool] = True
     stop_reason: str | None
     usage: Usage
     cost_usd: float
@@ -294,10 +309,56 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
+# Sessions recorded before the vocabulary was unified, and `--output-format stream-json` (whose
+# documented names are a contract), use these names: old kind -> event class.
+LEGACY_KINDS: dict[str, type[Event]] = {
+    "message_start": MessageStarted,
+    "text": TextDelta,
+    "thinking": ThinkingDelta,
+    "tool_call_start": ToolCallStarted,
+    "tool_input_delta": ToolInputDelta,
+    "tool_call": ToolCallReady,
+    "search_query": SearchQueryUpdate,
+    "search_results": SearchResultsReceived,
+    "block": BlockFinished,
+    "message_end": MessageFinished,
+    "error": StreamFailed,
+    "turn_start": TurnStarted,
+    "request_start": RequestStarted,
+    "tool_progress": ToolProgress,
+    "tool_result": ToolFinished,
+    "approval_request": ApprovalRequested,
+    "permission": ApprovalDecided,
+    "notice": Notice,
+    "turn_end": TurnFinished,
+}
+LEGACY_NAMES: dict[str, str] = {cls.kind: old for old, cls in LEGACY_KINDS.items()}
+#: old field name -> new, for tool events recorded before every one carried `tool_use_id`/`tool`
+LEGACY_FIELDS = {"id": "tool_use_id", "name": "tool"}
+
+
 def event_from_dict(data: dict[str, Any]) -> Event:
-    """Inverse of `Event.to_dict()` (for replay from the session store)."""
-    cls = EVENT_TYPES[data["type"]]
+    """Inverse of `Event.to_dict()` (for replay from the session store); also reads the names
+    of sessions recorded before the vocabulary was unified."""
+    kind = data["type"]
+    cls = EVENT_TYPES.get(kind) or LEGACY_KINDS[kind]
+    names = {f.name for f in dataclasses.fields(cls)}
+    renamed = {old: new for old, new in LEGACY_FIELDS.items() if new in names and new not in data}
+    data = {renamed.get(k, k): v for k, v in data.items()}
     kwargs = {f.name: data[f.name] for f in dataclasses.fields(cls) if f.name in data}
     if "usage" in kwargs and isinstance(kwargs["usage"], dict):
         kwargs["usage"] = Usage(**kwargs["usage"])
     return cls(**kwargs)
+
+
+def stream_json(event: Event) -> dict[str, Any]:
+    """An event as `--output-format stream-json` prints it: the documented `type` names
+    (`text`, `tool_call`, `permission`, `tool_result`, `turn_end`, `error`, …), and the tool
+    events' earlier field names (`id`, `name`) beside `tool_use_id` and `tool`."""
+    data = event.to_dict()
+    data["type"] = LEGACY_NAMES.get(event.kind, event.kind)
+    if isinstance(event, ToolCallStarted | ToolInputDelta | ToolCallReady):
+        data["id"] = event.tool_use_id
+    if isinstance(event, ToolCallStarted | ToolCallReady | ToolProgress | ToolFinished):
+        data["name"] = event.tool
+    return data

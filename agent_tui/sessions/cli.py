@@ -12,12 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from agent_tui.sessions.store import (
-    AmbiguousSessionId,
-    SessionInfo,
-    SessionNotFound,
-    SessionStore,
-)
+from agent_tui.sessions.export import export_jsonl, export_markdown
+from agent_tui.sessions.records import AmbiguousSessionId, SessionInfo, SessionNotFound
+from agent_tui.sessions.store import SessionStore
 
 
 class _Parser(argparse.ArgumentParser):
@@ -131,14 +128,14 @@ def _run(store: SessionStore, args: argparse.Namespace) -> int:
         if args.json:
             out.write(json.dumps(info.to_dict(), ensure_ascii=False) + "\n")
         else:
-            out.write(store.export_markdown(session_id))
+            out.write(export_markdown(store, session_id))
         return 0
 
     if args.command == "export":
         text = (
-            store.export_markdown(session_id)
+            export_markdown(store, session_id)
             if args.format == "md"
-            else store.export_jsonl(session_id)
+            else export_jsonl(store, session_id)
         )
         if args.output is None:
             out.write(text)

@@ -6,7 +6,7 @@ import json
 import time
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.sessions.store import SessionNotFound, ToolRun
+from agent_tui.sessions.records import SessionNotFound, ToolRun
 
 if TYPE_CHECKING:
     from agent_tui.sessions.store import SessionStore

@@ -16,7 +16,8 @@ from agent_tui.protocol.events import (
     TurnFinished,
     TurnStarted,
 )
-from agent_tui.sessions.store import SessionInfo, SessionStore
+from agent_tui.sessions.records import SessionInfo
+from agent_tui.sessions.store import SessionStore
 
 if TYPE_CHECKING:
     from agent_tui.agent.loop import Agent
@@ -64,7 +65,7 @@ class Recorder:
             self._turn_started = time.time()
         self.store.append_event(session, event)
         if isinstance(event, ToolCallReady) and not event.server:
-            self._inputs[event.id] = event.input
+            self._inputs[event.tool_use_id] = event.input
         elif isinstance(event, ApprovalDecided):
             self._tool_runs[event.tool_use_id] = self.store.record_tool_run(
                 session,
@@ -88,7 +89,7 @@ class Recorder:
                 self.store.record_tool_run(
                     session,
                     event.tool_use_id,
-                    event.name,
+                    event.tool,
                     tool_input,
                     finished_at=time.time(),
                     **result,

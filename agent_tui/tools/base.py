@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ValidationError
 
+from agent_tui.tools.subject import tool_subject
+
 if TYPE_CHECKING:
     from agent_tui.providers.base import Provider
 
@@ -73,8 +75,8 @@ class Tool(ABC):
             raise ToolInputError(f"Invalid input for {self.name}: {problems}") from None
 
     def subject(self, params: Any) -> str:
-        """What the person is asked about: the command, the path, the URL."""
-        return str(params.model_dump(exclude_none=True))
+        """What the person is asked about: the command, the path, the URL (`tool_subject`)."""
+        return tool_subject(self.name, params.model_dump(exclude_none=True))
 
     def preview(self, params: Any, ctx: ToolContext) -> str | None:
         """Extra text for the approval dialog, e.g. the diff a Write or Edit would make."""

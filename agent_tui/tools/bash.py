@@ -234,9 +234,6 @@ class BashTool(Tool):
     #: minimum seconds between two streamed progress messages
     progress_interval_s: float = 0.05
 
-    def subject(self, params: Any) -> str:
-        return params.command
-
     async def run(self, params: Any, ctx: ToolContext) -> ToolOutput:
         p: BashInput = params
         clock = ctx.clock or time.monotonic

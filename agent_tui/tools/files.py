@@ -388,9 +388,6 @@ class ReadTool(Tool):
     input_model: ClassVar[type[BaseModel]] = ReadInput
     read_only: ClassVar[bool] = True
 
-    def subject(self, params: Any) -> str:
-        return params.path
-
     async def run(self, params: Any, ctx: ToolContext) -> ToolOutput:
         return await asyncio.to_thread(self._run, params, ctx)
 
@@ -473,9 +470,6 @@ class WriteTool(Tool):
         "- The person sees a diff of the change before approving it."
     )
     input_model: ClassVar[type[BaseModel]] = WriteInput
-
-    def subject(self, params: Any) -> str:
-        return params.path
 
     def preview(self, params: Any, ctx: ToolContext) -> str | None:
         path = pathutil.resolve(params.path, ctx.cwd)
@@ -660,9 +654,6 @@ class EditTool(Tool):
         "- The person sees a diff of the change before approving it."
     )
     input_model: ClassVar[type[BaseModel]] = EditInput
-
-    def subject(self, params: Any) -> str:
-        return params.path
 
     def preview(self, params: Any, ctx: ToolContext) -> str | None:
         try:

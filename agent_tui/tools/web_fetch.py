@@ -97,9 +97,6 @@ class WebFetchTool(Tool):
         self.content_budget = content_budget
         self.raw_budget = raw_budget
 
-    def subject(self, params: Any) -> str:
-        return str(params.url)
-
     async def run(self, params: Any, ctx: ToolContext) -> ToolOutput:
         ctx.progress(status=f"fetching: {params.url}")
         try:

@@ -150,13 +150,13 @@ class _Run:
         """Re-emit a sub-stream search event as progress of the client WebSearch call."""
         ctx = self.ctx
         if isinstance(event, ToolCallStarted) and event.server:
-            self.search(event.id)  # number searches in the order they begin
+            self.search(event.tool_use_id)  # number searches in the order they begin
         elif isinstance(event, SearchQueryUpdate):
             search = self.search(event.tool_use_id)
             search.query = event.query
             ctx.emit(SearchQueryUpdate(ctx.tool_use_id, event.query, search.index))
         elif isinstance(event, ToolCallReady) and event.server:
-            search = self.search(event.id)
+            search = self.search(event.tool_use_id)
             query = event.input.get("query")
             if isinstance(query, str):
                 search.query = query
@@ -200,9 +200,6 @@ class WebSearchTool(Tool):
         #: seconds without a sub-stream event before the search counts as stalled
         self.stall_timeout = stall_timeout
         self.max_tokens = max_tokens
-
-    def subject(self, params: Any) -> str:
-        return str(params.query)
 
     def request(self, params: WebSearchInput, ctx: ToolContext, run: _Run) -> MessageRequest:
         messages: list[dict[str, Any]] = [

@@ -22,20 +22,24 @@ from textual.screen import Screen
 from textual.widgets import Footer
 
 from agent_tui.runtime import Options, use_offline
-from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, NoticeMessage, UserMessage
+from agent_tui.ui.widgets.chat import ChatView, NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.status import StatusLine
 
 # The first frame is the chat, the prompt and the status line; everything else (event classes,
 # the tool pane, the approvals log, tool blocks) is imported once it has been painted.
 if TYPE_CHECKING:
+    from agent_tui.agent.loop import Agent
     from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
     from agent_tui.protocol.events import Event
-    from agent_tui.sessions.store import SessionInfo, SessionStore
+    from agent_tui.sessions.recorder import Recorder
+    from agent_tui.sessions.records import SessionInfo
+    from agent_tui.sessions.store import SessionStore
+    from agent_tui.ui.event_view import EventView
     from agent_tui.ui.replay import Replay
+    from agent_tui.ui.screens.approval import ApprovalQueue
     from agent_tui.ui.screens.sessions import BrowserChoice
     from agent_tui.ui.widgets.approvals_log import ApprovalsLog
-    from agent_tui.ui.widgets.tool_blocks import ToolBlock
     from agent_tui.ui.widgets.tool_pane import ToolPane
 
 STYLES = Path(__file__).parent / "styles"
@@ -58,12 +62,13 @@ def _tune_gc() -> None:
 
 class AgentApp(App[int]):
     TITLE = "agent-tui"
+    # CSS is loaded one way: each screen names its own `.tcss` (approval, trust, sessions); the
+    # app names `app.tcss` and the stylesheets of the widgets on its own screen.
     CSS_PATH = [
         STYLES / "app.tcss",
         STYLES / "tool_pane.tcss",
         STYLES / "tool_blocks.tcss",
         STYLES / "approvals_log.tcss",
-        STYLES / "sessions.tcss",
     ]
     BINDINGS = [
         Binding("escape", "cancel", "Stop", show=True),
@@ -85,11 +90,11 @@ class AgentApp(App[int]):
         # Built after the first frame, in a worker thread (see `_boot`): tools, permissions and
         # the store pull in pydantic, tree-sitter, httpx and sqlite, which the first frame
         # doesn't need.
-        self.agent: Any = None
-        self.recorder: Any = None
-        self.approvals: Any = None
-        self._current: AssistantMessage | None = None
-        self._blocks: dict[str, ToolBlock] = {}
+        self.agent: Agent | None = None
+        self.recorder: Recorder | None = None
+        self.approvals: ApprovalQueue | None = None
+        #: draws the agent's events (made once the side pane is mounted, see `_mount_side`)
+        self.view: EventView | None = None
         self._queued: list[str] = []
         #: the replay on screen, if any (see `replay.py`)
         self.replay: Replay | None = None
@@ -142,7 +147,24 @@ class AgentApp(App[int]):
         from agent_tui.ui.widgets.approvals_log import ApprovalsLog
         from agent_tui.ui.widgets.tool_pane import ToolPane
 
-        self.query_one("#side").mount(ToolPane(id="tools"), ApprovalsLog(id="approvals"))
+        tools, approvals = ToolPane(id="tools"), ApprovalsLog(id="approvals")
+        self.query_one("#side").mount(tools, approvals)
+        self.view = self.make_view(tools, approvals)
+
+    def make_view(
+        self, tools: ToolPane | None = None, approvals: ApprovalsLog | None = None
+    ) -> EventView:
+        """An `EventView` on this screen's chat, panes and status line (a replay makes its own,
+        so its totals stay apart from the live session's)."""
+        from agent_tui.ui.event_view import EventView
+
+        return EventView(
+            self.chat,
+            self.status,
+            tools or self.tool_pane,
+            approvals or self.approvals_log,
+            call_later=self.call_later,
+        )
 
     def on_mount(self) -> None:
         self.query_one(PromptInput).focus()
@@ -172,17 +194,23 @@ class AgentApp(App[int]):
                 error = f"Could not resume: {exc}. This is a new session (ctrl+o lists them)."
                 fresh = replace(self.options, resume=None, continue_=False)
                 recorder = attach_recorder(agent, fresh)
-        approvals = ApprovalQueue(
-            local_settings_path=self.options.cwd / ".agent-tui" / "settings.local.toml"
-        )
+        approvals = ApprovalQueue()
         self.call_from_thread(self._agent_ready, agent, recorder, approvals, error)
         warm_up = getattr(agent.provider, "warm_up", None)
         if warm_up is not None:
             warm_up()  # the SDK import takes seconds: do it here, not on the first request
 
-    def _agent_ready(self, agent: Any, recorder: Any, approvals: Any, error: str | None) -> None:
+    def _agent_ready(
+        self,
+        agent: Agent,
+        recorder: Recorder | None,
+        approvals: ApprovalQueue,
+        error: str | None,
+    ) -> None:
         self.agent, self.recorder, self.approvals = agent, recorder, approvals
         agent.listeners.append(self._on_agent_event)
+        if agent.session_cost or agent.session_usage.total_tokens:  # a resumed session
+            self.live_view.set_totals(agent.session_usage, agent.session_cost)
         status = self.status
         status.model = agent.provider.label
         status.activity = "ready"
@@ -275,11 +303,11 @@ class AgentApp(App[int]):
     def action_cycle_mode(self) -> None:
         if self.agent is None:
             return
-        engine = self.agent.permissions
         from agent_tui.permissions.types import MODES
 
-        mode = MODES[(MODES.index(engine.mode) + 1) % len(MODES)]
-        engine.mode = mode
+        approvals = self.agent.approvals
+        mode = MODES[(MODES.index(approvals.mode) + 1) % len(MODES)]  # type: ignore[arg-type]
+        approvals.set_mode(mode)
         self.status.mode = mode
         self.notify(f"Permission mode: {mode}")
 
@@ -378,18 +406,15 @@ class AgentApp(App[int]):
             self.status.session = info.id
         # The status line counts the whole session, as it would have had it never stopped.
         self.agent.session_usage, self.agent.session_cost = info.usage, info.cost_usd
-        self.status.usage, self.status.cost = info.usage, info.cost_usd
+        self.live_view.set_totals(info.usage, info.cost_usd)
         self.status.activity = "ready"
         await self.redraw_conversation()
         self.query_one(PromptInput).focus()
 
     async def redraw_conversation(self, *, history: bool = True) -> None:
         """Clear the chat and side panes, then draw the agent's conversation again."""
-        self._end_message()
-        self._blocks.clear()
-        await self.chat.remove_children()
-        self.tool_pane.clear()
-        self.approvals_log.clear()
+        await self.live_view.clear()
+        self.live_view.show_totals()
         if history and self.agent is not None and self.agent.messages:
             self._show_history()
         self.chat.anchor()
@@ -415,75 +440,20 @@ class AgentApp(App[int]):
 
     # --- events from the agent ---------------------------------------------------------------
 
+    @property
+    def live_view(self) -> EventView:
+        assert self.view is not None, "the side pane is mounted before the agent starts"
+        return self.view
+
     def _on_agent_event(self, event: Event) -> None:
-        # Dispatch on the event's stable `kind`, so the event classes stay off the first frame.
         if not self.is_running:
             return
-        self.tool_pane.handle(event)
-        kind = event.kind
-        if kind == "turn_start":
-            self._blocks.clear()
-            self.status.activity = "working…"
-        elif kind == "message_start":
-            self.status.activity = "streaming…"
-        elif kind == "text":
-            self._assistant().write(event.text)  # type: ignore[attr-defined]
-        elif kind in ("tool_call_start", "tool_call"):
-            self._tool_block(event.id, event.name).handle(event)  # type: ignore[attr-defined]
-        elif kind == "permission":
-            self.approvals_log.add(event)  # type: ignore[arg-type]
-            self._route_to_block(event)
-        elif kind == "notice":
-            self._end_message()
-            self.chat.append(NoticeMessage(event.text, event.level))  # type: ignore[attr-defined]
-        elif kind == "error":
-            self._end_message(incomplete=bool(event.partial_text))  # type: ignore[attr-defined]
-            self.chat.append(
-                NoticeMessage(
-                    f"{event.error}\nThe session is still usable. "  # type: ignore[attr-defined]
-                    "Press ctrl+r (or send “r”) to retry.",
-                    "error",
-                )
-            )
-        elif kind == "turn_end":
-            self._end_message()
-            self.status.usage = self.agent.session_usage
-            self.status.cost = self.agent.session_cost
-            failed = event.failed  # type: ignore[attr-defined]
-            self.status.activity = "failed: ctrl+r retries" if failed else "ready"
+        self.live_view.handle(event)
+        if event.kind == "turn_finished":
             if self.recorder is not None and self.recorder.session_id:
                 self.status.session = self.recorder.session_id
             if self._queued:
                 self.call_later(self._start, self._queued.pop(0), shown=True)
-        else:
-            self._route_to_block(event)
-
-    def _route_to_block(self, event: Event) -> None:
-        tool_use_id = getattr(event, "tool_use_id", None)
-        if tool_use_id and tool_use_id in self._blocks:
-            self._blocks[tool_use_id].handle(event)
-
-    def _assistant(self) -> AssistantMessage:
-        if self._current is None:
-            self._current = AssistantMessage()
-            self.chat.append(self._current)
-        return self._current
-
-    def _tool_block(self, tool_use_id: str, name: str) -> ToolBlock:
-        block = self._blocks.get(tool_use_id)
-        if block is None:
-            from agent_tui.ui.widgets.tool_blocks import tool_block_for
-
-            self._end_message()
-            block = tool_block_for(tool_use_id, name)
-            self._blocks[tool_use_id] = block
-            self.chat.append(block)
-        return block
-
-    def _end_message(self, incomplete: bool = False) -> None:
-        current, self._current = self._current, None
-        if current is not None:
-            self.call_later(current.finish, incomplete)
 
     async def action_quit(self) -> None:
         if self.agent is not None:

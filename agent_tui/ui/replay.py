@@ -1,8 +1,9 @@
 """Replay: a recorded session's domain events played back on the main screen.
 
-The events go through the app's own rendering path (`AgentApp._on_agent_event`), so a replay looks
-exactly like the live session did — streamed answers, tool blocks, searches, approvals — while
-nothing is sent to a model and no tool runs: only recorded events are drawn. The recorded timing
+The events go through an `EventView` (`event_view.py`), the same drawing path as the live agent's
+events, so a replay looks exactly like the live session did — streamed answers, tool blocks,
+searches, approvals — while nothing is sent to a model and no tool runs: only recorded events are
+drawn. The recorded timing
 is kept, scaled by the speed (1×, 4×, instant), with long pauses (a person thinking, a slow
 command) cut to `MAX_PAUSE_S`.
 
@@ -16,19 +17,46 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
-from typing import TYPE_CHECKING, ClassVar, Literal
+from collections.abc import Callable
+from typing import Any, ClassVar, Literal, Protocol
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
-from agent_tui.protocol.events import ApprovalRequested, Event, TurnFinished, TurnStarted, Usage
-from agent_tui.sessions.store import SessionInfo, StoredEvent
+from agent_tui.protocol.events import ApprovalRequested, Event, TurnStarted
+from agent_tui.sessions.records import SessionInfo, StoredEvent
+from agent_tui.sessions.store import SessionStore
+from agent_tui.ui.event_view import EventView
 from agent_tui.ui.widgets.chat import NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
-if TYPE_CHECKING:
-    from agent_tui.ui.app import AgentApp
+
+class ReplayHost(Protocol):
+    """What a replay needs from the app (the app's own module is never imported here)."""
+
+    replay: Replay | None
+
+    @property
+    def live_view(self) -> EventView: ...
+
+    def make_view(self) -> EventView: ...
+
+    def session_store(self) -> SessionStore: ...
+
+    async def redraw_conversation(self, *, history: bool = True) -> None: ...
+
+    def resume_session(self, session_id: str) -> None: ...
+
+    # Textual's App API
+    def query_one(self, selector: Any, expect_type: Any = ...) -> Any: ...
+
+    def mount(self, *widgets: Any, before: Any = None) -> Any: ...
+
+    def run_worker(self, work: Any, **kwargs: Any) -> Any: ...
+
+    call_later: Callable[..., Any]
+
 
 INSTANT = math.inf
 SPEEDS: dict[str, float] = {"1": 1.0, "4": 4.0, "i": INSTANT}
@@ -86,8 +114,10 @@ class ReplayBar(Static):
 class Replay:
     """One replay of one session on `app`'s main screen; `start()` it, `stop()` or `close()`."""
 
-    def __init__(self, app: AgentApp, session_id: str, speed: float = 1.0) -> None:
+    def __init__(self, app: ReplayHost, session_id: str, speed: float = 1.0) -> None:
         self.app = app
+        #: draws the recorded events; its totals are the replayed session's, not the live one's
+        self.view = app.make_view()
         self.session_id = session_id
         self.speed = speed
         self.state: State = "loading"
@@ -95,8 +125,6 @@ class Replay:
         self.total = 0
         self.info: SessionInfo | None = None
         self._wake = asyncio.Event()
-        self._usage = Usage()
-        self._cost = 0.0
         self.bar = ReplayBar(self)
 
     @property
@@ -119,7 +147,7 @@ class Replay:
             else "Enter resume this session · Esc back to your conversation"
         )
         self.bar.update(Text(f"▶ {self.label}   {keys}"))
-        self.app.status.activity = self.label
+        self.view.status.activity = self.label
 
     # --- control ---------------------------------------------------------------------------
 
@@ -154,9 +182,8 @@ class Replay:
         prompt.disabled = False
         self.bar.remove()
         prompt.focus()
-        app.status.usage = app.agent.session_usage
-        app.status.cost = app.agent.session_cost
-        app.status.activity = "ready"
+        app.live_view.show_totals()  # the live session's counts again
+        self.view.status.activity = "ready"
 
     async def close(self, *, resume: bool = False) -> None:
         """Leave the replay: back to the conversation, or into the replayed session."""
@@ -177,12 +204,14 @@ class Replay:
             return
         self.total = len(events)
         await self.app.redraw_conversation(history=False)
+        self.view.set_totals(None, 0.0)
         title = self.info.title if self.info else ""
-        self.app.chat.append(
+        chat = self.view.chat
+        chat.append(
             NoticeMessage(f"Replay of session {self.session_id}: {title}".rstrip(": "), "info")
         )
         if not events:
-            self.app.chat.append(NoticeMessage("Nothing was recorded in this session.", "info"))
+            chat.append(NoticeMessage("Nothing was recorded in this session.", "info"))
         self.state = "playing"
         self._refresh()
         owed = 0.0
@@ -210,17 +239,12 @@ class Replay:
             await asyncio.wait_for(self._wake.wait(), seconds)
 
     def _draw(self, event: Event) -> None:
-        app = self.app
+        view = self.view
         if isinstance(event, TurnStarted):  # live, the prompt is drawn when it is sent
-            app.chat.append(UserMessage(event.prompt))
-        app._on_agent_event(event)
+            view.chat.append(UserMessage(event.prompt))
+        view.handle(event)
         if isinstance(event, ApprovalRequested):  # live, this was the approval dialog
             text = f"Asked for approval: {event.tool} {event.subject}"
-            app.chat.append(NoticeMessage(f"{text}\n{event.reason}" if event.reason else text))
-        elif isinstance(event, TurnFinished):
-            self._usage += event.usage
-            self._cost += event.cost_usd
-            app.status.usage = self._usage
-            app.status.cost = self._cost
+            view.chat.append(NoticeMessage(f"{text}\n{event.reason}" if event.reason else text))
         self.shown += 1
-        app.status.activity = self.label  # the live path sets "working…", "ready", …
+        view.status.activity = self.label  # the live path sets "working…", "ready", …

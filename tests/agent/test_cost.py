@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from sse_server import sse_fixture
 
+from agent_tui.agent.approvals import AllowAll
 from agent_tui.agent.cost import Price, cost_usd, price_for, search_price
-from agent_tui.agent.loop import Agent, AgentConfig, PermissionChecker
+from agent_tui.agent.loop import Agent, AgentConfig
 from agent_tui.paths import package_data
 from agent_tui.protocol.assembler import StreamAssembler
 from agent_tui.protocol.events import TurnFinished, Usage
@@ -117,9 +118,7 @@ class _Replay:
 
 async def test_turn_usage_and_cost_include_the_search_sub_request(tmp_path: Path) -> None:
     config = AgentConfig(model="claude-sonnet-4-5", cwd=tmp_path, data_dir=tmp_path)
-    agent = Agent(
-        _Replay(), ToolRegistry([WebSearchTool()]), config, permissions=PermissionChecker()
-    )
+    agent = Agent(_Replay(), ToolRegistry([WebSearchTool()]), config, permissions=AllowAll())
     finished = await agent.submit("When was Python 3.13 released?")
     assert isinstance(finished, TurnFinished) and finished.stop_reason == "end_turn"
     parts = [_usage_of(n) for n in ("main_calls_websearch.sse", "web_search.sse", "text_only.sse")]

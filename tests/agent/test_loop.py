@@ -26,8 +26,9 @@ from pydantic import BaseModel
 from sse_server import sse_fixture
 
 from agent_tui.agent import loop as loop_module
+from agent_tui.agent.approvals import AllowAll, PermissionChecker
 from agent_tui.agent.cost import cost_usd
-from agent_tui.agent.loop import Agent, AgentConfig, PermissionChecker
+from agent_tui.agent.loop import Agent, AgentConfig
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest, Decision
 from agent_tui.protocol.events import (
     ApprovalDecided,
@@ -45,6 +46,7 @@ from agent_tui.protocol.events import (
     TurnFinished,
     TurnStarted,
     Usage,
+    stream_json,
 )
 from agent_tui.protocol.sse import iter_sse
 from agent_tui.providers.base import ProviderError
@@ -204,7 +206,7 @@ class MeteredTool(Tool):
 # --- permissions and approvals --------------------------------------------------------------------
 
 
-class FakePermissions(PermissionChecker):
+class FakePermissions(AllowAll):
     def __init__(self, decisions: dict[str, Decision] | None = None) -> None:
         self.decisions = decisions or {}
         self.checks: list[tuple[str, dict[str, Any], bool]] = []
@@ -701,7 +703,7 @@ async def test_headless_ask_is_denied(tmp_path: Path) -> None:
     assert echo.calls == [] and ask.requests == []
     (decided,) = h.of(ApprovalDecided)
     assert (decided.decision, decided.by) == ("deny", "headless")
-    assert decided.to_dict()["type"] == "permission"
+    assert stream_json(decided)["type"] == "permission"  # the documented stream-json name
     (res,) = results_of(h.request_messages(1)[-1])
     assert res["is_error"] and "headless" in res["content"] and "--allow" in res["content"]
     h.check()

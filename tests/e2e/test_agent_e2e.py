@@ -16,7 +16,8 @@ from conversation_rules import assert_valid_conversation
 from pydantic import BaseModel
 from sse_server import SSEServer, sse_fixture, use_loopback_api
 
-from agent_tui.agent.loop import Agent, AgentConfig, PermissionChecker
+from agent_tui.agent.approvals import AllowAll
+from agent_tui.agent.loop import Agent, AgentConfig
 from agent_tui.protocol.events import Event, Notice, StreamFailed, TextDelta, TurnFinished
 from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput, ToolRegistry
@@ -63,7 +64,7 @@ def make_agent(tmp_path: Path, *tools: Tool, **config: Any) -> tuple[Agent, list
         AnthropicProvider("claude-sonnet-4-5"),
         ToolRegistry(list(tools)),
         AgentConfig(model="claude-sonnet-4-5", cwd=tmp_path, data_dir=tmp_path, **config),
-        permissions=PermissionChecker(),
+        permissions=AllowAll(),
     )
     events: list[Event] = []
     agent.listeners.append(events.append)

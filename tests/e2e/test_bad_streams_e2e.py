@@ -12,7 +12,8 @@ import pytest
 from conversation_rules import assert_valid_conversation
 from sse_server import Response, SSEServer, sse_fixture, use_loopback_api
 
-from agent_tui.agent.loop import Agent, AgentConfig, PermissionChecker
+from agent_tui.agent.approvals import AllowAll
+from agent_tui.agent.loop import Agent, AgentConfig
 from agent_tui.protocol.events import Event, StreamFailed
 from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.tools.base import ToolRegistry
@@ -29,7 +30,7 @@ def agent_for(tmp_path: Path, **config: Any) -> tuple[Agent, list[Event]]:
         AgentConfig(
             model="claude-sonnet-4-5", cwd=tmp_path, data_dir=tmp_path, max_retries=0, **config
         ),
-        permissions=PermissionChecker(),
+        permissions=AllowAll(),
     )
     events: list[Event] = []
     agent.listeners.append(events.append)

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from sse_server import SSEServer, sse_fixture, use_loopback_api
 
-from agent_tui.agent.loop import Agent, AgentConfig, PermissionChecker
+from agent_tui.agent.approvals import AllowAll
+from agent_tui.agent.loop import Agent, AgentConfig
 from agent_tui.protocol.assembler import StreamAssembler
 from agent_tui.protocol.events import Event, SearchQueryUpdate, ToolFinished, TurnFinished
 from agent_tui.protocol.sse import iter_sse
@@ -51,9 +52,7 @@ async def run_turn(
         use_loopback_api(monkeypatch, server.url)
         provider = AnthropicProvider()
         config = AgentConfig(model="claude-sonnet-4-5", cwd=tmp_path, data_dir=tmp_path)
-        agent = Agent(
-            provider, ToolRegistry([WebSearchTool()]), config, permissions=PermissionChecker()
-        )
+        agent = Agent(provider, ToolRegistry([WebSearchTool()]), config, permissions=AllowAll())
         agent.listeners.append(events.append)
         try:
             finished = await agent.submit("When was Python 3.13 released?")

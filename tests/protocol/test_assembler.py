@@ -220,17 +220,17 @@ def test_fixture_tool_input_deltas_join_to_the_input(name: str) -> None:
     assembler, events = assemble(fixture_events(name))
     joined: dict[str, str] = {}
     for e in of(events, ToolInputDelta):
-        joined[e.id] = joined.get(e.id, "") + e.partial_json
-    ready = {e.id: e for e in of(events, ToolCallReady)}
-    started = {e.id: e for e in of(events, ToolCallStarted)}
+        joined[e.tool_use_id] = joined.get(e.tool_use_id, "") + e.partial_json
+    ready = {e.tool_use_id: e for e in of(events, ToolCallReady)}
+    started = {e.tool_use_id: e for e in of(events, ToolCallStarted)}
     assert set(ready) == set(started) == set(joined)
     for tool_id, text in joined.items():
         assert json.loads(text) == ready[tool_id].input
         assert ready[tool_id].input_error is None
-        assert ready[tool_id].name == started[tool_id].name
+        assert ready[tool_id].tool == started[tool_id].tool
         assert ready[tool_id].server == started[tool_id].server
     tool_blocks = [b for b in assembler.content if b["type"] in ("tool_use", "server_tool_use")]
-    assert [b["id"] for b in tool_blocks] == [e.id for e in of(events, ToolCallReady)]
+    assert [b["id"] for b in tool_blocks] == [e.tool_use_id for e in of(events, ToolCallReady)]
 
 
 def test_bash_tool_input_is_assembled() -> None:
@@ -251,7 +251,7 @@ def test_bash_tool_input_is_assembled() -> None:
 
 def test_parallel_tool_ids_and_inputs() -> None:
     assembler, events = assemble(fixture_events("parallel_tools.sse"))
-    calls = [(e.id, e.name, e.input) for e in of(events, ToolCallReady)]
+    calls = [(e.tool_use_id, e.tool, e.input) for e in of(events, ToolCallReady)]
     assert calls == [
         ("toolu_01A09q90qw90lq917835lq9", "Bash", {"command": "git status --short"}),
         ("toolu_01B7xk2Vn4Rq8Ws3Yd5Tf6Gh", "Read", {"path": "README.md"}),

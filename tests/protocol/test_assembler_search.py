@@ -58,7 +58,9 @@ def updates_by_search(events: list[Event]) -> dict[str, list[str]]:
 
 
 def final_queries(events: list[Event]) -> dict[str, str]:
-    return {e.id: e.input["query"] for e in events if isinstance(e, ToolCallReady) and e.server}
+    return {
+        e.tool_use_id: e.input["query"] for e in events if isinstance(e, ToolCallReady) and e.server
+    }
 
 
 def assert_growing_prefixes(updates: list[str], final: str) -> None:

@@ -146,3 +146,83 @@ def test_usage_from_api_tolerates_garbage(api: dict[str, Any]) -> None:
         value = getattr(usage, f.name)
         assert isinstance(value, int) and not isinstance(value, bool)
     assert (usage + usage).total_tokens == 2 * usage.total_tokens
+
+
+# --- one vocabulary -------------------------------------------------------------------------------
+
+
+def test_kind_is_the_snake_case_of_the_class() -> None:
+    import re
+
+    for cls in EVENT_TYPES.values():
+        assert cls.kind == re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower()
+
+
+def test_every_tool_event_names_its_call_and_tool() -> None:
+    for event in SAMPLES:
+        fields = {f.name for f in dataclasses.fields(event)}
+        if fields & {"tool_use_id", "tool"} or "Tool" in type(event).__name__:
+            assert {"tool_use_id"} <= fields, type(event).__name__
+            if not isinstance(event, ev.ToolInputDelta):
+                assert "tool" in fields, type(event).__name__
+
+
+def test_sessions_recorded_with_the_earlier_names_still_load() -> None:
+    old = [
+        {"type": "tool_call", "index": 0, "id": "t1", "name": "Bash", "input": {}, "server": False},
+        {
+            "type": "tool_result",
+            "tool_use_id": "t1",
+            "name": "Bash",
+            "is_error": False,
+            "summary": "ok",
+            "duration_s": 0.1,
+        },
+        {
+            "type": "permission",
+            "tool_use_id": "t1",
+            "tool": "Bash",
+            "subject": "ls",
+            "decision": "allow",
+            "by": "rule",
+        },
+        {"type": "text", "index": 0, "text": "hi"},
+        {
+            "type": "turn_end",
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 1},
+            "cost_usd": 0.0,
+            "requests": 1,
+        },
+    ]
+    events = [event_from_dict(d) for d in old]
+    assert [type(e) for e in events] == [
+        ev.ToolCallReady,
+        ev.ToolFinished,
+        ev.ApprovalDecided,
+        ev.TextDelta,
+        ev.TurnFinished,
+    ]
+    assert events[0].tool_use_id == "t1" and events[0].tool == "Bash"  # type: ignore[attr-defined]
+    assert events[1].tool == "Bash"  # type: ignore[attr-defined]
+
+
+def test_stream_json_keeps_the_documented_names() -> None:
+    from agent_tui.protocol.events import stream_json
+
+    documented = {
+        ev.TextDelta: "text",
+        ev.ToolCallReady: "tool_call",
+        ev.SearchQueryUpdate: "search_query",
+        ev.SearchResultsReceived: "search_results",
+        ev.ApprovalDecided: "permission",
+        ev.ToolFinished: "tool_result",
+        ev.TurnFinished: "turn_end",
+        ev.StreamFailed: "error",
+    }
+    for event in SAMPLES:
+        if type(event) in documented:
+            assert stream_json(event)["type"] == documented[type(event)]
+    call = next(e for e in SAMPLES if isinstance(e, ev.ToolCallReady))
+    data = stream_json(call)
+    assert data["id"] == data["tool_use_id"] and data["name"] == data["tool"]

@@ -208,7 +208,7 @@ def _run_loop(events: list[Raw], tmp_path: Path) -> None:
         agent.listeners.append(seen.append)
         result = await agent.submit("go")
         assert isinstance(result, TurnFinished)
-        malformed = {e.id for e in seen if isinstance(e, ToolCallReady) and e.input_error}
+        malformed = {e.tool_use_id for e in seen if isinstance(e, ToolCallReady) and e.input_error}
         assert not malformed & set(ran), "a tool ran with input from a malformed tool_use"
         assert len(provider.requests) <= 4
         for request in provider.requests:

@@ -37,7 +37,7 @@ CHILD = textwrap.dedent(
     result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a b"}
     store.append_block(sid, res, result)
     # In flight when killed: deltas of the next block, never committed.
-    store.append_event(sid, ev.ToolProgress(tool_use_id="toolu_2", name="Bash", output="partial"))
+    store.append_event(sid, ev.ToolProgress(tool_use_id="toolu_2", tool="Bash", output="partial"))
     print(sid, flush=True)
     time.sleep(60)
     """

@@ -78,10 +78,12 @@ def test_secrets_never_reach_the_database(tmp_path: Path) -> None:
     store.append_event(sid, ev.TextDelta(index=0, text=f"here: {KEY[:half]}"))
     store.append_event(sid, ev.TextDelta(index=0, text=f"{KEY[half:]} done"))
     store.append_event(
-        sid, ev.ToolInputDelta(index=1, id="t1", partial_json=f'{{"command": "{GH[:5]}')
+        sid, ev.ToolInputDelta(index=1, tool_use_id="t1", partial_json=f'{{"command": "{GH[:5]}')
     )
-    store.append_event(sid, ev.ToolInputDelta(index=1, id="t1", partial_json=f'{GH[5:]}"}}'))
-    store.append_event(sid, ev.ToolFinished(tool_use_id="t1", name="Bash", is_error=False,
+    store.append_event(
+        sid, ev.ToolInputDelta(index=1, tool_use_id="t1", partial_json=f'{GH[5:]}"}}')
+    )
+    store.append_event(sid, ev.ToolFinished(tool_use_id="t1", tool="Bash", is_error=False,
                                             summary="ok", duration_s=0.1, content=KEY))  # fmt: skip
     store.set_title(sid, f"renamed {GH}")
     store.record_turn(sid, ev.Usage(1, 1), 0.0)

@@ -6,7 +6,7 @@ from typing import Any
 import pytest
 
 from agent_tui.sessions import SessionStore
-from agent_tui.sessions.store import fts_query
+from agent_tui.sessions.search import fts_query
 
 Turn = list[dict[str, Any]]
 Rec = Callable[[SessionStore, str, Turn], None]

@@ -20,6 +20,7 @@ from agent_tui.sessions import (
     conversation_problems,
     title_from_prompt,
 )
+from agent_tui.sessions.export import export_jsonl
 from agent_tui.sessions.schema import SCHEMA_VERSION, SchemaError
 
 Turn = list[dict[str, Any]]
@@ -35,7 +36,9 @@ def test_round_trip_block_by_block_is_exact(store: SessionStore, turn: Turn, rec
     assert conversation_problems(turn) == []
     info = store.get_session(sid)
     assert info is not None and info.message_count == 4
-    assert store.export_jsonl(sid).splitlines() == [json.dumps(m, ensure_ascii=False) for m in turn]
+    assert export_jsonl(store, sid).splitlines() == [
+        json.dumps(m, ensure_ascii=False) for m in turn
+    ]
 
 
 def test_round_trip_whole_messages(store: SessionStore, turn: Turn) -> None:
@@ -182,7 +185,7 @@ def test_events_round_trip(store: SessionStore, tmp_path: Path) -> None:
         ev.MessageStarted(message_id="msg_1", model="m"),
         *[ev.TextDelta(index=0, text=t) for t in ("Hel", "lo", " there")],
         ev.BlockFinished(index=0, block={"type": "text", "text": "Hello there"}),
-        ev.ToolCallStarted(index=1, id="srv1", name="web_search", server=True),
+        ev.ToolCallStarted(index=1, tool_use_id="srv1", tool="web_search", server=True),
         ev.SearchQueryUpdate(tool_use_id="srv1", query="pyth"),
         ev.SearchResultsReceived(
             tool_use_id="srv1", query="python", count=1, results=[{"title": "t", "url": "u"}]
@@ -197,7 +200,7 @@ def test_events_round_trip(store: SessionStore, tmp_path: Path) -> None:
             saved_rules=["Bash(ls)"],
         ),
         ev.ToolFinished(
-            tool_use_id="t1", name="Bash", is_error=False, summary="ok", duration_s=0.5
+            tool_use_id="t1", tool="Bash", is_error=False, summary="ok", duration_s=0.5
         ),
         ev.MessageFinished(stop_reason="end_turn", usage=Usage(3, 4), content=[]),
         ev.TurnFinished(stop_reason="end_turn", usage=Usage(3, 4), cost_usd=0.01, requests=1),

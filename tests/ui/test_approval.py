@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 from textual.app import App, ComposeResult
@@ -43,6 +44,7 @@ def bash_request(
         subject=command,
         decision=Decision("ask", rule=rule, reason=reason, suggestions=suggestions),
         cwd="/home/ada/project",
+        save_to=".agent-tui/settings.local.toml",
     )
 
 
@@ -127,7 +129,8 @@ async def test_n_and_escape_deny() -> None:
 
 
 async def test_a_allows_always_and_says_what_it_saves() -> None:
-    screen = dialog(local_settings_path="/p/.agent-tui/settings.local.toml")
+    request = replace(bash_request(), save_to="/p/.agent-tui/settings.local.toml")
+    screen = dialog(request)
     app = DialogApp(screen)
     async with app.run_test(size=SIZE) as pilot:
         always = rendered(screen.query_one("#always"))
@@ -314,8 +317,9 @@ async def test_markup_in_tool_name_cwd_and_settings_path_is_literal() -> None:
         subject="example.com",
         decision=Decision("ask", suggestions=("WebFetch(domain:example.com)",)),
         cwd="/tmp/[red]dir",
+        save_to="/tmp/[b]s.toml",
     )
-    screen = dialog(request, local_settings_path="/tmp/[b]s.toml")
+    screen = dialog(request)
     app = DialogApp(screen)
     async with app.run_test(size=SIZE):
         assert screen.query_one("#dialog").border_title == r"Allow Web\[b]Fetch?"

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-import agent_tui.sessions.store as store_mod
+import agent_tui.sessions.event_log as event_log_mod
 from agent_tui.protocol import events as ev
 from agent_tui.runtime import Options
 from agent_tui.sessions.store import SessionStore, StoredEvent
@@ -71,7 +71,7 @@ def record(events: list[ev.Event], monkeypatch: pytest.MonkeyPatch, gap: float =
     with SessionStore.open_default() as store:
         sid = store.create_session("/srv/app", "claude-sonnet-4-5", title="replay me")
         with monkeypatch.context() as m:
-            m.setattr(store_mod, "time", SimpleNamespace(time=lambda: 1e9 + next(clock) * gap))
+            m.setattr(event_log_mod, "time", SimpleNamespace(time=lambda: 1e9 + next(clock) * gap))
             for event in events:
                 store.append_event(sid, event)
     return sid

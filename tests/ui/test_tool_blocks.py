@@ -20,8 +20,8 @@ from agent_tui.protocol.events import (
     TurnFinished,
     Usage,
 )
+from agent_tui.ui.tool_activity import RESULT_HEAD_LINES, RESULT_TAIL_LINES, SEARCH_ERROR_TEXT
 from agent_tui.ui.widgets.tool_blocks import SearchBlock, ToolBlock, ToolCallBlock, tool_block_for
-from agent_tui.ui.widgets.tool_pane import RESULT_HEAD_LINES, RESULT_TAIL_LINES, SEARCH_ERROR_TEXT
 
 SIZE = (100, 30)
 BLOCKS_TCSS = Path(agent_tui.__file__).parent / "ui" / "styles" / "tool_blocks.tcss"

@@ -24,16 +24,15 @@ from agent_tui.protocol.events import (
     TurnStarted,
     Usage,
 )
-from agent_tui.ui.widgets.tool_pane import (
+from agent_tui.ui.tool_activity import (
     MAX_LINE_CHARS,
     MAX_RAW_PARTIAL,
     SEARCH_ERROR_TEXT,
     TAIL_LINES,
     Phase,
     ToolActivity,
-    ToolEntry,
-    ToolPane,
 )
+from agent_tui.ui.widgets.tool_pane import ToolEntry, ToolPane
 
 SIZE = (100, 30)
 PANE_TCSS = Path(agent_tui.__file__).parent / "ui" / "styles" / "tool_pane.tcss"
@@ -85,11 +84,11 @@ def on_screen(entry: ToolEntry) -> list[str]:
 
 
 def search_call(tool_id: str = "toolu_s", query: str = "textual") -> ToolCallReady:
-    return ToolCallReady(index=1, id=tool_id, name="WebSearch", input={"query": query})
+    return ToolCallReady(index=1, tool_use_id=tool_id, tool="WebSearch", input={"query": query})
 
 
 def bash_call(tool_id: str = "toolu_b", command: str = "seq 10000") -> ToolCallReady:
-    return ToolCallReady(index=1, id=tool_id, name="Bash", input={"command": command})
+    return ToolCallReady(index=1, tool_use_id=tool_id, tool="Bash", input={"command": command})
 
 
 # --- searches ------------------------------------------------------------------------------------
@@ -99,7 +98,7 @@ async def test_searching_line_appears_and_grows_with_each_query_update() -> None
     query = "textual progress pane"
     app = PaneApp()
     async with app.run_test(size=SIZE) as pilot:
-        await feed(pilot, ToolCallStarted(index=1, id="toolu_s", name="WebSearch"))
+        await feed(pilot, ToolCallStarted(index=1, tool_use_id="toolu_s", tool="WebSearch"))
         entry = app.pane.entry("toolu_s")
         assert entry is not None
         await feed(pilot, search_call())
@@ -223,7 +222,9 @@ async def test_unknown_search_error_code_is_shown_sanitised() -> None:
             search_call(),
             SearchResultsReceived("toolu_s", "q", 0, error_code="weird\x1b[2J[b]code"),
         )
-        assert lines(app.pane, "toolu_s")[1] == "  searching: q  search failed: weird[b]code"
+        # one policy for untrusted text: controls spelled out, never silently dropped
+        expected = "  searching: q  search failed: weird\\x1b[2J[b]code"
+        assert lines(app.pane, "toolu_s")[1] == expected
 
 
 # --- Bash ----------------------------------------------------------------------------------------
@@ -306,7 +307,7 @@ async def test_markup_in_query_command_and_output_is_shown_literally() -> None:
         assert on_screen(bash)[1:3] == ["  [red]not red[/red]", "  [@click=app.quit]x[/]"]
 
 
-async def test_escape_sequences_controls_and_carriage_returns_are_cleaned() -> None:
+async def test_escape_sequences_and_controls_are_spelled_out_carriage_returns_resolved() -> None:
     app = PaneApp()
     async with app.run_test(size=SIZE) as pilot:
         await feed(
@@ -321,8 +322,14 @@ async def test_escape_sequences_controls_and_carriage_returns_are_cleaned() -> N
             ToolProgress("toolu_b", "Bash", output="cut \x1b[3"),
         )
         activity = app.pane.activities[0]
-        assert activity.subject == "make all"
-        assert activity.output_tail() == ["red ok", "100%", "crlf", "    tabevil", "cut "]
+        assert activity.subject == "make \\x1b[2Jall"
+        assert activity.output_tail() == [
+            "\\x1b[31mred\\x1b[0m \\x1b]0;title\\x07ok\\x07\\x08",
+            "100%",
+            "crlf",
+            "    tab<U+202E>evil",
+            "cut \\x1b[3",
+        ]
 
 
 # --- other tools ---------------------------------------------------------------------------------

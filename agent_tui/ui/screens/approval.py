@@ -3,20 +3,20 @@
 `ApprovalScreen` shows one `ApprovalRequest` and dismisses with an `ApprovalAnswer`.
 `ApprovalQueue` shows requests one at a time, so the agent loop can simply `await` an answer:
 
-    approvals = ApprovalQueue(local_settings_path=project / ".agent-tui/settings.local.toml")
+    approvals = ApprovalQueue()
 
     async def ask(request: ApprovalRequest) -> ApprovalAnswer:   # the agent loop's callback
         return await approvals.ask(app, request)
 
 `ask` must run in the app's event loop (an asyncio task or an async Textual worker; from a thread
 worker use `app.call_from_thread`). An "always" answer carries the rules the person agreed to in
-`saved_rules` (the request's `decision.suggestions`); the caller writes them to the local settings.
+`saved_rules` (the request's `decision.suggestions`); the caller writes them to the file the
+request names (`save_to`, the permission engine's local settings).
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -35,7 +35,6 @@ from textual.widgets import Input, Static
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
 from agent_tui.text import visible
 
-DEFAULT_LOCAL_SETTINGS = ".agent-tui/settings.local.toml"
 #: keys typed this soon after the dialog appears were meant for something else
 DEFAULT_GUARD_S = 0.5
 #: a diff longer than this is cut (the person can still deny and read the file)
@@ -139,7 +138,6 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         self,
         request: ApprovalRequest,
         *,
-        local_settings_path: str | os.PathLike[str] = DEFAULT_LOCAL_SETTINGS,
         waiting: int = 0,
         guard_s: float = DEFAULT_GUARD_S,
         clock: Callable[[], float] = time.monotonic,
@@ -150,7 +148,6 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.request = request
-        self.local_settings_path = os.fspath(local_settings_path)
         self.guard_s = guard_s
         self._clock = clock
         self._on_answer = on_answer
@@ -213,7 +210,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                             " saves ",
                             (rules, "bold"),
                             " to ",
-                            _visible(self.local_settings_path),
+                            _visible(request.save_to or "the project's local settings"),
                         ),
                         id="always",
                     )
@@ -333,11 +330,9 @@ class ApprovalQueue:
     def __init__(
         self,
         *,
-        local_settings_path: str | os.PathLike[str] = DEFAULT_LOCAL_SETTINGS,
         guard_s: float = DEFAULT_GUARD_S,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.local_settings_path = local_settings_path
         self.guard_s = guard_s
         self.clock = clock
         self._turn = asyncio.Lock()  # FIFO: waiters are served in arrival order
@@ -373,7 +368,6 @@ class ApprovalQueue:
 
             screen = ApprovalScreen(
                 request,
-                local_settings_path=self.local_settings_path,
                 waiting=self._waiting,
                 guard_s=self.guard_s,
                 clock=self.clock,

@@ -31,7 +31,9 @@ from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
 from agent_tui.protocol.content import text_of
-from agent_tui.sessions.store import SessionInfo, SessionStore, StoredMessage
+from agent_tui.sessions.export import export_markdown
+from agent_tui.sessions.records import SessionInfo, StoredMessage
+from agent_tui.sessions.store import SessionStore
 from agent_tui.text import visible
 
 #: sessions listed per page; the next page loads when the cursor reaches the end
@@ -411,7 +413,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
     def _export(self, session_id: str) -> None:
         path = self.export_dir / f"agent-tui-{session_id}.md"
         try:
-            path.write_text(self.store().export_markdown(session_id), encoding="utf-8")
+            path.write_text(export_markdown(self.store(), session_id), encoding="utf-8")
         except OSError as exc:
             self.app.call_from_thread(
                 self.notify, f"Export failed: {exc}", severity="error", markup=False

@@ -24,24 +24,13 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from agent_tui.protocol.events import (
-    ApprovalDecided,
-    ApprovalRequested,
     Event,
-    SearchQueryUpdate,
-    SearchResultsReceived,
-    ToolCallReady,
-    ToolCallStarted,
-    ToolFinished,
-    ToolProgress,
     TurnFinished,
 )
-from agent_tui.ui.widgets.tool_pane import (
-    SEARCH_TOOL_NAMES,
+from agent_tui.ui.tool_activity import SEARCH_TOOL_NAMES, Phase, SearchRecord, ToolActivity
+from agent_tui.ui.widgets.tool_rows import (
     TOOL_COMPONENT_CLASSES,
-    Phase,
     Row,
-    SearchRecord,
-    ToolActivity,
     header_row,
     phase_icon,
     row_content,
@@ -56,19 +45,7 @@ _SAFE_LINK_SCHEMES = ("https://", "http://")
 
 
 def _event_tool_id(event: Event) -> str | None:
-    match event:
-        case ToolCallStarted() | ToolCallReady():
-            return event.id
-        case (
-            SearchQueryUpdate()
-            | SearchResultsReceived()
-            | ToolProgress()
-            | ToolFinished()
-            | ApprovalRequested()
-            | ApprovalDecided()
-        ):
-            return event.tool_use_id
-    return None
+    return getattr(event, "tool_use_id", None)
 
 
 class ToolBlock(Widget, can_focus=True):

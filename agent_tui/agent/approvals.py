@@ -1,0 +1,170 @@
+"""The approval policy for one agent: may this tool call run?
+
+In order: the permission engine decides (allow / deny / ask); headless, an ask becomes a deny
+(or an allow with `--approve-asks`); otherwise the tool's preview (a diff) is made and the person
+is asked through the injected `ask` callback; an "always" answer saves the engine's suggested
+rules. Every path ends in `_decided`, the one place an `ApprovalDecided` event is emitted.
+
+The loop only calls `authorize`; the UI changes the permission mode through `set_mode`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest, Decision
+from agent_tui.protocol.events import ApprovalDecided, ApprovalRequested, Event, Notice
+from agent_tui.tools.base import Tool, ToolContext, ToolOutput
+
+AskFn = Callable[[ApprovalRequest], Awaitable[ApprovalAnswer]]
+
+
+class PermissionChecker(Protocol):
+    """What the policy needs from a permission engine (see agent_tui.permissions.engine)."""
+
+    mode: str
+    save_error: str | None
+
+    def check(self, tool: str, input: dict[str, Any], *, read_only: bool) -> Decision: ...
+
+    def save_always(self, rules: list[str]) -> tuple[str, ...]: ...
+
+    @property
+    def explicit_hosts(self) -> frozenset[str]: ...
+
+    @property
+    def local_settings(self) -> Path: ...
+
+
+class AllowAll:
+    """No permission engine: everything runs (tests of the loop alone)."""
+
+    mode = "default"
+    save_error: str | None = None
+    local_settings = Path(".agent-tui/settings.local.toml")
+
+    def check(self, tool: str, input: dict[str, Any], *, read_only: bool) -> Decision:
+        return Decision("allow", reason="no permission engine", source="default")
+
+    def save_always(self, rules: list[str]) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def explicit_hosts(self) -> frozenset[str]:
+        return frozenset()
+
+
+async def deny_all(request: ApprovalRequest) -> ApprovalAnswer:
+    return ApprovalAnswer("deny", "no one is there to approve")
+
+
+class Approvals:
+    def __init__(
+        self,
+        permissions: PermissionChecker,
+        ask: AskFn,
+        emit: Callable[[Event], None],
+        *,
+        cwd: Path,
+        headless: bool = False,
+        allow_asks: bool = False,
+    ) -> None:
+        self.permissions = permissions
+        self.ask = ask
+        self.emit = emit
+        self.cwd = cwd
+        self.headless = headless
+        self.allow_asks = allow_asks
+
+    @property
+    def mode(self) -> str:
+        return self.permissions.mode
+
+    def set_mode(self, mode: str) -> None:
+        """Change the permission mode (raises ValueError for an unknown one)."""
+        self.permissions.mode = mode
+
+    async def authorize(
+        self, tool_use_id: str, tool: Tool, raw: dict[str, Any], params: Any, ctx: ToolContext
+    ) -> ToolOutput | None:
+        """None when the call may run; otherwise the is_error result to send the model."""
+        decision = self.permissions.check(tool.name, raw, read_only=tool.read_only)
+        subject = tool.subject(params)
+
+        def decided(allowed: bool, by: str, **extra: Any) -> None:
+            verdict = "allow" if allowed else "deny"
+            self.emit(ApprovalDecided(tool_use_id, tool.name, subject, verdict, by, **extra))
+
+        if decision.behavior == "allow":
+            decided(True, decision.source, rule=decision.rule)
+            return None
+        if decision.behavior == "deny":
+            decided(False, decision.source, rule=decision.rule)
+            return ToolOutput(
+                f"Permission denied: {decision.reason or decision.rule}. Do not retry this call; "
+                "ask the user or try another approach.",
+                is_error=True,
+                summary="denied",
+            )
+        if self.headless:
+            decided(self.allow_asks, "headless", message="" if self.allow_asks else decision.reason)
+            if self.allow_asks:
+                return None
+            return ToolOutput(
+                f"Permission denied: this call needs approval ({decision.reason}) and no one is "
+                "there to give it (headless run). Allow it with --allow.",
+                is_error=True,
+                summary="denied (headless)",
+            )
+        answer = await self._ask(tool_use_id, tool, raw, params, ctx, subject, decision)
+        allowed = answer.choice in ("once", "always")
+        decided(allowed, "user", saved_rules=list(answer.saved_rules), message=answer.message)
+        if allowed:
+            return None
+        text = "The user denied this tool call."
+        if answer.message:
+            text += f" The user says: {answer.message}"
+        return ToolOutput(text, is_error=True, summary="denied by you")
+
+    async def _ask(
+        self,
+        tool_use_id: str,
+        tool: Tool,
+        raw: dict[str, Any],
+        params: Any,
+        ctx: ToolContext,
+        subject: str,
+        decision: Decision,
+    ) -> ApprovalAnswer:
+        try:
+            preview = tool.preview(params, ctx)
+        except Exception as exc:  # a preview that cannot be made must not block the question
+            preview = f"(no preview: {exc})"
+        request = ApprovalRequest(
+            tool_use_id,
+            tool.name,
+            raw,
+            subject,
+            decision,
+            str(self.cwd),
+            preview,
+            save_to=str(self.permissions.local_settings),
+        )
+        self.emit(ApprovalRequested(tool_use_id, tool.name, subject, decision.reason))
+        answer = await self.ask(request)
+        if answer.choice == "always" and decision.suggestions:
+            saved = tuple(self.permissions.save_always(list(decision.suggestions)) or ())
+            answer = replace(answer, saved_rules=saved)
+            problem = getattr(self.permissions, "save_error", None)
+            if not saved or problem:
+                self.emit(
+                    Notice(
+                        "warning",
+                        f"Could not save {', '.join(decision.suggestions)}: "
+                        f"{problem or 'unknown error'}. It applies for this session only.",
+                    )
+                )
+        return answer

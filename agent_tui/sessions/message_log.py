@@ -1,0 +1,198 @@
+"""API messages as recorded: whole messages, or block by block as each block finishes, every call
+its own committed transaction (so `kill -9` mid-turn loses at most the block in flight); reading
+them back whole (repaired into a valid conversation) or a page at a time for display."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from agent_tui.redact import redact_obj, secret_values
+from agent_tui.sessions import search as search_mod
+from agent_tui.sessions.event_log import dumps
+from agent_tui.sessions.records import Content, StoredMessage, title_from_prompt
+from agent_tui.sessions.repair import repair_messages
+from agent_tui.sessions.search import SEARCH_TEXT_MAX, search_text
+from agent_tui.sessions.store_base import StoreBase
+
+
+class MessageLog(StoreBase):
+    def add_message(self, session_id: str, role: str, content: Content) -> int:
+        """Record a whole message (a prompt, or any message not streamed); returns its seq."""
+        return self.import_messages(session_id, [{"role": role, "content": content}])[0]
+
+    def import_messages(
+        self, session_id: str, messages: Iterable[Mapping[str, Any]], *, at: float | None = None
+    ) -> list[int]:
+        """Record whole messages in order, in one transaction; returns their seqs."""
+        now = time.time() if at is None else at
+        values = secret_values()
+        msg_rows: list[tuple[Any, ...]] = []
+        block_rows: list[tuple[Any, ...]] = []
+        doc_rows: list[tuple[Any, ...]] = []
+        first_prompt = ""
+        with self._tx() as conn:
+            seq = self._next_seq(conn, session_id)
+            seqs: list[int] = []
+            for message in messages:
+                role = message["role"]
+                content = redact_obj(message["content"], values)
+                if isinstance(content, str):
+                    msg_rows.append((session_id, seq, role, content, now))
+                    if role == "user" and content.strip():
+                        doc_rows.append((session_id, seq, "prompt", content[:SEARCH_TEXT_MAX]))
+                else:
+                    msg_rows.append((session_id, seq, role, None, now))
+                    for idx, block in enumerate(content):
+                        block_rows.append((session_id, seq, idx, dumps(block), now))
+                        found = search_text(role, block)
+                        if found:
+                            doc_rows.append((session_id, seq, *found))
+                if role == "user" and not first_prompt:
+                    first_prompt = _prompt_text(content)
+                seqs.append(seq)
+                seq += 1
+            self._touch(conn, session_id, now, messages=len(seqs))
+            conn.executemany(
+                "INSERT INTO messages (session_id, seq, role, text, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                msg_rows,
+            )
+            conn.executemany(
+                "INSERT INTO blocks (session_id, message_seq, idx, json, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                block_rows,
+            )
+            search_mod.index(conn, doc_rows)
+            if first_prompt.strip():
+                self._default_title(conn, session_id, first_prompt)
+        return seqs
+
+    def begin_message(self, session_id: str, role: str) -> int:
+        """Start a message to be filled by `append_block`; returns its seq."""
+        now = time.time()
+        with self._tx() as conn:
+            seq = self._next_seq(conn, session_id)
+            self._touch(conn, session_id, now, messages=1)
+            conn.execute(
+                "INSERT INTO messages (session_id, seq, role, text, created_at) "
+                "VALUES (?, ?, ?, NULL, ?)",
+                (session_id, seq, role, now),
+            )
+        return seq
+
+    def append_block(self, session_id: str, message_seq: int, block: dict[str, Any]) -> int:
+        """Commit one finished content block (or tool_result) of a begun message; returns its index.
+
+        Buffered events are written in the same transaction.
+        """
+        now = time.time()
+        block = redact_obj(block)
+        with self._tx() as conn:
+            row = conn.execute(
+                "SELECT role, text IS NOT NULL FROM messages WHERE session_id = ? AND seq = ?",
+                (session_id, message_seq),
+            ).fetchone()
+            if row is None:
+                raise LookupError(f"session {session_id!r} has no message {message_seq}")
+            role, is_text = row
+            if is_text:
+                raise ValueError(f"message {message_seq} has string content; cannot add blocks")
+            (idx,) = conn.execute(
+                "SELECT coalesce(max(idx) + 1, 0) FROM blocks "
+                "WHERE session_id = ? AND message_seq = ?",
+                (session_id, message_seq),
+            ).fetchone()
+            conn.execute(
+                "INSERT INTO blocks (session_id, message_seq, idx, json, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (session_id, message_seq, idx, dumps(block), now),
+            )
+            self._touch(conn, session_id, now)
+            found = search_text(role, block)
+            if found:
+                search_mod.index(conn, [(session_id, message_seq, *found)])
+            if role == "user" and block.get("type") == "text":
+                self._default_title(conn, session_id, block.get("text") or "")
+        return int(idx)
+
+    def _next_seq(self, conn: sqlite3.Connection, session_id: str) -> int:
+        (seq,) = conn.execute(
+            "SELECT coalesce(max(seq) + 1, 0) FROM messages WHERE session_id = ?", (session_id,)
+        ).fetchone()
+        return int(seq)
+
+    def _default_title(self, conn: sqlite3.Connection, session_id: str, prompt: str) -> None:
+        title = title_from_prompt(prompt)
+        if title:
+            conn.execute(
+                "UPDATE sessions SET title = ? WHERE id = ? AND title = ''", (title, session_id)
+            )
+
+    def load_messages(self, session_id: str, *, repair: bool = True) -> list[dict[str, Any]]:
+        """The conversation as API messages, repaired into a valid one (see `repair.py`).
+
+        With `repair=False`: exactly what was recorded. A repaired conversation may end with a
+        user message of "interrupted" tool results; the API merges it with the next prompt.
+        """
+        messages = [m.to_api() for m in self._load_range(session_id, None, None)]
+        return repair_messages(messages) if repair else messages
+
+    def load_messages_tail(
+        self, session_id: str, n: int, *, before: int | None = None
+    ) -> list[StoredMessage]:
+        """The last `n` recorded messages with seq < `before` (all when None), oldest first.
+
+        For display: page backwards with `before=oldest_loaded.seq`. Not repaired.
+        """
+        if n <= 0:
+            return []
+        with self._lock:
+            sql = "SELECT seq FROM messages WHERE session_id = ?"
+            args: list[Any] = [session_id]
+            if before is not None:
+                sql += " AND seq < ?"
+                args.append(before)
+            sql += " ORDER BY seq DESC LIMIT 1 OFFSET ?"
+            args.append(n - 1)
+            row = self._c.execute(sql, args).fetchone()
+            start = int(row[0]) if row else 0
+            return self._load_range(session_id, start, before)
+
+    def _load_range(
+        self, session_id: str, start: int | None, end: int | None
+    ) -> list[StoredMessage]:
+        """Messages with start <= seq < end (None: unbounded)."""
+        lo = -1 if start is None else start
+        hi = (1 << 62) if end is None else end
+        with self._lock:
+            conn = self._c
+            rows = conn.execute(
+                "SELECT seq, role, text, created_at FROM messages "
+                "WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq",
+                (session_id, lo, hi),
+            ).fetchall()
+            blocks = conn.execute(
+                "SELECT message_seq, json FROM blocks "
+                "WHERE session_id = ? AND message_seq >= ? AND message_seq < ? "
+                "ORDER BY message_seq, idx",
+                (session_id, lo, hi),
+            ).fetchall()
+        by_seq: dict[int, list[dict[str, Any]]] = {}
+        for seq, text in blocks:
+            by_seq.setdefault(seq, []).append(json.loads(text))
+        return [
+            StoredMessage(seq, role, text if text is not None else by_seq.get(seq, []), created)
+            for seq, role, text, created in rows
+        ]
+
+
+def _prompt_text(content: Content) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(
+        b.get("text", "") for b in content if b.get("type") == "text" and b.get("text")
+    )

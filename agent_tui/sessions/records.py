@@ -1,0 +1,165 @@
+"""What the session store hands out: plain records of sessions, messages, events, tool runs,
+turns and search hits, and the ids and titles it makes. No I/O."""
+
+from __future__ import annotations
+
+import secrets as _secrets
+import threading
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from agent_tui.protocol.events import Event, Usage
+
+Content = str | list[dict[str, Any]]
+
+TITLE_MAX = 60
+
+
+class SessionNotFound(LookupError):
+    """No session has that id (or, for prefixes, none starts with it)."""
+
+
+class AmbiguousSessionId(SessionNotFound):
+    def __init__(self, prefix: str, candidates: list[str]) -> None:
+        super().__init__(f"session id {prefix!r} is ambiguous: {', '.join(candidates)}")
+        self.candidates = candidates
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    id: str
+    title: str
+    cwd: str
+    model: str
+    created_at: float
+    updated_at: float
+    message_count: int
+    input_tokens: int
+    output_tokens: int
+    cache_read_tokens: int
+    cache_write_tokens: int
+    web_search_requests: int
+    cost_usd: float
+
+    @property
+    def usage(self) -> Usage:
+        return Usage(
+            input_tokens=self.input_tokens,
+            output_tokens=self.output_tokens,
+            cache_creation_input_tokens=self.cache_write_tokens,
+            cache_read_input_tokens=self.cache_read_tokens,
+            web_search_requests=self.web_search_requests,
+        )
+
+    @property
+    def total_tokens(self) -> int:
+        return self.usage.total_tokens
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredMessage:
+    """A message as recorded (not repaired), with its position for paging."""
+
+    seq: int
+    role: str
+    content: Content
+    created_at: float
+
+    def to_api(self) -> dict[str, Any]:
+        return {"role": self.role, "content": self.content}
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    seq: int
+    ts: float
+    event: Event
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRun:
+    id: int
+    tool_use_id: str
+    tool: str
+    input: dict[str, Any]
+    decision: str | None
+    decided_by: str | None
+    rule: str | None
+    summary: str | None
+    is_error: bool | None
+    exit_code: int | None
+    duration_s: float | None
+    started_at: float
+    finished_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    seq: int
+    model: str | None
+    stop_reason: str | None
+    requests: int
+    usage: Usage
+    cost_usd: float
+    started_at: float | None
+    finished_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    session_id: str
+    title: str
+    cwd: str
+    updated_at: float
+    message_seq: int
+    kind: str  # prompt | answer | command | tool_call | tool_output | search | search_results
+    snippet: str
+
+
+_ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"  # Crockford base32, lower case: sorts like time
+_id_lock = threading.Lock()
+_last_ms = 0
+
+
+def new_session_id(at: float | None = None) -> str:
+    """13 characters: 9 of milliseconds since the epoch, 4 random; sorts by creation time.
+
+    Ids made by one process without `at` strictly increase even within a millisecond.
+    """
+    global _last_ms
+    if at is None:
+        with _id_lock:
+            ms = max(int(time.time() * 1000), _last_ms + 1)
+            _last_ms = ms
+    else:
+        ms = int(at * 1000)
+    head = "".join(_ALPHABET[(ms >> shift) & 31] for shift in range(40, -1, -5))
+    tail = "".join(_secrets.choice(_ALPHABET) for _ in range(4))
+    return head + tail
+
+
+def title_from_prompt(prompt: str, limit: int = TITLE_MAX) -> str:
+    """The first non-empty line, whitespace collapsed, cut at a word boundary to `limit` chars."""
+    line = next((ln for ln in prompt.splitlines() if ln.strip()), "")
+    line = " ".join(line.split())
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,.;:-") + "…"
+
+
+SESSION_COLS = (
+    "id, title, cwd, model, created_at, updated_at, message_count, input_tokens, output_tokens, "
+    "cache_read_tokens, cache_write_tokens, web_search_requests, cost_usd"
+)
+
+
+def session_info(row: tuple[Any, ...]) -> SessionInfo:
+    return SessionInfo(*row)

@@ -1,0 +1,152 @@
+"""Tool runs (how each call was decided, its result summary and timing) and per-turn usage and
+cost, which also add up into the session's totals."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from agent_tui.protocol.events import Usage
+from agent_tui.redact import redact, redact_obj, secret_values
+from agent_tui.sessions.event_log import dumps
+from agent_tui.sessions.records import ToolRun, TurnRecord
+from agent_tui.sessions.store_base import StoreBase
+
+
+class RunLog(StoreBase):
+    def record_tool_run(
+        self,
+        session_id: str,
+        tool_use_id: str,
+        tool: str,
+        input: dict[str, Any],
+        *,
+        decision: str | None = None,
+        decided_by: str | None = None,
+        rule: str | None = None,
+        started_at: float | None = None,
+        summary: str | None = None,
+        is_error: bool | None = None,
+        exit_code: int | None = None,
+        duration_s: float | None = None,
+        finished_at: float | None = None,
+    ) -> int:
+        """Record a tool call when it is decided (allow/deny, by what); returns the run id.
+
+        Pass the result fields too for a one-shot record, or call `finish_tool_run` later.
+        """
+        now = time.time()
+        values = secret_values()
+        with self._tx() as conn:
+            self._touch(conn, session_id, now)
+            cur = conn.execute(
+                "INSERT INTO tool_runs (session_id, tool_use_id, tool, input_json, decision, "
+                "decided_by, rule, summary, is_error, exit_code, duration_s, started_at, "
+                "finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    session_id,
+                    tool_use_id,
+                    tool,
+                    dumps(redact_obj(input, values)),
+                    decision,
+                    decided_by,
+                    None if rule is None else redact(rule, values),
+                    None if summary is None else redact(summary, values),
+                    None if is_error is None else int(is_error),
+                    exit_code,
+                    duration_s,
+                    now if started_at is None else started_at,
+                    finished_at,
+                ),
+            )
+            return int(cur.lastrowid or 0)
+
+    def finish_tool_run(
+        self,
+        run_id: int,
+        *,
+        summary: str,
+        is_error: bool,
+        duration_s: float | None = None,
+        exit_code: int | None = None,
+        finished_at: float | None = None,
+    ) -> None:
+        now = time.time() if finished_at is None else finished_at
+        with self._tx() as conn:
+            cur = conn.execute(
+                "UPDATE tool_runs SET summary = ?, is_error = ?, duration_s = ?, exit_code = ?, "
+                "finished_at = ? WHERE id = ? RETURNING session_id",
+                (redact(summary), int(is_error), duration_s, exit_code, now, run_id),
+            )
+            row = cur.fetchone()
+            if row is None:
+                raise LookupError(f"no tool run {run_id}")
+            cur.fetchall()
+            self._touch(conn, row[0], now)
+
+    def load_tool_runs(self, session_id: str) -> list[ToolRun]:
+        with self._lock:
+            rows = self._c.execute(
+                "SELECT id, tool_use_id, tool, input_json, decision, decided_by, rule, summary, "
+                "is_error, exit_code, duration_s, started_at, finished_at FROM tool_runs "
+                "WHERE session_id = ? ORDER BY id",
+                (session_id,),
+            ).fetchall()
+        return [
+            ToolRun(*r[:3], json.loads(r[3]), *r[4:8], None if r[8] is None else bool(r[8]), *r[9:])
+            for r in rows
+        ]
+
+    def record_turn(
+        self,
+        session_id: str,
+        usage: Usage,
+        cost_usd: float,
+        *,
+        stop_reason: str | None = None,
+        requests: int = 1,
+        model: str | None = None,
+        started_at: float | None = None,
+        finished_at: float | None = None,
+    ) -> int:
+        """Record a finished turn's usage and cost and add them to the session's totals."""
+        now = time.time() if finished_at is None else finished_at
+        counts = (
+            usage.input_tokens,
+            usage.output_tokens,
+            usage.cache_read_input_tokens,
+            usage.cache_creation_input_tokens,
+            usage.web_search_requests,
+            cost_usd,
+        )
+        with self._tx() as conn:
+            self._touch(conn, session_id, now)
+            (seq,) = conn.execute(
+                "SELECT coalesce(max(seq) + 1, 0) FROM turns WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            conn.execute(
+                "INSERT INTO turns (session_id, seq, model, stop_reason, requests, input_tokens, "
+                "output_tokens, cache_read_tokens, cache_write_tokens, web_search_requests, "
+                "cost_usd, started_at, finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (session_id, seq, model, stop_reason, requests, *counts, started_at, now),
+            )
+            conn.execute(
+                "UPDATE sessions SET input_tokens = input_tokens + ?, "
+                "output_tokens = output_tokens + ?, cache_read_tokens = cache_read_tokens + ?, "
+                "cache_write_tokens = cache_write_tokens + ?, "
+                "web_search_requests = web_search_requests + ?, cost_usd = cost_usd + ? "
+                "WHERE id = ?",
+                (*counts, session_id),
+            )
+            return int(seq)
+
+    def load_turns(self, session_id: str) -> list[TurnRecord]:
+        with self._lock:
+            rows = self._c.execute(
+                "SELECT seq, model, stop_reason, requests, input_tokens, output_tokens, "
+                "cache_read_tokens, cache_write_tokens, web_search_requests, cost_usd, "
+                "started_at, finished_at FROM turns WHERE session_id = ? ORDER BY seq",
+                (session_id,),
+            ).fetchall()
+        return [TurnRecord(*r[:4], Usage(r[4], r[5], r[7], r[6], r[8]), *r[9:]) for r in rows]

@@ -1,0 +1,133 @@
+"""`EventView`: the one place domain events become pixels.
+
+It owns what the events draw on — the chat (streamed answers, tool blocks, notices), the
+tool-progress pane, the approvals log and the status line — and has one method, `handle(event)`.
+The live agent's events and a replay's recorded events go through the same view, so a replay
+looks exactly like the session did. Token and cost totals are the view's own sums of
+`TurnFinished` events (starting from `set_totals`), so a replay never mixes its counts with the
+live session's.
+
+Dispatch is on the event's `kind` string, which keeps the event classes off the first frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, NoticeMessage
+from agent_tui.ui.widgets.status import StatusLine
+
+if TYPE_CHECKING:
+    from agent_tui.protocol.events import Event, Usage
+    from agent_tui.ui.widgets.approvals_log import ApprovalsLog
+    from agent_tui.ui.widgets.tool_blocks import ToolBlock
+    from agent_tui.ui.widgets.tool_pane import ToolPane
+
+
+class EventView:
+    def __init__(
+        self,
+        chat: ChatView,
+        status: StatusLine,
+        tool_pane: ToolPane,
+        approvals_log: ApprovalsLog,
+        *,
+        call_later: Callable[..., Any],
+    ) -> None:
+        self.chat = chat
+        self.status = status
+        self.tool_pane = tool_pane
+        self.approvals_log = approvals_log
+        self._call_later = call_later
+        self._current: AssistantMessage | None = None
+        self._blocks: dict[str, ToolBlock] = {}
+        self.usage: Usage | None = None
+        self.cost = 0.0
+
+    # --- totals ---
+
+    def set_totals(self, usage: Usage | None, cost: float) -> None:
+        """Start the status line's totals from these (a resumed session's recorded ones)."""
+        self.usage, self.cost = usage, cost
+        self.show_totals()
+
+    def show_totals(self) -> None:
+        self.status.usage, self.status.cost = self.usage, self.cost
+
+    # --- events ---
+
+    def handle(self, event: Event) -> None:
+        self.tool_pane.handle(event)
+        kind = event.kind
+        if kind == "turn_started":
+            self._blocks.clear()
+            self.status.activity = "working…"
+        elif kind == "message_started":
+            self.status.activity = "streaming…"
+        elif kind == "text_delta":
+            self._assistant().write(event.text)  # type: ignore[attr-defined]
+        elif kind in ("tool_call_started", "tool_call_ready"):
+            self._tool_block(event.tool_use_id, event.tool).handle(event)  # type: ignore[attr-defined]
+        elif kind == "approval_decided":
+            self.approvals_log.add(event)  # type: ignore[arg-type]
+            self._route_to_block(event)
+        elif kind == "notice":
+            self.end_message()
+            self.chat.append(NoticeMessage(event.text, event.level))  # type: ignore[attr-defined]
+        elif kind == "stream_failed":
+            self.end_message(incomplete=bool(event.partial_text))  # type: ignore[attr-defined]
+            self.chat.append(
+                NoticeMessage(
+                    f"{event.error}\nThe session is still usable. "  # type: ignore[attr-defined]
+                    "Press ctrl+r (or send “r”) to retry.",
+                    "error",
+                )
+            )
+        elif kind == "turn_finished":
+            self.end_message()
+            usage = event.usage  # type: ignore[attr-defined]
+            self.usage = usage if self.usage is None else self.usage + usage
+            self.cost += event.cost_usd  # type: ignore[attr-defined]
+            self.show_totals()
+            failed = event.failed  # type: ignore[attr-defined]
+            self.status.activity = "failed: ctrl+r retries" if failed else "ready"
+        else:
+            self._route_to_block(event)
+
+    # --- the chat ---
+
+    async def clear(self) -> None:
+        """Empty the chat and the side panes (before drawing a conversation again)."""
+        self.end_message()
+        self._blocks.clear()
+        await self.chat.remove_children()
+        self.tool_pane.clear()
+        self.approvals_log.clear()
+
+    def end_message(self, incomplete: bool = False) -> None:
+        current, self._current = self._current, None
+        if current is not None:
+            self._call_later(current.finish, incomplete)
+
+    def _route_to_block(self, event: Event) -> None:
+        tool_use_id = getattr(event, "tool_use_id", None)
+        if tool_use_id and tool_use_id in self._blocks:
+            self._blocks[tool_use_id].handle(event)
+
+    def _assistant(self) -> AssistantMessage:
+        if self._current is None:
+            self._current = AssistantMessage()
+            self.chat.append(self._current)
+        return self._current
+
+    def _tool_block(self, tool_use_id: str, name: str) -> ToolBlock:
+        block = self._blocks.get(tool_use_id)
+        if block is None:
+            from agent_tui.ui.widgets.tool_blocks import tool_block_for
+
+            self.end_message()
+            block = tool_block_for(tool_use_id, name)
+            self._blocks[tool_use_id] = block
+            self.chat.append(block)
+        return block
