@@ -62,11 +62,13 @@ def make_provider(options: Options) -> tuple[Provider, str, str]:
 def make_tools(provider: Provider, model: str) -> ToolRegistry:
     from agent_tui.tools.base import ToolRegistry
     from agent_tui.tools.bash import BashTool
-    from agent_tui.tools.files import builtin_file_tools
+    from agent_tui.tools.edit import EditTool
+    from agent_tui.tools.read import ReadTool
     from agent_tui.tools.web_fetch import WebFetchTool
     from agent_tui.tools.web_search import WebSearchTool, web_search_available
+    from agent_tui.tools.write import WriteTool
 
-    tools = [BashTool(), *builtin_file_tools(), WebFetchTool()]
+    tools = [BashTool(), ReadTool(), WriteTool(), EditTool(), WebFetchTool()]
     if web_search_available(provider, model):
         tools.append(WebSearchTool())
     return ToolRegistry(tools)

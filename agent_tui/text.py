@@ -52,6 +52,13 @@ def visible(text: str) -> str:
     return "".join(_spell(c) if _hidden(c) else c for c in text)
 
 
+def visible_lines(text: str) -> list[str]:
+    """`text` split on real newlines, each line spelled out: nothing in it can vanish or fake a
+    line break on screen (Textual drops BEL, BS, VT, FF and CR, and `str.splitlines` breaks on
+    U+2028/U+2029 and more; all of those are spelled out by `visible`)."""
+    return [visible(line) for line in text.split("\n")]
+
+
 def is_visible(text: str) -> bool:
     """True when `visible(text)` would show `text` unchanged."""
     return visible(text) == text
@@ -61,14 +68,16 @@ def _cut(text: str, limit: int | None) -> str:
     return text if limit is None or len(text) <= limit else text[: max(0, limit - 1)] + "…"
 
 
-def one_line(text: str, limit: int | None = None, *, first_line: bool = False) -> str:
-    """`text` on one line, spelled out: lines joined with ` ⏎ ` (or, with `first_line`, the first
+def one_line(
+    text: str, limit: int | None = None, *, first_line: bool = False, sep: str = " ⏎ "
+) -> str:
+    """`text` on one line, spelled out: lines joined with `sep` (or, with `first_line`, the first
     line and ` …` when there were more), runs of blanks as one space, cut to `limit`."""
     lines = [_BLANKS.sub(" ", line).strip() for line in text.strip().split("\n")]
     if first_line:
         line = visible(lines[0]) + (" …" if len(lines) > 1 else "")
     else:
-        line = " ⏎ ".join(visible(part) for part in lines)
+        line = sep.join(visible(part) for part in lines if part or sep.strip())
     return _cut(line, limit)
 
 
@@ -87,4 +96,4 @@ def clean_line(text: str, limit: int | None = None) -> str:
     return _cut(visible(line), limit)
 
 
-__all__ = ["clean_line", "is_visible", "one_line", "resolve_cr", "visible"]
+__all__ = ["clean_line", "is_visible", "one_line", "resolve_cr", "visible", "visible_lines"]

@@ -12,9 +12,10 @@ paths ask whatever rule matched.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from agent_tui.permissions.command_risks import normalize
 from agent_tui.permissions.protected import protected
@@ -24,10 +25,29 @@ from agent_tui.permissions.rules import Match, Rule, match_command
 from agent_tui.permissions.settings import SourcedRule
 from agent_tui.permissions.shell import Analysis, Part, Word, analyze, show
 from agent_tui.permissions.suggest import suggest_parts
-from agent_tui.permissions.types import Decision
+from agent_tui.permissions.types import Behavior, Decision
 
-if TYPE_CHECKING:
-    from agent_tui.permissions.engine import PermissionEngine
+
+class PermissionEngine(Protocol):
+    """What the Bash check needs from the engine (`engine.PermissionEngine`)."""
+
+    cwd: Path
+    mode: str
+    config_dir: Path | None
+
+    def rules_of(self, behavior: Behavior, tool: str) -> Iterator[SourcedRule]: ...
+
+    def paths_of(self, raw: str) -> tuple[Path, Path]: ...
+
+    def fallback_reason(self, tool: str) -> str | None: ...
+
+    def plan_denied(self, tool: str) -> Decision: ...
+
+    def edit_rule_text(self, path: Path) -> str | None: ...
+
+    def edit_rule_for(
+        self, behavior: Behavior, resolved: Path | None, lexical: Path | None = None
+    ) -> SourcedRule | None: ...
 
 
 @dataclass(frozen=True, slots=True)

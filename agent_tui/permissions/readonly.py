@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from agent_tui.pathutil import is_inside
+from agent_tui.permissions.analysis import Part
 from agent_tui.permissions.command_risks import normalize
-from agent_tui.permissions.shell import Part
 
 _GIT_VERBS = frozenset({"status", "diff", "log"})
 _GIT_FORBIDDEN = ("--output", "--no-index", "--ext-diff", "--textconv", "-O", "--exec")

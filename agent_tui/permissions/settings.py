@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_tui.permissions.analysis import INTERPRETER, SHELLS
 from agent_tui.permissions.rules import KNOWN_TOOLS, Rule, RuleError, parse_rule
-from agent_tui.permissions.shell import INTERPRETER, SHELLS
 from agent_tui.permissions.types import Behavior
 
 USER_FILE = "settings.toml"

@@ -18,19 +18,30 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import tree_sitter
 import tree_sitter_bash
 
+from agent_tui.permissions.analysis import (
+    DANGEROUS_VARS,
+    INTERPRETER,
+    SHELLS,
+    Analysis,
+    Argv,
+    Part,
+    Word,
+    has_program,
+    show,
+)
 from agent_tui.permissions.command_risks import effects
 from agent_tui.permissions.expansions import code_evaluation, hidden_code
+from agent_tui.permissions.words import node_text as _text
+from agent_tui.permissions.words import static_word
+from agent_tui.permissions.wrappers import WRAPPERS, Unclear, shell_invocation, sudo_command
 
-#: a word whose value isn't known statically is None
-Word = str | None
-Argv = tuple[Word, ...]
+__all__ = ["INTERPRETER", "SHELLS", "Analysis", "Argv", "Part", "Word", "analyze", "show"]
 
 MAX_CHARS = 100_000
 MAX_NODES = 200_000
@@ -38,23 +49,8 @@ MAX_DEPTH = 250  # syntax-tree nesting handled by the recursive walk
 MAX_REPARSE = 8  # nested `sh -c` / `eval` strings
 MAX_WRAPPERS = 32  # `nice nice nice ... cmd`
 
-SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish"})
-INTERPRETER = re.compile(
-    r"(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|perl[0-9.]*|ruby|irb|php|lua[0-9.]*|luajit"
-    r"|Rscript|osascript|tclsh|wish|pwsh|powershell|ghci|julia|expect)"
-)
-_CODE_FLAGS = frozenset({"-c", "-e", "-E", "-m", "-p", "-r", "--eval", "--print", "-"})
-# Variables that change which program runs or inject code into it (loader, interpreter start-up,
-# pager/editor hooks, git's command hooks). A command prefixed with one is asked, never allowed.
-_DANGEROUS_VARS = re.compile(
-    r"(PATH|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|CDPATH|GLOBIGNORE|HOME"
-    r"|LD_\w*|DYLD_\w*|PYTHON\w*|NODE_\w*|NPM_CONFIG_\w*|npm_config_\w*|PERL\w*|RUBY\w*|GEM_\w*"
-    r"|GIT_\w*|PAGER|MANPAGER|EDITOR|VISUAL|LESS\w*|BROWSER|TERMINFO|ZDOTDIR|JAVA_TOOL_OPTIONS"
-    r"|_JAVA_OPTIONS|MAVEN_OPTS|CARGO_\w*|RUSTC\w*|RUSTFLAGS|GOFLAGS|SSH_\w*|SUDO_\w*)"
-)
 _WRITE_OPS = frozenset({">", ">>", "&>", "&>>", ">|", "<>", ">&"})
 _HARMLESS_SINKS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
-_GLOB_CHARS = frozenset("*?[")
 _TOKEN_LEVEL = frozenset(
     {"command", "variable_assignment", "concatenation", "file_redirect", "herestring_redirect"}
     | {"declaration_command", "unset_command", "command_name", "word", "number"}
@@ -62,55 +58,11 @@ _TOKEN_LEVEL = frozenset(
 # a newline not escaped by a backslash (an odd run of backslashes before it escapes it)
 _RAW_NEWLINE = re.compile(rb"(?<!\\)(?:\\\\)*\n")
 _UNPARSEABLE = re.compile("[\U000e0000-\U000e007f\ud800-\udfff]")
-_BRACE = re.compile(r"\{[^}]*(,|\.\.)[^}]*\}")
 # Nodes where bash may evaluate a runtime value as code (see expansions.py).
 _EVALUATING = frozenset(
     {"expansion", "arithmetic_expansion", "compound_statement", "c_style_for_statement"}
     | {"subscript", "test_command", "unset_command", "declaration_command"}
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Part:
-    """One simple command that would run."""
-
-    argv: Argv
-    #: the source text of the command, for reasons shown to the person
-    text: str
-    #: the wrapper commands it was unwrapped from, outermost first (deny rules see these too)
-    outer: tuple[Argv, ...] = ()
-    #: names assigned in front of it (`FOO=1 cmd`, `env FOO=1 cmd`)
-    assignments: tuple[str, ...] = ()
-    #: xargs / find -exec append arguments at run time
-    open_args: bool = False
-    #: runs through sudo/doas
-    privileged: bool = False
-    #: the source text of each word, for the dialog and for globs (`*.pyc`)
-    raw: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Analysis:
-    parts: tuple[Part, ...]
-    #: redirection and `tee` targets, as written (excluding /dev/null, /dev/stdout, /dev/stderr)
-    writes: tuple[str, ...]
-    #: why (part of) the command can't be known statically; non-empty means "ask"
-    problems: tuple[str, ...]
-    #: `$(...)`, backticks, `<(...)`, `>(...)` or `eval`: code hidden inside another command
-    has_substitution: bool
-    #: a `cd`/`pushd`/`popd` makes relative paths after it unknowable
-    changes_dir: bool
-    #: the work budget ran out: some parts may be missing, so nothing may be concluded from them
-    truncated: bool = False
-    #: options or script features that run another program (`sed 's/x/y/e'`, `tar
-    #: --to-command`): the command asks whatever rule matched
-    risks: tuple[str, ...] = ()
-    #: files named in a command's arguments for writing (`cp a DEST`, `sort -o F`, sed `w F`),
-    #: with the part's text; None when not known statically. Allowed with the command's rule
-    #: inside the working directory; outside it, or on a protected path, they ask.
-    operand_writes: tuple[tuple[Word, str], ...] = ()
-    #: options that destroy data (`rm -r`, `git push --force`): "always" is never offered
-    destructive: tuple[str, ...] = ()
 
 
 @lru_cache(maxsize=1)
@@ -132,79 +84,6 @@ def analyze(command: str) -> Analysis:
         operand_writes=tuple(a.operand_writes),
         destructive=tuple(dict.fromkeys(a.destructive)),
     )
-
-
-def show(argv: Sequence[Word]) -> str:
-    return " ".join("…" if w is None else w for w in argv)
-
-
-# --- static word values -----------------------------------------------------------------------
-
-
-def _chars(node: tree_sitter.Node) -> list[tuple[str, bool]] | None:
-    """The characters of a word as (char, quoted), or None when it has any expansion."""
-    t = node.type
-    text = _text(node)
-    if t == "word":
-        out: list[tuple[str, bool]] = []
-        i = 0
-        while i < len(text):
-            if text[i] == "\\" and i + 1 < len(text):
-                if text[i + 1] != "\n":
-                    out.append((text[i + 1], True))
-                i += 2
-            else:
-                out.append((text[i], False))
-                i += 1
-        return out
-    if t == "number":
-        return [(c, False) for c in text]
-    if t == "raw_string":
-        return [(c, True) for c in text[1:-1]]
-    if t == "string":
-        if any(c.type not in ('"', "string_content") for c in node.children):
-            return None
-        return [(c, True) for c in _unescape_dquoted(text[1:-1])]
-    if t == "concatenation":
-        out = []
-        for child in node.children:
-            part = _chars(child)
-            if part is None:
-                return None
-            out.extend(part)
-        return out
-    return None
-
-
-def _unescape_dquoted(s: str) -> str:
-    out: list[str] = []
-    i = 0
-    while i < len(s):
-        if s[i] == "\\" and i + 1 < len(s) and s[i + 1] in '$`"\\\n':
-            if s[i + 1] != "\n":
-                out.append(s[i + 1])
-            i += 2
-        else:
-            out.append(s[i])
-            i += 1
-    return "".join(out)
-
-
-def static_word(node: tree_sitter.Node) -> Word:
-    """The word's value if it is a literal: no expansions, no unquoted glob or brace expansion."""
-    chars = _chars(node)
-    if chars is None:
-        return None
-    if any(c in _GLOB_CHARS and not q for c, q in chars):
-        return None
-    masked = "".join("\x00" if q else c for c, q in chars)
-    if _BRACE.search(masked):
-        return None
-    return "".join(c for c, _ in chars)
-
-
-def _text(node: tree_sitter.Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")
 
 
 # --- the walk ---------------------------------------------------------------------------------
@@ -295,7 +174,7 @@ class _Analyzer:
             self.assignment_statement(node)
         elif t == "for_statement":
             var = node.child_by_field_name("variable")
-            if var is None or _DANGEROUS_VARS.fullmatch(_text(var)):
+            if var is None or DANGEROUS_VARS.fullmatch(_text(var)):
                 self.problem(f"`for {_text(var) if var else '?'}` changes how later commands run")
         elif t == "declaration_command":
             self.declaration(node)
@@ -334,7 +213,7 @@ class _Analyzer:
     # Standalone `NAME=value` changes the rest of the script (PATH=/tmp/x; ls).
     def assignment_statement(self, node: tree_sitter.Node) -> None:
         name = _assignment_name(node)
-        if name is None or _DANGEROUS_VARS.fullmatch(name):
+        if name is None or DANGEROUS_VARS.fullmatch(name):
             self.problem(f"`{_text(node)}` changes how later commands run")
 
     def declaration(self, node: tree_sitter.Node) -> None:
@@ -419,7 +298,7 @@ class _Analyzer:
             self.emit(argv, text, ctx)
             return None
         for var in ctx.assignments:
-            if var == "?" or _DANGEROUS_VARS.fullmatch(var):
+            if var == "?" or DANGEROUS_VARS.fullmatch(var):
                 self.problem(f"`{text}` sets {var}, which can change what runs")
         base = name.rsplit("/", 1)[-1]
         inner = _Ctx((*ctx.outer, argv), ctx.assignments, ctx.privileged, ctx.open_args, ctx.raw)
@@ -430,7 +309,7 @@ class _Analyzer:
             self.tee(argv, text)
         if base in SHELLS:
             return self.shell(argv, text, reparse, ctx, inner)
-        if INTERPRETER.fullmatch(base) and not _has_program(argv[1:]):
+        if INTERPRETER.fullmatch(base) and not has_program(argv[1:]):
             self.problem(f"`{text}`: {base} would read its program from standard input")
         if base == "eval":
             self.substitution = True
@@ -446,13 +325,13 @@ class _Analyzer:
         if base in ("sudo", "doas"):
             return self.sudo(argv, text, ctx, inner)
 
-        unwrap = _WRAPPERS.get(base)
+        unwrap = WRAPPERS.get(base)
         if unwrap is None:
             self.emit(argv, text, ctx)
             return None
         try:
             start, assigned = unwrap(argv)
-        except _Unclear as e:
+        except Unclear as e:
             self.problem(f"`{text}`: {e}")
             self.emit(argv, text, ctx)
             return None
@@ -470,36 +349,16 @@ class _Analyzer:
     def shell(
         self, argv: Argv, text: str, reparse: int, ctx: _Ctx, inner: _Ctx
     ) -> tuple[Argv, _Ctx] | None:
-        i, has_c, stdin = 1, False, False
-        while i < len(argv):
-            a = argv[i]
-            if a is None:
-                if not has_c:
-                    self.problem(f"`{text}`: shell arguments that aren't known statically")
-                    self.emit(argv, text, ctx)
-                    return None
-                break
-            if a == "--" or a == "-":
-                stdin = stdin or a == "-"
-                i += 1
-                break
-            if a.startswith("--"):
-                i += 2 if a in ("--rcfile", "--init-file") else 1
-                continue
-            if len(a) > 1 and a[0] in "-+":
-                has_c = has_c or "c" in a[1:]
-                stdin = stdin or "s" in a[1:]
-                i += 1 + a[1:].count("o") + a[1:].count("O")
-                continue
-            break
-        if has_c:
+        how, i = shell_invocation(argv)
+        if how == "unclear":
+            self.problem(f"`{text}`: shell arguments that aren't known statically")
+        elif how == "string":
             if i >= len(argv) or argv[i] is None:
                 self.problem(f"`{text}`: `-c` with a command string that isn't known statically")
-                self.emit(argv, text, ctx)
+            else:
+                self.run(argv[i] or "", reparse + 1, inner)
                 return None
-            self.run(argv[i] or "", reparse + 1, inner)
-            return None
-        if stdin or i >= len(argv):
+        elif how == "stdin":
             self.problem(f"`{text}`: the shell would read commands from standard input")
         self.emit(argv, text, ctx)  # a script file: the shell command itself needs a rule
         return None
@@ -507,27 +366,12 @@ class _Analyzer:
     def sudo(self, argv: Argv, text: str, ctx: _Ctx, inner: _Ctx) -> tuple[Argv, _Ctx] | None:
         # sudo itself is a part (it needs its own rule) and its payload runs privileged.
         self.emit(argv, text, ctx)
-        with_arg = {"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-T", "-U", "-R"}
-        flags = {"-A", "-b", "-E", "-H", "-n", "-P", "-S", "-k", "-B", "-N"}
-        i = 1
-        while i < len(argv):
-            a = argv[i]
-            if a is None:
-                self.problem(f"`{text}`: sudo options that aren't known statically")
-                return None
-            if a == "--":
-                i += 1
-                break
-            if a in with_arg:
-                i += 2
-            elif a in flags or (a.startswith("--") and "=" in a):
-                i += 1
-            elif a.startswith("-"):
-                self.problem(f"`{text}`: sudo {a} can't be checked statically")
-                return None
-            else:
-                break
-        if i >= len(argv):
+        try:
+            i = sudo_command(argv)
+        except Unclear as e:
+            self.problem(f"`{text}`: {e}")
+            return None
+        if i is None:
             return None
         inner.privileged = True
         return argv[i:], inner
@@ -572,119 +416,3 @@ def _assignment_name(node: tree_sitter.Node) -> str | None:
     if name is None or name.type != "variable_name":
         return None  # e.g. `a[$(id)]=1`
     return _text(name)
-
-
-def _has_program(args: Sequence[Word]) -> bool:
-    """An interpreter gets its program from an argument (a file, -c/-e code, -m module)."""
-    for a in args:
-        if a is None:
-            return True  # something is passed; the part itself still needs a rule
-        if a in _CODE_FLAGS:
-            return a != "-"
-        if not a.startswith("-"):
-            return True
-    return False
-
-
-# --- wrappers: argv -> (index of the wrapped command or None, assignments) ---------------------
-
-
-class _Unclear(Exception):
-    pass
-
-
-def _env(argv: Argv) -> tuple[int | None, tuple[str, ...]]:
-    i, names = 1, []
-    while i < len(argv):
-        a = argv[i]
-        if a is None:
-            raise _Unclear("env arguments that aren't known statically")
-        if a in ("-i", "--ignore-environment", "-0", "--null", "-"):
-            i += 1
-        elif a in ("-u", "--unset"):
-            i += 2
-        elif a.startswith(("-u", "--unset=")) or a == "--":
-            i += 1
-        elif a.startswith("-"):
-            raise _Unclear(f"env {a} can't be checked statically")
-        elif "=" in a:
-            names.append(a.split("=", 1)[0])
-            i += 1
-        else:
-            return i, tuple(names)
-    return None, tuple(names)
-
-
-def _skip_options(argv: Argv, with_arg: frozenset[str], name: str) -> int:
-    i = 1
-    while i < len(argv):
-        a = argv[i]
-        if a is None:
-            raise _Unclear(f"{name} arguments that aren't known statically")
-        if a == "--":
-            return i + 1
-        if a in with_arg:
-            i += 2
-        elif a.startswith("-") and len(a) > 1:
-            i += 1
-        else:
-            return i
-    return i
-
-
-def _simple_wrapper(with_arg: frozenset[str], name: str):  # type: ignore[no-untyped-def]
-    def unwrap(argv: Argv) -> tuple[int | None, tuple[str, ...]]:
-        return _skip_options(argv, with_arg, name), ()
-
-    return unwrap
-
-
-def _timeout(argv: Argv) -> tuple[int | None, tuple[str, ...]]:
-    i = _skip_options(argv, frozenset({"-s", "--signal", "-k", "--kill-after"}), "timeout")
-    return (i + 1 if i < len(argv) else i), ()  # skip the duration
-
-
-def _command(argv: Argv) -> tuple[int | None, tuple[str, ...]]:
-    if any(a in ("-v", "-V") for a in argv[1:2]):
-        return None, ()  # a lookup, not a run: the part itself needs a rule
-    return _skip_options(argv, frozenset(), "command"), ()
-
-
-def _xargs(argv: Argv) -> tuple[int | None, tuple[str, ...]]:
-    with_arg = frozenset({"-a", "-d", "-E", "-e", "-I", "-L", "-l", "-n", "-P", "-s", "-R", "-S"})
-    flags = frozenset({"-0", "-o", "-p", "-r", "-t", "-x", "--null", "--no-run-if-empty"})
-    i = 1
-    while i < len(argv):
-        a = argv[i]
-        if a is None:
-            raise _Unclear("xargs arguments that aren't known statically")
-        if a == "--":
-            return i + 1, ()
-        if a in with_arg:
-            i += 2
-        elif a in flags or (a.startswith("--") and "=" in a) or (a[:2] in with_arg and len(a) > 2):
-            i += 1
-        elif a.startswith("-"):
-            raise _Unclear(f"xargs {a} can't be checked statically")
-        else:
-            return i, ()
-    return i, ()
-
-
-def _nice(argv: Argv) -> tuple[int | None, tuple[str, ...]]:
-    return _skip_options(argv, frozenset({"-n", "--adjustment"}), "nice"), ()
-
-
-_WRAPPERS = {
-    "env": _env,
-    "nohup": _simple_wrapper(frozenset(), "nohup"),
-    "time": _simple_wrapper(frozenset(), "time"),
-    "nice": _nice,
-    "timeout": _timeout,
-    "command": _command,
-    "builtin": _simple_wrapper(frozenset(), "builtin"),
-    "exec": _simple_wrapper(frozenset({"-a"}), "exec"),
-    "setsid": _simple_wrapper(frozenset(), "setsid"),
-    "stdbuf": _simple_wrapper(frozenset({"-i", "-o", "-e"}), "stdbuf"),
-    "xargs": _xargs,
-}

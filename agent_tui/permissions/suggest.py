@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from agent_tui.permissions.analysis import INTERPRETER, SHELLS, Part
 from agent_tui.permissions.rules import (
     Match,
     RuleError,
@@ -17,7 +18,6 @@ from agent_tui.permissions.rules import (
     parse_rule,
 )
 from agent_tui.permissions.settings import CODE_RUNNERS, restriction
-from agent_tui.permissions.shell import INTERPRETER, SHELLS, Part
 
 # Tools whose first argument is a verb with its own meaning (`git log` vs `git push`).
 VERB_TOOLS = frozenset(

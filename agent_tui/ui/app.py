@@ -9,19 +9,17 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import Iterable
 from dataclasses import replace
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from textual.app import App, ComposeResult, SystemCommand
+from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import Footer
 
 from agent_tui.runtime import Options, use_offline
+from agent_tui.ui.session_actions import SessionActions
 from agent_tui.ui.widgets.chat import ChatView, NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.status import StatusLine
@@ -33,7 +31,6 @@ if TYPE_CHECKING:
     from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
     from agent_tui.protocol.events import Event
     from agent_tui.sessions.recorder import Recorder
-    from agent_tui.sessions.records import SessionInfo
     from agent_tui.sessions.store import SessionStore
     from agent_tui.ui.event_view import EventView
     from agent_tui.ui.replay import Replay
@@ -60,7 +57,7 @@ def _tune_gc() -> None:
     gc.set_threshold(5_000, 10, 1_000)
 
 
-class AgentApp(App[int]):
+class AgentApp(SessionActions):
     TITLE = "agent-tui"
     # CSS is loaded one way: each screen names its own `.tcss` (approval, trust, sessions); the
     # app names `app.tcss` and the stylesheets of the widgets on its own screen.
@@ -316,120 +313,6 @@ class AgentApp(App[int]):
             self.action_hide_help_panel()
         else:
             self.action_show_help_panel()
-
-    # --- sessions: browse, resume, replay -----------------------------------------------------
-
-    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
-        yield SystemCommand(
-            "Sessions: browse",
-            "Find a past session; resume, replay, export or delete it",
-            self.action_sessions,
-        )
-
-    def session_store(self) -> SessionStore:
-        """The recorder's store, or one opened just for browsing (callable from any thread)."""
-        if self.recorder is not None:
-            return self.recorder.store  # type: ignore[no-any-return]
-        with self._store_lock:
-            if self._store is None:
-                from agent_tui.sessions.store import SessionStore
-
-                self._store = SessionStore.open_default()
-            return self._store
-
-    def action_sessions(self) -> None:
-        from agent_tui.ui.screens.sessions import SessionBrowser
-
-        if isinstance(self.screen, SessionBrowser):
-            return
-        current = self.recorder.session_id if self.recorder is not None else None
-        browser = SessionBrowser(self.session_store, cwd=self.options.cwd, current_session=current)
-        self.push_screen(browser, self._on_browser_choice)
-
-    def _on_browser_choice(self, choice: BrowserChoice | None) -> None:
-        if choice is None:
-            return
-        if self.agent is None:  # still starting (the `--resume` picker): act once it is ready
-            self._pending_choice = choice
-            self.notify("Starting up: opening the session in a moment.")
-        elif choice.action == "resume":
-            self.resume_session(choice.session_id)
-        else:
-            self.replay_session(choice.session_id)
-
-    def _busy(self) -> bool:
-        if self.agent is None:
-            self.notify("Starting up: try again in a moment.")
-        elif self.agent.running:
-            self.notify("A turn is running: stop it first (Esc).", severity="warning")
-        return self.agent is None or self.agent.running
-
-    def resume_session(self, session_id: str) -> None:
-        """Continue a stored session here: its conversation replaces the agent's, and recording
-        goes on in that session."""
-        if self._busy():
-            return
-        here = self.recorder is not None and self.recorder.session_id == session_id
-        if here and self.replay is None:
-            self.notify("That is the session you are in.")
-            return
-        if self.replay is not None:
-            self.replay.discard()
-        self.status.activity = f"opening session {session_id}…"
-        load = partial(self._load_session, session_id)
-        self.run_worker(load, thread=True, group="resume", exclusive=True, exit_on_error=False)
-
-    def _load_session(self, session_id: str) -> None:
-        from agent_tui.sessions.recorder import resume_into
-
-        store = self.session_store()
-        info = store.get_session(session_id)
-        if info is None:
-            self.call_from_thread(
-                self.notify, f"No session {session_id}.", severity="error", markup=False
-            )
-            return
-        old = self.recorder
-        if self.record:
-            recorder = resume_into(store, self.agent, session_id)
-            if old is not None:
-                old.detach()
-        else:
-            self.agent.conversation.messages[:] = store.load_messages(session_id)
-            recorder = None
-        self.call_from_thread(self._session_loaded, recorder, info)
-
-    async def _session_loaded(self, recorder: Any, info: SessionInfo) -> None:
-        if recorder is not None:
-            self.recorder = recorder
-            self.status.session = info.id
-        # The status line counts the whole session, as it would have had it never stopped.
-        self.agent.session_usage, self.agent.session_cost = info.usage, info.cost_usd
-        self.live_view.set_totals(info.usage, info.cost_usd)
-        self.status.activity = "ready"
-        await self.redraw_conversation()
-        self.query_one(PromptInput).focus()
-
-    async def redraw_conversation(self, *, history: bool = True) -> None:
-        """Clear the chat and side panes, then draw the agent's conversation again."""
-        await self.live_view.clear()
-        self.live_view.show_totals()
-        if history and self.agent is not None and self.agent.messages:
-            self._show_history()
-        self.chat.anchor()
-
-    def replay_session(self, session_id: str, speed: float = 1.0) -> Replay | None:
-        """Play a stored session's events on this screen (see `replay.py`); nothing is run."""
-        from agent_tui.ui.replay import Replay
-
-        if self._busy():
-            return None
-        if self.replay is not None:
-            self.replay.discard()
-        self.replay = Replay(self, session_id, speed)
-        self.replay.start()
-        return self.replay
 
     async def _ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         self.status.activity = f"waiting for your approval: {request.tool}"

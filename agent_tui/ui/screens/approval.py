@@ -33,7 +33,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
-from agent_tui.text import visible
+from agent_tui.text import visible, visible_lines
 
 #: keys typed this soon after the dialog appears were meant for something else
 DEFAULT_GUARD_S = 0.5
@@ -53,23 +53,6 @@ _SUBJECT_LABELS = {
     "WebFetch": "domain",
     "WebSearch": "query",
 }
-
-# Characters Textual's Content silently drops (BEL, BS, VT, FF, CR) or that `str.splitlines`
-# (used by `highlight`) treats as line breaks. `visible()` should already have replaced them; this
-# is the last line of defence so nothing in a command can vanish or fake a line break on screen.
-_HIDDEN_BY_TEXTUAL = {
-    cp: f"\\x{cp:02x}" if cp < 0x100 else f"\\u{cp:04x}"
-    for cp in (0x07, 0x08, 0x0B, 0x0C, 0x0D, 0x1C, 0x1D, 0x1E, 0x85, 0x2028, 0x2029)
-}
-
-
-def _visible(text: str) -> str:
-    return visible(text).translate(_HIDDEN_BY_TEXTUAL)
-
-
-def visible_lines(text: str) -> list[str]:
-    """`text` split on real newlines, each line with control and invisible characters shown."""
-    return [_visible(line) for line in text.split("\n")]
 
 
 class _DiffTheme(HighlightTheme):
@@ -109,7 +92,7 @@ def _long(subject: str) -> bool:
 
 def _highlights(parts: tuple[str, ...]) -> Content:
     cut = MAX_PREVIEW_LINE_CHARS // 4
-    shown = [_visible(p if len(p) <= cut else p[:cut] + " …") for p in parts]
+    shown = [visible(p if len(p) <= cut else p[:cut] + " …") for p in parts]
     return Content("\n".join(f"• {p}" for p in shown))
 
 
@@ -171,9 +154,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         request, decision = self.request, self.request.decision
         asked_by_rule = decision.behavior == "ask" and decision.rule is not None
         with Vertical(id="dialog") as dialog:
-            dialog.border_title = Content(f"Allow {_visible(request.tool)}?")
+            dialog.border_title = Content(f"Allow {visible(request.tool)}?")
             if asked_by_rule:
-                hint = Content.assemble("ask rule ", (_visible(decision.rule or ""), "bold"))
+                hint = Content.assemble("ask rule ", (visible(decision.rule or ""), "bold"))
                 hint = hint.append(" — always confirm")
             elif decision.source == "mode":
                 hint = Content("the current mode asks for this")
@@ -203,14 +186,14 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                         yield Static(note, id="preview-note")
             with Vertical(id="footer"):
                 if self.can_always:
-                    rules = ", ".join(_visible(rule) for rule in decision.suggestions)
+                    rules = ", ".join(visible(rule) for rule in decision.suggestions)
                     yield Static(
                         Content.assemble(
                             ("a", "bold $text-accent"),
                             " saves ",
                             (rules, "bold"),
                             " to ",
-                            _visible(request.save_to or "the project's local settings"),
+                            visible(request.save_to or "the project's local settings"),
                         ),
                         id="always",
                     )

@@ -8,17 +8,11 @@ screen as plain `Text` with control characters spelled out, never parsed as mark
 
 from __future__ import annotations
 
-import os
-import re
-import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar, Literal
+from typing import ClassVar
 
-from rich.console import RenderableType
-from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -30,145 +24,28 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from agent_tui.protocol.content import text_of
 from agent_tui.sessions.export import export_markdown
-from agent_tui.sessions.records import SessionInfo, StoredMessage
+from agent_tui.sessions.records import StoredMessage
 from agent_tui.sessions.store import SessionStore
-from agent_tui.text import visible
+from agent_tui.text import one_line
+from agent_tui.ui.session_rows import (
+    MARK_CLOSE,
+    MARK_OPEN,
+    PREVIEW_MESSAGES,
+    BrowserChoice,
+    Row,
+    preview,
+    session_row,
+)
+
+__all__ = ["PAGE", "BrowserChoice", "ConfirmScreen", "SessionBrowser"]
 
 #: sessions listed per page; the next page loads when the cursor reaches the end
 PAGE = 100
 #: search hits fetched (several may belong to one session)
 SEARCH_HITS = 200
-#: messages shown in the preview pane
-PREVIEW_MESSAGES = 12
-PREVIEW_BLOCK_CHARS = 400
 #: typing pauses this long before a search runs
 SEARCH_DEBOUNCE_S = 0.15
-# Private-use characters mark the matched words in search snippets: they cannot come from the
-# stored text's markup, and they are split out before the text is shown.
-_MARK_OPEN, _MARK_CLOSE = "\ue000", "\ue001"
-
-
-@dataclass(frozen=True, slots=True)
-class BrowserChoice:
-    action: Literal["resume", "replay"]
-    session_id: str
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    info: SessionInfo
-    snippet: str = ""  # the best search match, with _MARK_OPEN/_MARK_CLOSE around the hits
-
-
-_SPACES = re.compile(r"\s+")
-
-
-def when(ts: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
-
-
-def short_cwd(cwd: str) -> str:
-    home = os.path.expanduser("~")
-    if home not in ("", "/") and (cwd == home or cwd.startswith(home + os.sep)):
-        return "~" + cwd[len(home) :]
-    return cwd
-
-
-def cost(usd: float) -> str:
-    return f"${usd:.4f}"
-
-
-def _plain(text: str, limit: int | None = None, *, strip: bool = True) -> str:
-    """Untrusted text as one line (whitespace runs become one space), control characters
-    spelled out."""
-    line = _SPACES.sub(" ", text)
-    if strip:
-        line = line.strip()
-    if limit is not None and len(line) > limit:
-        line = line[: limit - 1] + "…"
-    return visible(line)
-
-
-def _snippet(snippet: str) -> Text:
-    out = Text(style="italic")
-    for i, part in enumerate(snippet.strip().split(_MARK_OPEN)):
-        hit, _, rest = part.partition(_MARK_CLOSE) if i else ("", "", part)
-        if hit:
-            out.append(_plain(hit, strip=False), style="bold reverse")
-        out.append(_plain(rest, strip=False))
-    return out
-
-
-def session_row(row: Row) -> RenderableType:
-    info = row.info
-    grid = Table.grid(expand=True, padding=(0, 1))
-    grid.add_column(ratio=1, no_wrap=True, overflow="ellipsis")
-    grid.add_column(justify="right", no_wrap=True)
-    title = _plain(info.title) or "(untitled)"
-    grid.add_row(Text(title, style="bold"), Text(when(info.updated_at)))
-    counts = f"{info.message_count} msgs · {cost(info.cost_usd)}"
-    grid.add_row(Text(_plain(short_cwd(info.cwd)), style="dim"), Text(counts, style="dim"))
-    if row.snippet:
-        grid.add_row(Text("  ").append_text(_snippet(row.snippet)), "")
-    return grid
-
-
-def _block_lines(role: str, block: dict[str, Any]) -> list[tuple[str, str]]:
-    """(text, style) lines for one content block in the preview."""
-    kind = block.get("type")
-    if kind == "text":
-        return [(_plain(block.get("text") or "", PREVIEW_BLOCK_CHARS), "")]
-    if kind in ("tool_use", "server_tool_use"):
-        tool_input = block.get("input") or {}
-        subject = tool_input.get("command") or tool_input.get("query") or tool_input.get("url")
-        if subject is None:
-            subject = tool_input.get("file_path") or tool_input.get("path") or ""
-        name = block.get("name", "tool")
-        return [(f"→ {name}: {_plain(str(subject), PREVIEW_BLOCK_CHARS)}", "cyan")]
-    if kind == "tool_result":
-        content = text_of(block.get("content", ""), " ")
-        style = "red" if block.get("is_error") else "dim"
-        return [(f"← {_plain(str(content), PREVIEW_BLOCK_CHARS)}", style)]
-    if kind == "web_search_tool_result":
-        results = block.get("content")
-        count = len(results) if isinstance(results, list) else 0
-        return [(f"← {count} search results", "dim")]
-    if kind in ("thinking", "redacted_thinking"):
-        return [("(thinking)", "dim italic")]
-    return []
-
-
-def preview(info: SessionInfo, messages: list[StoredMessage], snippet: str = "") -> Text:
-    out = Text()
-    out.append(_plain(info.title) or "(untitled)", style="bold")
-    out.append("\n")
-    out.append(f"{info.id} · {_plain(info.model)} · {_plain(short_cwd(info.cwd))}\n", style="dim")
-    out.append(
-        f"started {when(info.created_at)} · last active {when(info.updated_at)}\n"
-        f"{info.message_count} messages · {info.total_tokens:,} tokens · {cost(info.cost_usd)}\n",
-        style="dim",
-    )
-    if snippet:
-        out.append("match: ", style="dim")
-        out.append_text(_snippet(snippet))
-        out.append("\n")
-    if not messages:
-        out.append("\n(no messages)", style="dim italic")
-    hidden = max(0, info.message_count - len(messages))
-    if hidden and messages:
-        out.append(f"\n… {hidden} earlier messages\n", style="dim italic")
-    for message in messages:
-        content = message.content
-        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
-        lines = [ln for b in blocks for ln in _block_lines(message.role, b) if ln[0]]
-        if not lines:
-            continue
-        out.append("\nyou\n" if message.role == "user" else "\nassistant\n", style="bold")
-        for text, style in lines:
-            out.append(f"  {text}\n", style=style)
-    return out
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -273,7 +150,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         rows: list[Row]
         more = False
         if text.strip():
-            hits = store.search(text, SEARCH_HITS, marks=(_MARK_OPEN, _MARK_CLOSE))
+            hits = store.search(text, SEARCH_HITS, marks=(MARK_OPEN, MARK_CLOSE))
             seen: dict[str, str] = {}
             for hit in hits:  # newest match first: keep each session's best snippet
                 seen.setdefault(hit.session_id, hit.snippet)
@@ -313,7 +190,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         empty.display = not has_rows
         self.query_one("#session-preview-pane").display = has_rows
         if self.query_text.strip():
-            empty.update(Text(f"No sessions match “{_plain(self.query_text, 80)}”."))
+            empty.update(Text(f"No sessions match “{one_line(self.query_text, 80, sep=' ')}”."))
         else:
             empty.update(
                 Text(
@@ -324,7 +201,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         count = len(self.rows)
         header = "Sessions" if not count else f"Sessions · {count}{'+' if self._more else ''}"
         if self.query_text.strip():
-            header += f" matching “{_plain(self.query_text, 40)}”"
+            header += f" matching “{one_line(self.query_text, 40, sep=' ')}”"
         hint = "\u00a0\u00a0 Enter resume · r replay · e export · d delete · / search · Esc close"
         self.query_one("#sessions-header", Static).update(
             Text.assemble(header, (hint if has_rows else "", "dim"))
@@ -428,7 +305,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         if row.info.id == self.current_session:
             self.notify("That is the session you are in; it can't be deleted from here.")
             return
-        title = _plain(row.info.title, 60) or row.info.id
+        title = one_line(row.info.title, 60, sep=" ") or row.info.id
 
         def answered(yes: bool | None) -> None:
             if yes:

@@ -15,17 +15,11 @@ from textual.content import Content
 from textual.widgets import Static
 
 from agent_tui.protocol.events import ApprovalDecided, Event
-from agent_tui.text import visible
+from agent_tui.text import one_line, visible
 
 DEFAULT_MAX_ENTRIES = 200
 SUBJECT_CHARS = 80  # the dialog showed it whole; here it only has to be recognisable
 MESSAGE_CHARS = 120
-
-
-def one_line(text: str, limit: int) -> str:
-    """`text` on one line with invisible characters shown, cut to `limit` with an ellipsis."""
-    line = " ⏎ ".join(visible(part) for part in text.split("\n"))
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _by(event: ApprovalDecided) -> str:

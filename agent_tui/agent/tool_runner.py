@@ -1,0 +1,109 @@
+"""Running one tool call: the tool looked up, its streamed input checked and validated, the
+approval policy asked, the tool run with a context for live progress, and exactly one
+`ToolFinished` emitted. A tool that raises, an unknown tool or unusable input all become an
+is_error result for the model; nothing here ends the turn except cancellation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from agent_tui.agent.approvals import Approvals
+from agent_tui.protocol.events import Event, ToolFinished, ToolProgress
+from agent_tui.redact import redact
+from agent_tui.tools.base import ToolContext, ToolInputError, ToolOutput, ToolRegistry
+
+if TYPE_CHECKING:
+    from agent_tui.agent.config import AgentConfig
+    from agent_tui.providers.base import Provider
+
+
+class ToolRunner:
+    def __init__(
+        self,
+        tools: ToolRegistry,
+        approvals: Approvals,
+        emit: Callable[[Event], None],
+        config: AgentConfig,
+        provider: Provider,
+    ) -> None:
+        self.tools = tools
+        self.approvals = approvals
+        self.emit = emit
+        self.config = config
+        self.provider = provider
+        #: tool_use id -> why its streamed input was unusable (invalid JSON): never run those
+        self.input_errors: dict[str, str] = {}
+
+    def is_read_only(self, call: dict[str, Any]) -> bool:
+        tool = self.tools.get(call.get("name", ""))
+        return tool is not None and tool.read_only
+
+    async def run(self, call: dict[str, Any]) -> ToolOutput:
+        started = time.monotonic()
+        name = str(call.get("name", ""))
+        output = await self._permitted_run(call, name)
+        duration = time.monotonic() - started
+        self.emit(
+            ToolFinished(
+                call["id"],
+                name,
+                output.is_error,
+                output.summary or ("error" if output.is_error else "done"),
+                duration,
+                output.content[:2000],
+            )
+        )
+        return output
+
+    async def _permitted_run(self, call: dict[str, Any], name: str) -> ToolOutput:
+        tool = self.tools.get(name)
+        if tool is None:
+            known = ", ".join(self.tools.names())
+            return ToolOutput(f"Unknown tool {name!r}. Available tools: {known}.", is_error=True)
+        input_error = self.input_errors.pop(str(call.get("id", "")), None)
+        if input_error is not None:
+            return ToolOutput(
+                f"The input for {name} could not be used: {input_error}. Send the call again "
+                "with the input as one valid JSON object.",
+                is_error=True,
+                summary="invalid input",
+            )
+        raw_input = call.get("input") if isinstance(call.get("input"), dict) else {}
+        try:
+            params = tool.validate(raw_input)
+        except ToolInputError as exc:
+            return ToolOutput(str(exc), is_error=True, summary="invalid input")
+        ctx = self._context(call["id"], name)
+        denied = await self.approvals.authorize(call["id"], tool, raw_input, params, ctx)
+        if denied is not None:
+            return denied
+        try:
+            return await tool.run(params, ctx)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a tool bug must not end the turn
+            return ToolOutput(
+                f"{name} failed: {type(exc).__name__}: {redact(str(exc))}",
+                is_error=True,
+                summary="failed",
+            )
+
+    def _context(self, tool_use_id: str, name: str) -> ToolContext:
+        def progress(status: str = "", output: str = "") -> None:
+            self.emit(ToolProgress(tool_use_id, name, status, output))
+
+        return ToolContext(
+            cwd=self.config.cwd,
+            data_dir=self.config.data_dir,
+            progress=progress,
+            provider=self.provider,
+            model=self.config.model,
+            small_model=self.config.small_model,
+            tool_use_id=tool_use_id,
+            explicit_hosts=self.approvals.permissions.explicit_hosts,
+            emit=self.emit,
+        )

@@ -1,0 +1,79 @@
+"""The static value of a shell word: what bash would pass as the argument when the word has no
+expansion, no unquoted glob and no brace expansion; None when it can't be known before running."""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter
+
+from agent_tui.permissions.analysis import Word
+
+_GLOB_CHARS = frozenset("*?[")
+_BRACE = re.compile(r"\{[^}]*(,|\.\.)[^}]*\}")
+
+
+def _chars(node: tree_sitter.Node) -> list[tuple[str, bool]] | None:
+    """The characters of a word as (char, quoted), or None when it has any expansion."""
+    t = node.type
+    text = node_text(node)
+    if t == "word":
+        out: list[tuple[str, bool]] = []
+        i = 0
+        while i < len(text):
+            if text[i] == "\\" and i + 1 < len(text):
+                if text[i + 1] != "\n":
+                    out.append((text[i + 1], True))
+                i += 2
+            else:
+                out.append((text[i], False))
+                i += 1
+        return out
+    if t == "number":
+        return [(c, False) for c in text]
+    if t == "raw_string":
+        return [(c, True) for c in text[1:-1]]
+    if t == "string":
+        if any(c.type not in ('"', "string_content") for c in node.children):
+            return None
+        return [(c, True) for c in _unescape_dquoted(text[1:-1])]
+    if t == "concatenation":
+        out = []
+        for child in node.children:
+            part = _chars(child)
+            if part is None:
+                return None
+            out.extend(part)
+        return out
+    return None
+
+
+def _unescape_dquoted(s: str) -> str:
+    out: list[str] = []
+    i = 0
+    while i < len(s):
+        if s[i] == "\\" and i + 1 < len(s) and s[i + 1] in '$`"\\\n':
+            if s[i + 1] != "\n":
+                out.append(s[i + 1])
+            i += 2
+        else:
+            out.append(s[i])
+            i += 1
+    return "".join(out)
+
+
+def static_word(node: tree_sitter.Node) -> Word:
+    """The word's value if it is a literal: no expansions, no unquoted glob or brace expansion."""
+    chars = _chars(node)
+    if chars is None:
+        return None
+    if any(c in _GLOB_CHARS and not q for c, q in chars):
+        return None
+    masked = "".join("\x00" if q else c for c, q in chars)
+    if _BRACE.search(masked):
+        return None
+    return "".join(c for c, _ in chars)
+
+
+def node_text(node: tree_sitter.Node) -> str:
+    return (node.text or b"").decode("utf-8", "replace")
