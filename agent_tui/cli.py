@@ -27,6 +27,33 @@ environment:
 """
 
 
+def _rule(text: str) -> str:
+    """argparse type for --allow/--deny: a rule that can't be parsed is a usage error."""
+    from agent_tui.permissions.rules import RuleError, parse_rule
+
+    try:
+        parse_rule(text)
+    except RuleError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+    return text
+
+
+def home_problem() -> str | None:
+    """Why the config/data directory can't be used (a path under a file, read-only), or None."""
+    value = os.environ.get("AGENT_TUI_HOME")
+    if not value:
+        return None
+    home = Path(value).expanduser()
+    try:
+        home.mkdir(parents=True, exist_ok=True)
+        probe = home / f".agent-tui-probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as e:
+        return f"cannot use AGENT_TUI_HOME={value}: {e.strerror or e}"
+    return None
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agent-tui",
@@ -70,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--allow",
         action="append",
+        type=_rule,
         default=[],
         metavar="RULE",
         help="allow rule, e.g. 'Bash(git diff:*)' (repeatable)",
@@ -77,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--deny",
         action="append",
+        type=_rule,
         default=[],
         metavar="RULE",
         help="deny rule, e.g. 'WebFetch(domain:example.com)' (repeatable)",
@@ -108,10 +137,22 @@ def main(argv: list[str] | None = None) -> int:
         from agent_tui.sessions.cli import main as sessions_main
 
         return sessions_main(argv[1:])
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
     cwd = (args.cwd or Path.cwd()).expanduser()
     if not cwd.is_dir():
         print(f"agent-tui: --cwd {cwd} is not a directory", file=sys.stderr)
+        return 2
+    if args.prompt is not None and not args.prompt.strip():
+        parser.print_usage(sys.stderr)
+        print("agent-tui: error: -p needs a prompt (it was empty)", file=sys.stderr)
+        return 2
+    problem = home_problem()
+    if problem:
+        print(f"agent-tui: {problem}", file=sys.stderr)
+        return 1
+    if args.prompt is None and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print('agent-tui: not a terminal; use -p "PROMPT"', file=sys.stderr)
         return 2
     from agent_tui.runtime import Options
 

@@ -30,6 +30,17 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
     from agent_tui.sessions.recorder import attach_recorder
 
     agent = make_agent(options)
+    permissions = agent.permissions
+    for warning in getattr(permissions, "load_warnings", ()):
+        print(f"agent-tui: warning: {warning}", file=sys.stderr)
+    if options.approve_asks and getattr(permissions, "settings_broken", False):
+        # Deny rules that couldn't be read must not be overridden by approving every ask.
+        agent.approvals.allow_asks = False
+        print(
+            "agent-tui: --approve-asks is off for this run: the settings above could not be "
+            "read, so calls they might deny will be refused instead",
+            file=sys.stderr,
+        )
     withheld = getattr(agent.permissions, "untrusted_grants", ())
     if withheld:
         rules = ", ".join(r.rule.text for r in withheld)

@@ -224,7 +224,7 @@ async def ask(app: Any, pilot: Any, prompt: str, timeout: float = 600.0) -> floa
     app.query_one(PromptInput).post_message(PromptInput.Submitted(prompt))
 
     def done() -> bool:
-        if app.agent.running or app._current is not None:
+        if app.agent.running or app.live_view.streaming:
             return False  # cheap checks first: this polls while the benchmark measures
         messages = app.query(AssistantMessage)
         return len(messages) > before and bool(messages.last().query(".final"))

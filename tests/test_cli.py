@@ -17,7 +17,7 @@ def run(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProc
         for k, v in os.environ.items()
         if k not in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
     }
-    base.update(AGENT_TUI_HOME=str(tmp_path / "home"), AGENT_TUI_OFFLINE_DELAY="0", **env)
+    base.update({"AGENT_TUI_HOME": str(tmp_path / "home"), "AGENT_TUI_OFFLINE_DELAY": "0", **env})
     return subprocess.run(
         [sys.executable, "-m", "agent_tui", *args],
         capture_output=True,
@@ -110,3 +110,61 @@ def test_continue_resumes_the_latest_session(tmp_path: Path) -> None:
     listed = run(["sessions", "list"], tmp_path)
     assert listed.stdout.count("hello there") == 1  # the same session, not a new one
     assert len([line for line in listed.stdout.splitlines() if line.strip()]) == 1
+
+
+# --- the first hour (issue 12) --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [["-p", "hi"], []])
+def test_an_unusable_home_is_one_clear_line(tmp_path: Path, args: list[str]) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    done = run(args, tmp_path, AGENT_TUI_HOME=str(blocker / "home"))
+    assert done.returncode == 1
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(
+        f"agent-tui: cannot use AGENT_TUI_HOME={blocker}"
+    )
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("args", [[], ["--resume"], ["--continue"]])
+def test_no_terminal_is_a_usage_error_not_a_spin(tmp_path: Path, args: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_tui", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "AGENT_TUI_HOME": str(tmp_path / "home")},
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip() == 'agent-tui: not a terminal; use -p "PROMPT"'
+    assert done.stdout == ""
+
+
+@pytest.mark.parametrize("prompt", ["", "   "])
+def test_an_empty_prompt_is_a_usage_error(tmp_path: Path, prompt: str) -> None:
+    done = run(["-p", prompt, "--offline"], tmp_path)
+    assert done.returncode == 2
+    assert "-p needs a prompt" in done.stderr
+    assert not (tmp_path / "home" / "sessions.db").exists()  # nothing recorded
+
+
+@pytest.mark.parametrize("flag", ["--allow", "--deny"])
+def test_a_malformed_rule_flag_is_a_usage_error(tmp_path: Path, flag: str) -> None:
+    done = run(["-p", "hi", "--offline", flag, "Bash("], tmp_path)
+    assert done.returncode == 2
+    assert "Bash(" in done.stderr
+
+
+def test_settings_warnings_are_shown_and_unreadable_settings_disable_approve_asks(
+    tmp_path: Path,
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    # one character off: the deny rules in this file can't be read
+    (home / "settings.toml").write_text('[permissions\ndeny = ["Bash(rm:*)"]\n')
+    done = run(["-p", "run a command", "--offline", "--approve-asks"], tmp_path)
+    assert "warning:" in done.stderr and "settings.toml" in done.stderr
+    assert "--approve-asks is off for this run" in done.stderr

@@ -150,6 +150,11 @@ class PermissionEngine:
         self._mode = value
 
     @property
+    def settings_broken(self) -> bool:
+        """A settings file or a deny/ask rule couldn't be read: some tools ask until it's fixed."""
+        return bool(self._fallback)
+
+    @property
     def rules(self) -> tuple[SourcedRule, ...]:
         return tuple(self._rules)
 

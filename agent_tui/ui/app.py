@@ -10,8 +10,9 @@ from __future__ import annotations
 import gc
 import threading
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -21,12 +22,14 @@ from textual.widgets import Footer
 from agent_tui.runtime import Options, use_offline
 from agent_tui.ui.session_actions import SessionActions
 from agent_tui.ui.widgets.chat import ChatView, NoticeMessage, UserMessage
-from agent_tui.ui.widgets.prompt import PromptInput
+from agent_tui.ui.widgets.prompt import PromptInput, QueuedPrompts
 from agent_tui.ui.widgets.status import StatusLine
 
 # The first frame is the chat, the prompt and the status line; everything else (event classes,
 # the tool pane, the approvals log, tool blocks) is imported once it has been painted.
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
     from agent_tui.agent.loop import Agent
     from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
     from agent_tui.protocol.events import Event
@@ -93,6 +96,8 @@ class AgentApp(SessionActions):
         #: draws the agent's events (made once the side pane is mounted, see `_mount_side`)
         self.view: EventView | None = None
         self._queued: list[str] = []
+        #: the turn worker, from the moment a prompt is sent until its TurnFinished
+        self._turn: Worker[Any] | None = None
         #: the replay on screen, if any (see `replay.py`)
         self.replay: Replay | None = None
         # A resume/replay chosen before the agent was built (the `--resume` picker): run when ready.
@@ -113,6 +118,7 @@ class AgentApp(SessionActions):
                         "info",
                     )
             yield Vertical(id="side")  # filled after the first frame (`_mount_side`)
+        yield QueuedPrompts(id="queued")
         yield PromptInput(id="prompt")
         status = StatusLine(id="status")
         status.set_reactive(StatusLine.model, self._model_label())
@@ -215,6 +221,8 @@ class AgentApp(SessionActions):
             status.session = recorder.session_id
         if error:
             self.chat.append(NoticeMessage(error, "error"))
+        for warning in getattr(agent.permissions, "load_warnings", ()):
+            self.chat.append(NoticeMessage(f"Settings: {warning}", "warning"))
         grants = getattr(agent.permissions, "trust_question", ())
         if grants:
             from agent_tui.ui.screens.trust import TrustScreen
@@ -222,8 +230,7 @@ class AgentApp(SessionActions):
             self.push_screen(TrustScreen(str(self.options.cwd), grants), self._on_trust)
         if agent.messages:
             self._show_history()
-        if self._queued:
-            self._start(self._queued.pop(0), shown=True)
+        self.call_later(self._next_queued)
         if self._pending_choice is not None:
             choice, self._pending_choice = self._pending_choice, None
             self._on_browser_choice(choice)
@@ -253,32 +260,46 @@ class AgentApp(SessionActions):
 
     def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         text = message.text
-        if self.agent is None:
-            self._queued.append(text)
-            self.chat.append(UserMessage(text))
-            self.notify("Starting up: your prompt will be sent in a moment.")
-            return
-        if text.strip() == "r" and self.agent.can_retry and not self.agent.running:
+        agent = self.agent
+        if agent is not None and not self._turn and text.strip() == "r" and agent.can_retry:
             self.action_retry()
             return
-        if self.agent.running:
-            self._queued.append(text)
-            self.chat.append(UserMessage(text))
-            self.notify("Queued: it will be sent when the current turn ends (Esc stops it).")
+        if agent is None or self._turn is not None:
+            # Starting up, or a turn is starting or running: one turn at a time. The prompt
+            # waits below the answer in progress and is sent when the turn ends.
+            self._queue(text)
             return
         self._start(text)
 
-    def _start(self, text: str, *, shown: bool = False) -> None:
-        if not shown:
-            self.chat.append(UserMessage(text))
+    def _queue(self, text: str) -> None:
+        self._queued.append(text)
+        self.query_one(QueuedPrompts).show(self._queued)
+        if self.agent is None:
+            self.notify("Starting up: your prompt will be sent in a moment.")
+        else:
+            self.notify("Queued: it will be sent when the current turn ends (Esc stops it).")
+
+    def _start(self, text: str) -> None:
+        assert self.agent is not None
+        self.chat.append(UserMessage(text))
         self.chat.anchor()  # sending a prompt brings the view back to the newest message
-        self.run_worker(self.agent.submit(text), group="turn", exit_on_error=False)
+        # The turn counts as running from now, not from when its worker starts: a second Enter
+        # queues and Esc cancels it even before the first request.
+        self._turn = self.run_worker(
+            partial(self.agent.submit, text), group="turn", exit_on_error=False
+        )
+
+    def _next_queued(self) -> None:
+        if self._queued and self.agent is not None and self._turn is None:
+            text = self._queued.pop(0)
+            self.query_one(QueuedPrompts).show(self._queued)
+            self._start(text)
 
     def action_retry(self) -> None:
-        if self.agent is None or self.agent.running or not self.agent.can_retry:
+        if self.agent is None or self._turn is not None or not self.agent.can_retry:
             self.notify("Nothing to retry.")
             return
-        self.run_worker(self.agent.retry(), group="turn", exit_on_error=False)
+        self._turn = self.run_worker(self.agent.retry, group="turn", exit_on_error=False)
 
     def action_cancel(self) -> None:
         if self.replay is not None:  # Esc stops (or leaves) a replay
@@ -286,6 +307,14 @@ class AgentApp(SessionActions):
             return
         prompt = self.query_one(PromptInput)
         cancelled = self.agent is not None and self.agent.cancel()
+        if not cancelled and self._turn is not None:
+            # Stopped before its first request: nothing was sent or recorded.
+            self._turn.cancel()
+            self._turn = None
+            self.chat.append(NoticeMessage("Cancelled before it was sent.", "warning"))
+            self.status.activity = "ready"
+            self.call_later(self._next_queued)
+            cancelled = True
         if not cancelled and self.screen.focused is not prompt:
             prompt.focus()
 
@@ -333,10 +362,10 @@ class AgentApp(SessionActions):
             return
         self.live_view.handle(event)
         if event.kind == "turn_finished":
+            self._turn = None
             if self.recorder is not None and self.recorder.session_id:
                 self.status.session = self.recorder.session_id
-            if self._queued:
-                self.call_later(self._start, self._queued.pop(0), shown=True)
+            self.call_later(self._next_queued)
 
     async def action_quit(self) -> None:
         if self.agent is not None:

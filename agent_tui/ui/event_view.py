@@ -45,6 +45,11 @@ class EventView:
         self.usage: Usage | None = None
         self.cost = 0.0
 
+    @property
+    def streaming(self) -> bool:
+        """An answer is being written (not yet finished into its final widget)."""
+        return self._current is not None
+
     # --- totals ---
 
     def set_totals(self, usage: Usage | None, cost: float) -> None:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
+from app_helpers import make_app, type_prompt, wait_for
 
-from agent_tui.runtime import Options
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.widgets.chat import AssistantMessage, NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput
@@ -20,29 +19,6 @@ def offline_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("AGENT_TUI_OFFLINE_DELAY", "0")
-
-
-def make_app(tmp_path: Path, *, record: bool = False, **kwargs) -> AgentApp:  # type: ignore[no-untyped-def]
-    work = tmp_path / "work"
-    work.mkdir(exist_ok=True)
-    (work / "README.md").write_text("# demo\n\nA small project.\n")
-    return AgentApp(Options(cwd=work, **kwargs), record=record)
-
-
-async def wait_for(pilot, condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
-    """Let the app run until `condition()` holds (a bound on waiting, not a timing assertion)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached")
-        await pilot.pause(0.02)
-
-
-async def type_prompt(pilot, text: str) -> None:  # type: ignore[no-untyped-def]
-    for ch in text:
-        await pilot.press("space" if ch == " " else ch)
-    await pilot.press("enter")
 
 
 def assistant_texts(app: AgentApp) -> list[str]:

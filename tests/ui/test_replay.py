@@ -93,7 +93,7 @@ async def wait_for(pilot: Any, condition: Callable[[], Any], timeout: float = 10
 
 
 def notices(app: AgentApp) -> list[str]:
-    return [str(w.render()) for w in app.query(NoticeMessage)]
+    return [w.text for w in app.query(NoticeMessage)]
 
 
 def test_pause_keeps_scaled_timing_and_caps_long_gaps() -> None:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -198,8 +198,13 @@ class UserMessage(Static):
 
 
 class NoticeMessage(Static):
+    """Something the app says in the chat (never the person's words): a marker by level."""
+
+    MARKS: ClassVar[dict[str, str]] = {"info": "· ", "warning": "⚠ ", "error": "✗ "}
+
     def __init__(self, text: str, level: str = "info") -> None:
-        super().__init__(Text(text), classes=f"message notice {level}")
+        super().__init__(Text(self.MARKS.get(level, "") + text), classes=f"message notice {level}")
+        self.text = text
 
 
 class AssistantMessage(Widget):

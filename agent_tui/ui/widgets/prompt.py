@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual import events
 from textual.message import Message
-from textual.widgets import TextArea
+from textual.widgets import Static, TextArea
+
+from agent_tui.text import one_line
 
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
 
@@ -60,3 +63,22 @@ class PromptInput(TextArea):
         self._history_at = None if at == len(self.prompts) else at
         self.text = "" if self._history_at is None else self.prompts[at]
         self.move_cursor(self.document.end)
+
+
+class QueuedPrompts(Static):
+    """Prompts sent while a turn is starting or running, shown above the prompt box (below the
+    answer in progress) until each one's turn comes."""
+
+    def __init__(self, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__("", **kwargs)
+        self.display = False
+        self.texts: list[str] = []
+
+    def show(self, texts: list[str]) -> None:
+        self.texts = list(texts)
+        self.display = bool(texts)
+        lines = Text()
+        for n, text in enumerate(texts):
+            lines.append(("\n" if n else "") + "queued: ", style="italic")
+            lines.append(one_line(text, 200, first_line=True))
+        self.update(lines)

@@ -1,0 +1,84 @@
+"""What a new user hits in the first hour (issue 12): each test failed before its fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from app_helpers import make_app, wait_for
+
+from agent_tui.ui.widgets.chat import AssistantMessage, NoticeMessage, UserMessage
+from agent_tui.ui.widgets.prompt import PromptInput, QueuedPrompts
+
+
+@pytest.fixture(autouse=True)
+def offline_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("AGENT_TUI_OFFLINE_DELAY", "0.05")
+
+
+def chat_order(app: Any) -> list[str]:
+    out = []
+    for w in app.chat.children:
+        if isinstance(w, UserMessage):
+            out.append("user:" + str(w.render()))
+        elif isinstance(w, AssistantMessage):
+            out.append("assistant")
+    return out
+
+
+async def test_two_prompts_in_one_tick_run_one_after_the_other(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        prompt = app.query_one(PromptInput)
+        prompt.post_message(PromptInput.Submitted("hello"))
+        prompt.post_message(PromptInput.Submitted("hello again"))
+        await pilot.pause()
+        # the second waits below the answer in progress, not in the chat above it
+        assert app.query_one(QueuedPrompts).texts == ["hello again"]
+        assert chat_order(app)[:1] == ["user:hello"]
+        await wait_for(pilot, lambda: len(app.query(AssistantMessage)) == 2, timeout=30)
+        await wait_for(pilot, lambda: app._turn is None and not app._queued, timeout=30)
+        assert chat_order(app) == ["user:hello", "assistant", "user:hello again", "assistant"]
+        roles = [m["role"] for m in app.agent.messages]
+        assert roles == ["user", "assistant", "user", "assistant"]
+        assert not app.query_one(QueuedPrompts).display
+
+
+async def test_escape_right_after_enter_cancels_before_the_first_request(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        streamed: list[Any] = []
+        real_stream = app.agent.provider.stream
+        monkeypatch.setattr(
+            app.agent.provider, "stream", lambda r: streamed.append(r) or real_stream(r)
+        )
+        app.on_prompt_input_submitted(PromptInput.Submitted("hello"))
+        app.action_cancel()  # in the same tick: the turn's worker has not started
+        await pilot.pause(0.2)
+        assert streamed == [] and app.agent.messages == []
+        assert any("Cancelled before it was sent" in n.text for n in app.query(NoticeMessage))
+        # the app is ready for the next prompt
+        app.on_prompt_input_submitted(PromptInput.Submitted("hello"))
+        await wait_for(pilot, lambda: app.query(AssistantMessage) and app._turn is None)
+        assert len(streamed) == 1
+
+
+async def test_notices_do_not_look_like_prompts(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        user = UserMessage("a prompt")
+        notice = NoticeMessage("Cancelled.", "warning")
+        await app.chat.mount_all([user, notice])
+        await pilot.pause()
+        assert str(notice.render()).startswith("⚠ ")
+        assert notice.styles.border_left != user.styles.border_left
+        assert notice.styles.background != user.styles.background
