@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer
 
 from agent_tui.runtime import Options, use_offline
-from agent_tui.ui.session_actions import SessionActions
+from agent_tui.ui.session_actions import SessionActions, decisions_of, stored_runs
 from agent_tui.ui.widgets.chat import ChatView, NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput, QueuedPrompts
 from agent_tui.ui.widgets.status import StatusLine
@@ -96,6 +96,8 @@ class AgentApp(SessionActions):
         #: draws the agent's events (made once the side pane is mounted, see `_mount_side`)
         self.view: EventView | None = None
         self._queued: list[str] = []
+        #: the stored tool runs of a resumed session, by tool_use_id (history rows, approvals)
+        self._runs: dict[str, Any] = {}
         #: the turn worker, from the moment a prompt is sent until its TurnFinished
         self._turn: Worker[Any] | None = None
         #: the replay on screen, if any (see `replay.py`)
@@ -197,7 +199,9 @@ class AgentApp(SessionActions):
                 error = f"Could not resume: {exc}. This is a new session (ctrl+o lists them)."
                 fresh = replace(self.options, resume=None, continue_=False)
                 recorder = attach_recorder(agent, fresh)
-        approvals = ApprovalQueue()
+        approvals = ApprovalQueue(type_ahead=lambda key: self.call_later(self._type_ahead, key))
+        if recorder is not None and recorder.session_id and agent.messages:
+            self._runs = stored_runs(recorder.store, recorder.session_id)
         self.call_from_thread(self._agent_ready, agent, recorder, approvals, error)
         warm_up = getattr(agent.provider, "warm_up", None)
         if warm_up is not None:
@@ -229,7 +233,7 @@ class AgentApp(SessionActions):
 
             self.push_screen(TrustScreen(str(self.options.cwd), grants), self._on_trust)
         if agent.messages:
-            self._show_history()
+            self._show_history("Session resumed.")
         self.call_later(self._next_queued)
         if self._pending_choice is not None:
             choice, self._pending_choice = self._pending_choice, None
@@ -246,15 +250,20 @@ class AgentApp(SessionActions):
                 )
             )
 
-    def _show_history(self) -> None:
+    def _show_history(self, notice: str | None = None) -> None:
         # Only the tail is drawn; `EarlierMessages` pages in older ones as the person scrolls up.
         from agent_tui.ui.widgets.history import EarlierMessages, HistoryPager
 
-        pager = HistoryPager(self.agent.messages, RESUME_TAIL)
+        assert self.agent is not None
+        pager = HistoryPager(self.agent.messages, RESUME_TAIL, self._runs)
         tail = pager.previous_page()
         self.chat.append(EarlierMessages(pager))
         self.chat.mount_all(tail)
-        self.chat.append(NoticeMessage("Session resumed.", "info"))
+        # The decisions of the session so far, as the approvals pane showed them live.
+        for decided in decisions_of(self._runs):
+            self.approvals_log.add(decided)
+        if notice:
+            self.chat.append(NoticeMessage(notice, "info"))
 
     # --- prompts and turns -------------------------------------------------------------------
 
@@ -342,6 +351,14 @@ class AgentApp(SessionActions):
             self.action_hide_help_panel()
         else:
             self.action_show_help_panel()
+
+    def _type_ahead(self, key: str) -> None:
+        """A key typed for the prompt as an approval dialog appeared: it goes to the prompt."""
+        prompt = self.query_one(PromptInput)
+        if key == "\b":
+            prompt.action_delete_left()
+        else:
+            prompt.insert(key)
 
     async def _ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         self.status.activity = f"waiting for your approval: {request.tool}"

@@ -44,7 +44,9 @@ class ReplayHost(Protocol):
 
     def session_store(self) -> SessionStore: ...
 
-    async def redraw_conversation(self, *, history: bool = True) -> None: ...
+    async def redraw_conversation(
+        self, *, history: bool = True, notice: str | None = None
+    ) -> None: ...
 
     def resume_session(self, session_id: str) -> None: ...
 
@@ -205,6 +207,7 @@ class Replay:
         self.total = len(events)
         await self.app.redraw_conversation(history=False)
         self.view.set_totals(None, 0.0)
+        self.view.status.session = self.session_id  # its counts are this session's, not ours
         title = self.info.title if self.info else ""
         chat = self.view.chat
         chat.append(

@@ -50,7 +50,9 @@ class SessionActions(App[int]):
     def live_view(self) -> EventView:
         raise NotImplementedError
 
-    def _show_history(self) -> None:
+    _runs: dict[str, Any]
+
+    def _show_history(self, notice: str | None = None) -> None:
         raise NotImplementedError
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
@@ -132,9 +134,11 @@ class SessionActions(App[int]):
         else:
             self.agent.conversation.messages[:] = store.load_messages(session_id)
             recorder = None
-        self.call_from_thread(self._session_loaded, recorder, info)
+        runs = stored_runs(store, session_id)
+        self.call_from_thread(self._session_loaded, recorder, info, runs)
 
-    async def _session_loaded(self, recorder: Any, info: SessionInfo) -> None:
+    async def _session_loaded(self, recorder: Any, info: SessionInfo, runs: dict[str, Any]) -> None:
+        self._runs = runs
         if recorder is not None:
             self.recorder = recorder
             self.status.session = info.id
@@ -142,15 +146,17 @@ class SessionActions(App[int]):
         self.agent.session_usage, self.agent.session_cost = info.usage, info.cost_usd
         self.live_view.set_totals(info.usage, info.cost_usd)
         self.status.activity = "ready"
-        await self.redraw_conversation()
+        await self.redraw_conversation(notice="Session resumed.")
         self.query_one(PromptInput).focus()
 
-    async def redraw_conversation(self, *, history: bool = True) -> None:
+    async def redraw_conversation(self, *, history: bool = True, notice: str | None = None) -> None:
         """Clear the chat and side panes, then draw the agent's conversation again."""
         await self.live_view.clear()
         self.live_view.show_totals()
+        recorder = self.recorder
+        self.status.session = recorder.session_id or "" if recorder is not None else ""
         if history and self.agent is not None and self.agent.messages:
-            self._show_history()
+            self._show_history(notice)
         self.chat.anchor()
 
     def replay_session(self, session_id: str, speed: float = 1.0) -> Replay | None:
@@ -164,3 +170,27 @@ class SessionActions(App[int]):
         self.replay = Replay(self, session_id, speed)
         self.replay.start()
         return self.replay
+
+
+def stored_runs(store: SessionStore, session_id: str) -> dict[str, Any]:
+    """A session's recorded tool runs by tool_use_id (call from a worker thread)."""
+    return {run.tool_use_id: run for run in store.load_tool_runs(session_id)}
+
+
+def decisions_of(runs: dict[str, Any]) -> list[Any]:
+    """`ApprovalDecided` events rebuilt from stored tool runs, oldest first."""
+    from agent_tui.protocol.events import ApprovalDecided
+    from agent_tui.tools.subject import tool_subject
+
+    return [
+        ApprovalDecided(
+            run.tool_use_id,
+            run.tool,
+            tool_subject(run.tool, run.input),
+            run.decision,
+            run.decided_by or "rule",
+            run.rule,
+        )
+        for run in runs.values()
+        if run.decision in ("allow", "deny")
+    ]

@@ -85,7 +85,7 @@ async def test_always_saves_rule_and_next_run_does_not_ask(tmp_path: Path) -> No
         app.approvals.guard_s = 0.0
         await type_prompt(pilot, "run a command")
         await wait_for(pilot, lambda: app.approvals.current is not None)
-        await pilot.press("a")
+        await pilot.press("a", "a")
         await wait_for(pilot, lambda: not app.agent.running and len(app.agent.messages) >= 4)
         local = tmp_path / "work" / ".agent-tui" / "settings.local.toml"
         saved = local.read_text()

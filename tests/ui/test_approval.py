@@ -138,6 +138,10 @@ async def test_a_allows_always_and_says_what_it_saves() -> None:
         assert "allow always" in rendered(screen.query_one("#keys"))
         await pilot.press("a")
         await pilot.pause()
+        assert app.answers == []  # a lasting change waits for a confirming keystroke
+        assert "again" in rendered(screen.query_one("#keys"))
+        await pilot.press("a")
+        await pilot.pause()
         assert app.answers == [ApprovalAnswer("always", saved_rules=("Bash(git log:*)",))]
 
 
@@ -147,7 +151,7 @@ async def test_a_saves_every_suggested_rule() -> None:
     app = DialogApp(screen)
     async with app.run_test(size=SIZE) as pilot:
         assert "saves Bash(git log:*), Bash(wc:*) to" in rendered(screen.query_one("#always"))
-        await pilot.press("a")
+        await pilot.press("a", "enter")
         await pilot.pause()
         assert app.answers == [ApprovalAnswer("always", saved_rules=rules)]
 
@@ -253,6 +257,8 @@ async def test_keys_within_the_guard_are_ignored_then_work() -> None:
         assert app.screen is screen
         assert not screen.query_one("#tell", Input).display
         clock.now += 0.4
+        assert not screen.armed  # the guard lasts until typing pauses for its whole length
+        clock.now += 0.1
         assert screen.armed
         await pilot.press("y")
         await pilot.pause()
@@ -420,7 +426,7 @@ async def test_queue_shows_one_dialog_at_a_time_in_order() -> None:
         await pilot.pause()
 
         answers = []
-        for i, key in enumerate(["y", "n", "a"]):
+        for i, key in enumerate(["y", "n", "a a"]):
             screen = app.screen
             assert isinstance(screen, ApprovalScreen)
             assert screen.request is requests[i]
@@ -428,7 +434,7 @@ async def test_queue_shows_one_dialog_at_a_time_in_order() -> None:
             waiting = rendered(screen.query_one("#waiting"))
             left = 2 - i
             assert waiting == (f"{left} more waiting" if left else "")
-            await pilot.press(key)
+            await pilot.press(*key.split())
             await pilot.pause()
             await pilot.pause()
         answers = await asyncio.gather(*tasks)
@@ -609,3 +615,33 @@ def test_snapshot_risk_first(snap_compare: Any) -> None:
         "toolu_1", "Bash", {"command": command}, command, decision, "/home/ada/project"
     )
     assert snap_compare(DialogApp(dialog(request)), terminal_size=SIZE)
+
+
+async def test_keys_typed_during_the_guard_go_back_to_the_prompt() -> None:
+    clock = FakeClock()
+    typed: list[str] = []
+    screen = ApprovalScreen(bash_request(), guard_s=0.5, clock=clock, type_ahead=typed.append)
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        for ch in "say yes":  # someone typing a message as the dialog opens
+            clock.now += 0.1
+            await pilot.press("space" if ch == " " else ch)
+        await pilot.pause()
+        assert "".join(typed) == "say yes" and app.answers == []
+        clock.now += 0.6  # typing paused: now keys answer
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.answers == [ApprovalAnswer("deny")]
+
+
+async def test_a_then_another_key_takes_the_always_back() -> None:
+    screen = dialog()
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("a", "x")
+        await pilot.pause()
+        assert "allow always" in rendered(screen.query_one("#keys"))
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.answers == [ApprovalAnswer("once")]

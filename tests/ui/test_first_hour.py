@@ -34,12 +34,12 @@ async def test_two_prompts_in_one_tick_run_one_after_the_other(tmp_path: Path) -
     app = make_app(tmp_path)
     async with app.run_test(size=(110, 36)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
-        prompt = app.query_one(PromptInput)
-        prompt.post_message(PromptInput.Submitted("hello"))
-        prompt.post_message(PromptInput.Submitted("hello again"))
-        await pilot.pause()
+        # two Enters in one tick: the first turn's worker has not even started
+        app.on_prompt_input_submitted(PromptInput.Submitted("hello"))
+        app.on_prompt_input_submitted(PromptInput.Submitted("hello again"))
         # the second waits below the answer in progress, not in the chat above it
         assert app.query_one(QueuedPrompts).texts == ["hello again"]
+        await pilot.pause()
         assert chat_order(app)[:1] == ["user:hello"]
         await wait_for(pilot, lambda: len(app.query(AssistantMessage)) == 2, timeout=30)
         await wait_for(pilot, lambda: app._turn is None and not app._queued, timeout=30)
@@ -82,3 +82,55 @@ async def test_notices_do_not_look_like_prompts(tmp_path: Path) -> None:
         assert str(notice.render()).startswith("⚠ ")
         assert notice.styles.border_left != user.styles.border_left
         assert notice.styles.background != user.styles.background
+
+
+async def _record_a_session_with_a_command(tmp_path: Path) -> None:
+    app = make_app(tmp_path, record=True)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        app.approvals.guard_s = 0.0
+        app.on_prompt_input_submitted(PromptInput.Submitted("run a command"))
+        await wait_for(pilot, lambda: app.approvals.current is not None, timeout=30)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: app._turn is None and len(app.agent.messages) >= 4, 30)
+        await app.action_quit()
+
+
+async def test_a_resumed_session_shows_its_decisions_and_tool_summaries(tmp_path: Path) -> None:
+    from agent_tui.ui.widgets.approvals_log import ApprovalsLog
+    from agent_tui.ui.widgets.tool_blocks import ToolBlock
+
+    await _record_a_session_with_a_command(tmp_path)
+    app = make_app(tmp_path, record=True, continue_=True)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None and app.agent.messages, timeout=30)
+        await pilot.pause()
+        log = app.query_one(ApprovalsLog)
+        assert [(e.tool, e.decision, e.by) for e in log.entries] == [("Bash", "allow", "user")]
+        bash = next(b for b in app.query(ToolBlock) if "Bash" in b.header_text)
+        assert "exit 0" in bash.header_text  # as the live row said it, not the raw output
+        assert any(n.text == "Session resumed." for n in app.query(NoticeMessage))
+
+
+async def test_leaving_a_replay_does_not_say_resumed_and_its_counts_stay_its_own(
+    tmp_path: Path,
+) -> None:
+    from agent_tui.sessions.store import SessionStore
+
+    await _record_a_session_with_a_command(tmp_path)
+    with SessionStore.open_default() as store:
+        (recorded,) = store.list_sessions()
+    app = make_app(tmp_path, record=True)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        live_session = app.status.session
+        replay = app.replay_session(recorded.id, speed=float("inf"))
+        assert replay is not None
+        await wait_for(pilot, lambda: replay.state == "finished", timeout=30)
+        assert app.status.session == recorded.id  # the counts shown are the replayed session's
+        assert app.status.cost == pytest.approx(recorded.cost_usd)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: app.replay is None)
+        await pilot.pause()
+        assert not any(n.text == "Session resumed." for n in app.query(NoticeMessage))
+        assert app.status.session == live_session

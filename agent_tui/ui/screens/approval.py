@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from pygments.token import Token
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult, ScreenStackError
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -112,6 +112,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         Binding("n", "deny", show=False),
         Binding("escape", "escape", show=False),
         Binding("t", "tell", show=False),
+        Binding("enter", "confirm", show=False),
     ]
 
     #: how many more requests are queued behind this one
@@ -125,6 +126,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         guard_s: float = DEFAULT_GUARD_S,
         clock: Callable[[], float] = time.monotonic,
         on_answer: Callable[[ApprovalAnswer], None] | None = None,
+        type_ahead: Callable[[str], None] | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -134,8 +136,12 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         self.guard_s = guard_s
         self._clock = clock
         self._on_answer = on_answer
+        #: where keys typed before the guard passed go (the prompt box): characters, "\b"
+        self._type_ahead = type_ahead
         self._shown_at: float | None = None
         self._telling = False
+        #: `a` was pressed once: a lasting change waits for a confirming `a` or Enter
+        self._confirming = False
         self._done = False
         #: the person's answer, once given
         self.answer: ApprovalAnswer | None = None
@@ -209,6 +215,12 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     def _keys(self) -> Content:
         if self._telling:
             parts = [_key("enter", "deny and send"), _key("esc", "back")]
+        elif self._confirming:
+            parts = [
+                _key("a", "again (or enter) to save the rule above and allow"),
+                _key("y", "just this once"),
+                _key("n", "deny"),
+            ]
         else:
             parts = [_key("y", "allow once")]
             if self.can_always:
@@ -245,6 +257,26 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         self.add_class("-armed")
         return True
 
+    def on_key(self, event: events.Key) -> None:
+        if self._done or self._telling:
+            return
+        if not self.armed:
+            # Typed for the prompt, not for this dialog: hand it back, and keep the guard up
+            # until the typing pauses, so the next keystroke of a sentence can't answer.
+            event.stop()
+            event.prevent_default()
+            self._shown_at = self._clock()
+            self.remove_class("-armed")
+            self.set_timer(self.guard_s, self._show_armed)
+            if self._type_ahead is not None:
+                if event.is_printable and event.character:
+                    self._type_ahead(event.character)
+                elif event.key == "backspace":
+                    self._type_ahead("\b")
+            return
+        if self._confirming and event.key not in ("a", "enter"):
+            self._set_confirming(False)  # any other key takes the "always" back
+
     def _finish(self, answer: ApprovalAnswer) -> None:
         self._done = True
         self.answer = answer
@@ -257,9 +289,22 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             self._finish(ApprovalAnswer("once"))
 
     def action_always(self) -> None:
-        if self._ready() and not self._telling and self.can_always:
+        if not (self._ready() and not self._telling and self.can_always):
+            return
+        if not self._confirming:
+            self._set_confirming(True)  # a lasting change: one more keystroke to be sure
+            return
+        self.action_confirm()
+
+    def action_confirm(self) -> None:
+        if self._ready() and self._confirming:
             suggestions = self.request.decision.suggestions
             self._finish(ApprovalAnswer("always", saved_rules=suggestions))
+
+    def _set_confirming(self, confirming: bool) -> None:
+        self._confirming = confirming
+        self.set_class(confirming, "-confirming")
+        self.query_one("#keys", Static).update(self._keys())
 
     def action_deny(self) -> None:
         if self._ready() and not self._telling:
@@ -315,9 +360,11 @@ class ApprovalQueue:
         *,
         guard_s: float = DEFAULT_GUARD_S,
         clock: Callable[[], float] = time.monotonic,
+        type_ahead: Callable[[str], None] | None = None,
     ) -> None:
         self.guard_s = guard_s
         self.clock = clock
+        self.type_ahead = type_ahead
         self._turn = asyncio.Lock()  # FIFO: waiters are served in arrival order
         self._waiting = 0
         self.current: ApprovalScreen | None = None
@@ -355,6 +402,7 @@ class ApprovalQueue:
                 guard_s=self.guard_s,
                 clock=self.clock,
                 on_answer=resolve,
+                type_ahead=self.type_ahead,
             )
             self.current = screen
             try:

@@ -16,11 +16,17 @@ from textual.widgets import Static
 
 from agent_tui.protocol.content import text_of
 from agent_tui.protocol.events import ToolCallReady, ToolFinished
+from agent_tui.sessions.records import ToolRun
 from agent_tui.ui.widgets.chat import UserMessage, render_markdown
 from agent_tui.ui.widgets.tool_blocks import ToolBlock, tool_block_for
 
 
-def history_widgets(messages: list[dict[str, Any]]) -> list[Widget]:
+def history_widgets(
+    messages: list[dict[str, Any]], runs: dict[str, ToolRun] | None = None
+) -> list[Widget]:
+    """Finished widgets for stored messages; `runs` (the store's tool runs by tool_use_id) give
+    tool rows the same summary and timing live rows had (`exit 0 · 5 lines · 0.1s`)."""
+    runs = runs or {}
     widgets: list[Widget] = []
     blocks: dict[str, ToolBlock] = {}
     for message in messages:
@@ -45,14 +51,19 @@ def history_widgets(messages: list[dict[str, Any]]) -> list[Widget]:
                 widgets.append(tool)
             elif kind == "tool_result" and block.get("tool_use_id") in blocks:
                 text = text_of(block.get("content", ""))
-                first = text.strip().splitlines()[0][:80] if text.strip() else "done"
+                run = runs.get(block["tool_use_id"])
+                if run is not None and run.summary:
+                    summary, duration = run.summary, run.duration_s or 0.0
+                else:  # recorded before runs were kept, or never decided: the output's start
+                    summary = text.strip().splitlines()[0][:80] if text.strip() else "done"
+                    duration = 0.0
                 blocks[block["tool_use_id"]].handle(
                     ToolFinished(
                         block["tool_use_id"],
                         "",
                         bool(block.get("is_error")),
-                        first,
-                        0.0,
+                        summary,
+                        duration,
                         text[:2000],
                     )
                 )
@@ -79,9 +90,15 @@ class HistoryPager:
     messages not yet shown stay valid while the conversation goes on.
     """
 
-    def __init__(self, messages: list[dict[str, Any]], page: int = PAGE) -> None:
+    def __init__(
+        self,
+        messages: list[dict[str, Any]],
+        page: int = PAGE,
+        runs: dict[str, ToolRun] | None = None,
+    ) -> None:
         self.messages = messages
         self.page = page
+        self.runs = runs or {}
         self.start = len(messages)  # messages[:start] are not shown yet
 
     @property
@@ -96,7 +113,7 @@ class HistoryPager:
         while start > 0 and _is_tool_results(self.messages[start]):
             start -= 1
         self.start = start
-        return history_widgets(self.messages[start:end])
+        return history_widgets(self.messages[start:end], self.runs)
 
 
 class EarlierMessages(Static):
