@@ -184,6 +184,8 @@ def main(argv: list[str] | None = None) -> int:
 
     app = AgentApp(options)
     app.run()
+    if app.resume_hint:
+        print(app.resume_hint)
     return app.return_code or 0
 
 

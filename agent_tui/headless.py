@@ -56,6 +56,7 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
         return 1
     answer: list[str] = []
     failed: list[str] = []
+    printed: list[str] = []
 
     def on_event(event: Event) -> None:
         if isinstance(event, RequestStarted):  # the final answer is the last response's text
@@ -65,7 +66,13 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
         if isinstance(event, StreamFailed):
             failed.append(event.error)
         if output_format == "stream-json" and not isinstance(event, _SKIP):
-            sys.stdout.write(json.dumps(redact_obj(stream_json(event)), ensure_ascii=False) + "\n")
+            data = stream_json(event)
+            # The first and the last event say which session this run was recorded in.
+            session_id = recorder.session_id if recorder is not None else None
+            if session_id and (not printed or event.kind == "turn_finished"):
+                data["session_id"] = session_id
+            printed.append(event.kind)
+            sys.stdout.write(json.dumps(redact_obj(data), ensure_ascii=False) + "\n")
             sys.stdout.flush()
 
     agent.listeners.append(on_event)

@@ -168,3 +168,14 @@ def test_settings_warnings_are_shown_and_unreadable_settings_disable_approve_ask
     done = run(["-p", "run a command", "--offline", "--approve-asks"], tmp_path)
     assert "warning:" in done.stderr and "settings.toml" in done.stderr
     assert "--approve-asks is off for this run" in done.stderr
+
+
+def test_stream_json_says_the_session_in_its_first_and_last_events(tmp_path: Path) -> None:
+    done = run(["-p", "hi", "--offline", "--output-format", "stream-json"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    first, last = events[0], events[-1]
+    assert last["type"] == "turn_end"
+    assert first["session_id"] == last["session_id"] and len(first["session_id"]) == 13
+    listed = run(["sessions", "list"], tmp_path)
+    assert first["session_id"] in listed.stdout

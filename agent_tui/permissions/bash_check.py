@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from agent_tui.permissions.command_risks import normalize
 from agent_tui.permissions.protected import protected
-from agent_tui.permissions.readonly import default_allows
+from agent_tui.permissions.readonly import default_allows, plan_allows
 from agent_tui.permissions.risk import Highlights, risk_line
 from agent_tui.permissions.rules import Match, Rule, match_command
 from agent_tui.permissions.settings import SourcedRule
@@ -147,10 +147,10 @@ class _Check:
         return None
 
     def read_only(self) -> bool:
+        """Plan mode's test: nothing written, run or destroyed, every part a reader."""
         a = self.a
-        return not (a.problems or a.risks or a.writes or a.operand_writes) and all(
-            default_allows(p, self.e.cwd) for p in a.parts
-        )
+        changes = a.problems or a.risks or a.writes or a.operand_writes or a.destructive
+        return not changes and all(plan_allows(p, self.e.cwd) for p in a.parts)
 
     # 3. ask rules, protected paths, and whatever can't be known statically or runs code.
     def asked(self) -> Decision | None:
@@ -191,7 +191,9 @@ class _Check:
             rule = next((r for r in e.rules_of("allow", "Bash") if allows(r.rule, part)), None)
             if rule:
                 used.append(rule.rule.text)
-            elif not default_allows(part, e.cwd):
+            elif not (
+                default_allows(part, e.cwd) or (e.mode == "plan" and plan_allows(part, e.cwd))
+            ):
                 asked_parts.append(part)
         asked_writes: list[_Write] = []
         by_mode = False

@@ -390,9 +390,12 @@ def _by_rule(behavior: Behavior, r: SourcedRule, reason: str = "") -> Decision:
 
 
 def _plan_denied(tool: str) -> Decision:
+    # Said so the model doesn't ask the person to approve what plan mode would refuse anyway.
     return Decision(
         "deny",
-        reason=f"plan mode: only read-only tools may run, and {tool} here is not read-only",
+        reason=f"plan mode runs only read-only tools and commands inside the project, and this "
+        f"{tool} call is not one; it can't be approved in plan mode (the person can leave plan "
+        "mode with shift+tab)",
         source="mode",
     )
 

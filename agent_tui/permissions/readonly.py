@@ -11,6 +11,7 @@ that git runs from `.git/config` (e.g. core.fsmonitor) need that file written fi
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from agent_tui.pathutil import is_inside
@@ -42,6 +43,44 @@ def default_allows(part: Part, cwd: Path) -> bool:
             return False
         return _paths_inside(list(args[1:]), cwd)  # type: ignore[arg-type]
     return False
+
+
+# Plan mode ("look, don't touch") also runs these, when their paths stay in the project and the
+# analysis found nothing they write or run (sed -i, sort -o, find -delete/-exec, awk system()...).
+_PLAN_READERS = frozenset(
+    {"cat", "head", "tail", "wc", "du", "sort", "uniq", "cut", "tr", "nl", "column", "tac"}
+    | {"grep", "egrep", "fgrep", "rg", "find", "tree", "file", "stat", "diff", "cmp", "jq"}
+    | {"basename", "dirname", "realpath", "readlink", "date", "which", "sed", "awk", "ls"}
+)
+_PLAN_GIT_VERBS = _GIT_VERBS | {"show", "rev-parse", "ls-files", "blame", "shortlog", "describe"}
+_SAFE_GLOB = re.compile(r"[\w.*?\[\]/@+,=-]+")
+
+
+def plan_allows(part: Part, cwd: Path) -> bool:
+    """A read-only command plan mode may run (the caller has checked writes and risks)."""
+    if default_allows(part, cwd):
+        return True
+    if part.assignments or part.privileged or part.argv[0] is None:
+        return False
+    name, args = part.argv[0], list(part.argv[1:])
+    if name == "git":
+        norm = normalize(part.argv)
+        verb = norm.argv[1] if len(norm.argv) > 1 else None
+        if not (norm.certain and norm.flags_only and verb in _PLAN_GIT_VERBS):
+            return False
+        args = list(norm.argv[2:])
+        if any(a is None or a.startswith(_GIT_FORBIDDEN) for a in args):
+            return False
+    elif name not in _PLAN_READERS:
+        return False
+    raw = part.raw[1:] if len(part.raw) == len(part.argv) else ()
+    for i, a in enumerate(args):
+        if a is None:
+            # `du -sh *`: a relative glob stays in the project; anything else isn't known
+            word = raw[i] if i < len(raw) else ""
+            if not (_SAFE_GLOB.fullmatch(word) and not word.startswith("/") and ".." not in word):
+                return False
+    return _paths_inside([a for a in args if a is not None], cwd)
 
 
 def _paths_inside(args: list[str], cwd: Path) -> bool:

@@ -33,6 +33,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--offset", type=int, default=0, metavar="N", help=argparse.SUPPRESS)
     p.add_argument("--cwd", metavar="DIR", help="only sessions started in DIR")
     p.add_argument("--json", action="store_true", help="one JSON array of session objects")
+    p.add_argument("--hide-empty", action="store_true", help="leave out sessions without an answer")
+    p.add_argument(
+        "--hide-failed",
+        action="store_true",
+        help="leave out sessions whose last turn failed or was cancelled",
+    )
+    p.add_argument("--no-header", action="store_true", help="rows only, no header line")
 
     p = sub.add_parser("show", help="a session's details and transcript")
     p.add_argument("id", help="a session id or a unique prefix of one")
@@ -66,6 +73,9 @@ def _row(info: SessionInfo) -> str:
     )
 
 
+HEADER = f"{'ID':<13}  {'UPDATED':<16}  {'MSGS':>5}  {'COST':>8}  TITLE  [DIRECTORY]"
+
+
 def _fail(message: str) -> int:
     print(f"agent-tui sessions: {message}", file=sys.stderr)
     return 1
@@ -97,13 +107,20 @@ def main(argv: list[str]) -> int:
 def _run(store: SessionStore, args: argparse.Namespace) -> int:
     out = sys.stdout
     if args.command == "list":
-        sessions = store.list_sessions(limit=args.limit, offset=args.offset, cwd=args.cwd)
+        sessions = store.list_sessions(
+            limit=args.limit,
+            offset=args.offset,
+            cwd=args.cwd,
+            hide_empty=args.hide_empty,
+            hide_failed=args.hide_failed,
+        )
         if args.json:
             out.write(json.dumps([s.to_dict() for s in sessions], ensure_ascii=False) + "\n")
         elif not sessions:
             print("no sessions", file=sys.stderr)
         else:
-            out.write("".join(_row(s) + "\n" for s in sessions))
+            header = "" if args.no_header else HEADER + "\n"
+            out.write(header + "".join(_row(s) + "\n" for s in sessions))
         return 0
 
     if args.command == "search":

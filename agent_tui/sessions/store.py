@@ -159,14 +159,31 @@ class SessionStore(MessageLog, RunLog):
         return ids[0]
 
     def list_sessions(
-        self, limit: int = 50, offset: int = 0, cwd: str | os.PathLike[str] | None = None
+        self,
+        limit: int = 50,
+        offset: int = 0,
+        cwd: str | os.PathLike[str] | None = None,
+        *,
+        hide_empty: bool = False,
+        hide_failed: bool = False,
     ) -> list[SessionInfo]:
-        """Sessions, most recently active first."""
-        sql = f"SELECT {SESSION_COLS} FROM sessions"
+        """Sessions, most recently active first; optionally without those that never got an
+        answer (`hide_empty`) or whose last turn failed or was cancelled (`hide_failed`)."""
+        sql = f"SELECT {SESSION_COLS} FROM sessions s"
+        where: list[str] = []
         args: list[Any] = []
         if cwd is not None:
-            sql += " WHERE cwd = ?"
+            where.append("cwd = ?")
             args.append(os.path.abspath(os.fspath(cwd)))
+        if hide_empty:
+            where.append("message_count >= 2")
+        if hide_failed:
+            where.append(
+                "NOT EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND t.stop_reason "
+                "IS NULL AND t.seq = (SELECT max(seq) FROM turns WHERE session_id = s.id))"
+            )
+        if where:
+            sql += " WHERE " + " AND ".join(where)
         sql += " ORDER BY updated_at DESC, id DESC LIMIT ? OFFSET ?"
         args += [limit, offset]
         with self._lock:

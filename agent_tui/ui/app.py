@@ -70,16 +70,25 @@ class AgentApp(SessionActions):
         STYLES / "tool_blocks.tcss",
         STYLES / "approvals_log.tcss",
     ]
+    # Below 100 columns the screen gets `-narrow` and the side pane yields to the chat (ctrl+t
+    # still shows it).
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
+    # The footer lists priority bindings first: F1 leads, so it survives an 80-column terminal.
     BINDINGS = [
+        Binding("f1", "help", "Help", show=True, priority=True),
         Binding("escape", "cancel", "Stop", show=True),
         Binding("ctrl+c", "cancel", "Stop", show=False, priority=True),
-        Binding("ctrl+r", "retry", "Retry", show=True),
-        Binding("ctrl+t", "toggle_tools", "Tools pane", show=True),
+        Binding("ctrl+r", "retry", "Retry", show=False),
+        Binding("ctrl+t", "toggle_tools", "Tools", show=True),
         Binding("ctrl+o", "sessions", "Sessions", show=True),
         # Priority: the screen's own shift+tab (focus the previous widget) would shadow it.
         Binding("shift+tab", "cycle_mode", "Mode", show=True, priority=True),
-        Binding("f1", "help", "Help", show=True),
         Binding("ctrl+q", "quit", "Quit", show=True, priority=True),
+        # Priority over the prompt box's own page keys: the chat is what there is to scroll.
+        Binding("pageup", "scroll_chat('page_up')", show=False, priority=True),
+        Binding("pagedown", "scroll_chat('page_down')", show=False, priority=True),
+        Binding("ctrl+home", "scroll_chat('home')", show=False, priority=True),
+        Binding("ctrl+end", "scroll_chat('end')", show=False, priority=True),
     ]
 
     def __init__(self, options: Options | None = None, *, record: bool | None = None) -> None:
@@ -96,6 +105,8 @@ class AgentApp(SessionActions):
         #: draws the agent's events (made once the side pane is mounted, see `_mount_side`)
         self.view: EventView | None = None
         self._queued: list[str] = []
+        #: printed by the command line after the app exits (how to come back to this session)
+        self.resume_hint = ""
         #: the stored tool runs of a resumed session, by tool_use_id (history rows, approvals)
         self._runs: dict[str, Any] = {}
         #: the turn worker, from the moment a prompt is sent until its TurnFinished
@@ -327,13 +338,24 @@ class AgentApp(SessionActions):
         if not cancelled and self.screen.focused is not prompt:
             prompt.focus()
 
+    def action_scroll_chat(self, where: str) -> None:
+        """PageUp/PageDown and Ctrl+Home/End scroll the chat, wherever the focus is."""
+        chat = self.chat
+        if where == "home":
+            chat.scroll_home(animate=False)
+        elif where == "end":
+            chat.scroll_end(animate=False)
+            chat.anchor()
+        else:
+            getattr(chat, f"scroll_{where}")(animate=False)
+
     def action_toggle_tools(self) -> None:
         side = self.query_one("#side")
         side.display = not side.display
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        # Over a dialog or the session browser, shift+tab is theirs again: it moves the focus.
-        return not (action == "cycle_mode" and len(self.screen_stack) > 1)
+        # Over a dialog or the session browser, shift+tab and the page keys are theirs again.
+        return not (action in ("cycle_mode", "scroll_chat") and len(self.screen_stack) > 1)
 
     def action_cycle_mode(self) -> None:
         if self.agent is None:
@@ -342,15 +364,33 @@ class AgentApp(SessionActions):
 
         approvals = self.agent.approvals
         mode = MODES[(MODES.index(approvals.mode) + 1) % len(MODES)]  # type: ignore[arg-type]
-        approvals.set_mode(mode)
+        if mode == "yolo":
+            from agent_tui.ui.screens.confirm import ConfirmScreen
+
+            question = (
+                "Switch to yolo mode? Every tool call not denied by a rule will run without "
+                "asking you."
+            )
+            self.push_screen(ConfirmScreen(question), self._yolo_answered)
+            return
+        self._set_mode(mode)
+
+    def _yolo_answered(self, yes: bool | None) -> None:
+        self._set_mode("yolo" if yes else "default")
+
+    def _set_mode(self, mode: str) -> None:
+        assert self.agent is not None
+        self.agent.approvals.set_mode(mode)
         self.status.mode = mode
         self.notify(f"Permission mode: {mode}")
 
     def action_help(self) -> None:
-        if self.screen.query("HelpPanel"):
-            self.action_hide_help_panel()
-        else:
-            self.action_show_help_panel()
+        from agent_tui.ui.screens.help import HelpScreen, editing_keys
+
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss(None)
+            return
+        self.push_screen(HelpScreen(editing_keys(PromptInput.BINDINGS)))
 
     def _type_ahead(self, key: str) -> None:
         """A key typed for the prompt as an approval dialog appeared: it goes to the prompt."""
@@ -388,5 +428,9 @@ class AgentApp(SessionActions):
         if self.agent is not None:
             self.agent.cancel()
         if self.recorder is not None:
+            if self.recorder.session_id:
+                self.resume_hint = (
+                    f"Resume this session: agent-tui --resume {self.recorder.session_id}"
+                )
             self.recorder.close()
         self.exit(0)

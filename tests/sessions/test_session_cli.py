@@ -34,7 +34,8 @@ def home(
 def test_list(home: tuple[str, str], capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     first, second = home
     assert main(["list"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    header, *lines = capsys.readouterr().out.splitlines()
+    assert header.split()[:4] == ["ID", "UPDATED", "MSGS", "COST"]
     assert [ln.split()[0] for ln in lines] == [second, first]
     assert "second session prompt" in lines[0]
 
@@ -106,3 +107,17 @@ def test_errors_and_usage(home: tuple[str, str], capsys: pytest.CaptureFixture[s
     assert main(["--help"]) == 0
     capsys.readouterr()
     assert main(["sessions", "list"]) == 0  # the full sub-command line is accepted too
+
+
+def test_list_can_hide_empty_and_failed_sessions(
+    home: tuple[str, str], capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    from agent_tui.protocol.events import Usage
+
+    first, second = home
+    assert main(["list", "--hide-empty", "--no-header"]) == 0
+    assert [ln.split()[0] for ln in capsys.readouterr().out.splitlines()] == [first]
+    with SessionStore.open_default() as store:
+        store.record_turn(first, Usage(), 0.0, stop_reason=None)  # the last turn failed
+    assert main(["list", "--hide-failed", "--no-header"]) == 0
+    assert [ln.split()[0] for ln in capsys.readouterr().out.splitlines()] == [second]

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import Input
 
 import agent_tui.sessions.store as store_mod
 from agent_tui.protocol.events import Usage
@@ -270,13 +271,17 @@ async def test_d_then_y_deletes_and_n_keeps(tmp_path: Path) -> None:
             assert s.get_session(ids[2]) is None and s.count_sessions() == 2
 
 
-async def test_e_exports_markdown_into_the_cwd(tmp_path: Path) -> None:
+async def test_e_asks_where_and_exports_into_the_data_dir_by_default(tmp_path: Path) -> None:
     ids = seed()
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await open_browser(pilot, app)
         await pilot.press("e")
-        path = tmp_path / "work" / f"agent-tui-{ids[2]}.md"
+        await pilot.pause()
+        asked = app.screen.query_one("#path", Input)
+        path = tmp_path / "home" / "exports" / f"agent-tui-{ids[2]}.md"
+        assert asked.value == str(path)  # not the project: a transcript isn't repository content
+        await pilot.press("enter")
         await wait_for(pilot, path.exists)
         await wait_for(pilot, lambda: any(str(path) in n.message for n in app._notifications))
         text = path.read_text()
@@ -377,3 +382,29 @@ def test_browser_snapshot(snap_compare: Any, tmp_path: Path) -> None:
         await pilot.pause(0.1)
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_down_from_the_search_box_goes_into_the_list(tmp_path: Path) -> None:
+    seed()
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        browser = await open_browser(pilot, app)
+        await pilot.press("slash")
+        await pilot.pause()
+        assert isinstance(browser.focused, Input)
+        await pilot.press("down")
+        await pilot.pause()
+        assert browser.focused is browser.option_list
+
+
+async def test_enter_on_the_current_session_says_so_and_stays(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        app.on_prompt_input_submitted(PromptInput.Submitted("hello"))
+        await wait_for(pilot, lambda: app._turn is None and app.recorder.session_id)
+        browser = await open_browser(pilot, app)
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        assert app.screen is browser
+        assert any("the session you are in" in n.message for n in app._notifications)

@@ -18,7 +18,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
@@ -28,6 +28,7 @@ from agent_tui.sessions.export import export_markdown
 from agent_tui.sessions.records import StoredMessage
 from agent_tui.sessions.store import SessionStore
 from agent_tui.text import one_line
+from agent_tui.ui.screens.confirm import AskPathScreen, ConfirmScreen
 from agent_tui.ui.session_rows import (
     MARK_CLOSE,
     MARK_OPEN,
@@ -40,34 +41,19 @@ from agent_tui.ui.session_rows import (
 
 __all__ = ["PAGE", "BrowserChoice", "ConfirmScreen", "SessionBrowser"]
 
+
+def _default_export_dir() -> Path:
+    from agent_tui.paths import data_dir
+
+    return data_dir() / "exports"
+
+
 #: sessions listed per page; the next page loads when the cursor reaches the end
 PAGE = 100
 #: search hits fetched (several may belong to one session)
 SEARCH_HITS = 200
 #: typing pauses this long before a search runs
 SEARCH_DEBOUNCE_S = 0.15
-
-
-class ConfirmScreen(ModalScreen[bool]):
-    """A yes/no question: `y` answers yes; `n` or Esc answers no."""
-
-    CSS_PATH = "../styles/sessions.tcss"
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "Yes"),
-        Binding("n,escape", "answer(False)", "No"),
-    ]
-
-    def __init__(self, question: str) -> None:
-        super().__init__()
-        self.question = question
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="confirm"):
-            yield Static(Text(self.question), id="confirm-question")
-            yield Static(Text("y  yes      n  no"), id="confirm-keys")
-
-    def action_answer(self, yes: bool) -> None:
-        self.dismiss(yes)
 
 
 class SessionBrowser(Screen[BrowserChoice | None]):
@@ -98,7 +84,9 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         self._open_store = open_store
         self._store: SessionStore | None = None
         self.cwd = cwd
-        self.export_dir = export_dir or cwd
+        #: where exports are offered by default: the data dir, not the project (which may be
+        #: a repository the transcript shouldn't land in)
+        self.export_dir = export_dir or _default_export_dir()
         self.current_session = current_session
         self.rows: list[Row] = []
         self.query_text = ""
@@ -258,6 +246,11 @@ class SessionBrowser(Screen[BrowserChoice | None]):
 
     def action_move(self, delta: int) -> None:
         option_list = self.option_list
+        if delta > 0 and isinstance(self.focused, Input):
+            option_list.focus()  # Down from the search box goes into the list
+            if option_list.highlighted is None and option_list.option_count:
+                option_list.highlighted = 0
+            return
         if delta > 0:
             option_list.action_cursor_down()
         else:
@@ -271,8 +264,12 @@ class SessionBrowser(Screen[BrowserChoice | None]):
 
     def action_resume(self) -> None:
         row = self.selected
-        if row is not None:
-            self.dismiss(BrowserChoice("resume", row.info.id))
+        if row is None:
+            return
+        if row.info.id == self.current_session:
+            self.notify("That is the session you are in.")  # and the browser stays open
+            return
+        self.dismiss(BrowserChoice("resume", row.info.id))
 
     def action_replay(self) -> None:
         row = self.selected
@@ -284,12 +281,21 @@ class SessionBrowser(Screen[BrowserChoice | None]):
 
     def action_export(self) -> None:
         row = self.selected
-        if row is not None:
-            self.run_worker(lambda: self._export(row.info.id), thread=True, group="export")
+        if row is None:
+            return
+        session_id = row.info.id
+        default = str(self.export_dir / f"agent-tui-{session_id}.md")
 
-    def _export(self, session_id: str) -> None:
-        path = self.export_dir / f"agent-tui-{session_id}.md"
+        def chosen(where: str | None) -> None:
+            if where:
+                path = Path(where).expanduser()
+                self.run_worker(lambda: self._export(session_id, path), thread=True)
+
+        self.app.push_screen(AskPathScreen("Export the transcript (Markdown) to:", default), chosen)
+
+    def _export(self, session_id: str, path: Path) -> None:
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(export_markdown(self.store(), session_id), encoding="utf-8")
         except OSError as exc:
             self.app.call_from_thread(

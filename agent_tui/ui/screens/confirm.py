@@ -1,0 +1,62 @@
+"""Small questions: yes/no (`ConfirmScreen`) and where to write a file (`AskPathScreen`)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question: `y` answers yes; `n` or Esc answers no."""
+
+    CSS_PATH = "../styles/confirm.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "Yes"),
+        Binding("n,escape", "answer(False)", "No"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm"):
+            yield Static(Text(self.question), id="confirm-question")
+            yield Static(Text("y  yes      n  no"), id="confirm-keys")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)
+
+
+class AskPathScreen(ModalScreen[str | None]):
+    """Asks where to write something: an editable path; Enter accepts, Esc cancels."""
+
+    CSS_PATH = "../styles/confirm.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, question: str, default: str) -> None:
+        super().__init__()
+        self.question = question
+        self.default = default
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm"):
+            yield Static(Text(self.question), id="confirm-question")
+            yield Input(self.default, id="path")
+            yield Static(Text("enter  write here      esc  cancel"), id="confirm-keys")
+
+    def on_mount(self) -> None:
+        self.query_one("#path", Input).focus()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
