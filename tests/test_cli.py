@@ -107,7 +107,7 @@ def test_continue_resumes_the_latest_session(tmp_path: Path) -> None:
     assert run(["-p", "hello there"], tmp_path).returncode == 0
     again = run(["-p", "run a command", "--continue", "--output-format", "stream-json"], tmp_path)
     assert again.returncode == 0, again.stderr
-    listed = run(["sessions", "list"], tmp_path)
+    listed = run(["sessions", "list", "--no-header"], tmp_path)
     assert listed.stdout.count("hello there") == 1  # the same session, not a new one
     assert len([line for line in listed.stdout.splitlines() if line.strip()]) == 1
 
@@ -179,3 +179,22 @@ def test_stream_json_says_the_session_in_its_first_and_last_events(tmp_path: Pat
     assert first["session_id"] == last["session_id"] and len(first["session_id"]) == 13
     listed = run(["sessions", "list"], tmp_path)
     assert first["session_id"] in listed.stdout
+
+
+def test_nothing_listening_at_the_base_url_is_named_and_given_up_quickly(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again below: nothing listens there
+    done = run(
+        ["-p", "hi", "--output-format", "stream-json"],
+        tmp_path,
+        ANTHROPIC_BASE_URL=f"http://127.0.0.1:{port}",
+        ANTHROPIC_API_KEY="sk-ant-test",
+    )
+    assert done.returncode == 1
+    assert f"127.0.0.1:{port}" in done.stderr and "nothing is listening" in done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    retries = [e for e in events if e["type"] == "notice" and "Retrying" in e["text"]]
+    assert len(retries) == 1  # one quick retry, not four with growing back-off

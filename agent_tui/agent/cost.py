@@ -20,6 +20,8 @@ class Price:
     output: float
     cache_write: float
     cache_read: float
+    #: dollars per 1,000 web searches for this model's requests (None: the table's default)
+    web_search_per_1000: float | None = None
 
 
 @cache
@@ -50,4 +52,5 @@ def cost_usd(model: str, usage: Usage) -> float:
         + usage.cache_creation_input_tokens * p.cache_write
         + usage.cache_read_input_tokens * p.cache_read
     ) / 1_000_000
-    return tokens + usage.web_search_requests * search_price()
+    per_search = search_price() if p.web_search_per_1000 is None else p.web_search_per_1000 / 1000
+    return tokens + usage.web_search_requests * per_search

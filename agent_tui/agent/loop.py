@@ -241,7 +241,9 @@ class Agent:
             except (ProviderError, StreamError) as exc:
                 retryable = getattr(exc, "retryable", exc.kind in ("overloaded_error",))
                 message = redact(str(getattr(exc, "message", exc)))
-                if retryable and not assembler.got_content and attempt < self.config.max_retries:
+                limit = getattr(exc, "max_retries", None)
+                limit = self.config.max_retries if limit is None else limit
+                if retryable and not assembler.got_content and attempt < limit:
                     attempt += 1
                     delay = getattr(exc, "retry_after", None) or (
                         self.config.retry_base_delay * 2 ** (attempt - 1)

@@ -199,8 +199,12 @@ class PermissionEngine:
         known = {r.rule.text for r in self._rules if r.behavior == "allow"}
         self._rules.extend(SourcedRule(r, "allow", "local") for r in parsed if r.text not in known)
         texts = tuple(dict.fromkeys(r.text for r in parsed))
+        created = not self.local_settings.exists()
         try:
             settings_mod.append_allow_rules(self.local_settings, texts)
+            if created:
+                with contextlib.suppress(OSError):
+                    settings_mod.ignore_in_git(self.cwd, self.local_settings)
         except (settings_mod.SettingsError, OSError) as e:
             self.save_error = str(e)
             return ()

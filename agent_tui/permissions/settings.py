@@ -329,3 +329,26 @@ def _write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def ignore_in_git(project: Path, local_file: Path) -> bool:
+    """Add the local settings file to the project's `.gitignore` (it holds one person's "always"
+    answers, not the project's), when the project is a git work tree and it isn't listed yet.
+    Returns whether the `.gitignore` was changed."""
+    if not any((d / ".git").exists() for d in (project, *project.parents)):
+        return False
+    try:
+        entry = local_file.relative_to(project).as_posix()
+    except ValueError:
+        return False
+    gitignore = project / ".gitignore"
+    try:
+        text = gitignore.read_text("utf-8") if gitignore.exists() else ""
+    except (OSError, UnicodeDecodeError):
+        return False
+    if any(line.strip() in (entry, "/" + entry) for line in text.splitlines()):
+        return False
+    sep = "" if not text or text.endswith("\n") else "\n"
+    with open(gitignore, "a", encoding="utf-8") as f:
+        f.write(f"{sep}# agent-tui: one person's saved approvals\n{entry}\n")
+    return True

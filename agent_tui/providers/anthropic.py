@@ -69,16 +69,29 @@ class AnthropicProvider:
         except anthropic.APITimeoutError:
             raise ProviderError("The request timed out.", retryable=True, kind="timeout") from None
         except anthropic.APIConnectionError as exc:
-            raise ProviderError(
-                f"Could not reach the API: {redact(str(exc.__cause__ or exc))}",
-                retryable=True,
-                kind="connection_error",
-            ) from None
+            raise _connection_error(exc, str(client.base_url)) from None
         except ValueError as exc:  # invalid JSON on the wire
             raise ProviderError(
                 f"The stream sent data that could not be read: {redact(str(exc))}",
                 kind="invalid_stream",
             ) from None
+
+
+def _connection_error(exc: Exception, base_url: str) -> ProviderError:
+    """Name where we tried to connect; when nothing listens there, one quick retry is enough."""
+    cause: BaseException | None = exc
+    refused = False
+    while cause is not None:
+        refused = refused or isinstance(cause, ConnectionRefusedError) or "refused" in str(cause)
+        cause = cause.__cause__ or cause.__context__
+    why = "nothing is listening there" if refused else redact(str(exc.__cause__ or exc))
+    return ProviderError(
+        f"Could not reach the API at {redact(base_url)}: {why}. Check ANTHROPIC_BASE_URL and "
+        "the network.",
+        retryable=True,
+        kind="connection_error",
+        max_retries=1 if refused else None,
+    )
 
 
 def _status_error(exc: Any) -> ProviderError:

@@ -51,6 +51,7 @@ class ProviderError(Exception):
         status: int | None = None,
         kind: str = "api_error",
         retry_after: float | None = None,
+        max_retries: int | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -58,6 +59,8 @@ class ProviderError(Exception):
         self.status = status
         self.kind = kind
         self.retry_after = retry_after
+        #: at most this many retries for this kind of failure (None: the loop's own limit)
+        self.max_retries = max_retries
 
 
 class Provider(Protocol):

@@ -261,11 +261,11 @@ def _message_events(blocks: list[dict[str, Any]], request: MessageRequest) -> li
 
 
 def _search_hits(query: str, skip: int = 0, n: int = 3) -> list[dict[str, Any]]:
+    """Index entries sharing a keyword with the query, best first: results follow the query,
+    and a query the small offline index knows nothing about gets none."""
     words = set(re.findall(r"[\w.-]+", query.lower()))
-    ranked = sorted(
-        _search_index(),
-        key=lambda entry: -len(words & set(entry["keywords"])),
-    )
+    scored = [(len(words & set(entry["keywords"])), entry) for entry in _search_index()]
+    ranked = [entry for score, entry in sorted(scored, key=lambda se: -se[0]) if score > 0]
     return ranked[skip : skip + n]
 
 
@@ -301,7 +301,10 @@ def _search_events(request: MessageRequest) -> list[Paced]:
         )
         events.append(({"type": "content_block_stop", "index": index + 1}, 0.0))
         index += 2
-    summary = " ".join(f"{hit['title']}: {hit['text']}" for hit in all_hits[:3])
+    summary = " ".join(f"{hit['title']}: {hit['text']}" for hit in all_hits[:3]) or (
+        f"The offline model's small search index has no pages about “{query}”. With an API key, "
+        "this is a real web search."
+    )
     events += _text_block(index, summary, pace=0.01)
     return events + _finish("end_turn", summary, searches=len(queries))
 

@@ -21,6 +21,7 @@ from textual.widgets import Footer
 
 from agent_tui.runtime import Options, use_offline
 from agent_tui.ui.session_actions import SessionActions, decisions_of, stored_runs
+from agent_tui.ui.view_actions import ViewActions
 from agent_tui.ui.widgets.chat import ChatView, NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput, QueuedPrompts
 from agent_tui.ui.widgets.status import StatusLine
@@ -60,7 +61,7 @@ def _tune_gc() -> None:
     gc.set_threshold(5_000, 10, 1_000)
 
 
-class AgentApp(SessionActions):
+class AgentApp(SessionActions, ViewActions):
     TITLE = "agent-tui"
     # CSS is loaded one way: each screen names its own `.tcss` (approval, trust, sessions); the
     # app names `app.tcss` and the stylesheets of the widgets on its own screen.
@@ -338,59 +339,9 @@ class AgentApp(SessionActions):
         if not cancelled and self.screen.focused is not prompt:
             prompt.focus()
 
-    def action_scroll_chat(self, where: str) -> None:
-        """PageUp/PageDown and Ctrl+Home/End scroll the chat, wherever the focus is."""
-        chat = self.chat
-        if where == "home":
-            chat.scroll_home(animate=False)
-        elif where == "end":
-            chat.scroll_end(animate=False)
-            chat.anchor()
-        else:
-            getattr(chat, f"scroll_{where}")(animate=False)
-
-    def action_toggle_tools(self) -> None:
-        side = self.query_one("#side")
-        side.display = not side.display
-
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Over a dialog or the session browser, shift+tab and the page keys are theirs again.
         return not (action in ("cycle_mode", "scroll_chat") and len(self.screen_stack) > 1)
-
-    def action_cycle_mode(self) -> None:
-        if self.agent is None:
-            return
-        from agent_tui.permissions.types import MODES
-
-        approvals = self.agent.approvals
-        mode = MODES[(MODES.index(approvals.mode) + 1) % len(MODES)]  # type: ignore[arg-type]
-        if mode == "yolo":
-            from agent_tui.ui.screens.confirm import ConfirmScreen
-
-            question = (
-                "Switch to yolo mode? Every tool call not denied by a rule will run without "
-                "asking you."
-            )
-            self.push_screen(ConfirmScreen(question), self._yolo_answered)
-            return
-        self._set_mode(mode)
-
-    def _yolo_answered(self, yes: bool | None) -> None:
-        self._set_mode("yolo" if yes else "default")
-
-    def _set_mode(self, mode: str) -> None:
-        assert self.agent is not None
-        self.agent.approvals.set_mode(mode)
-        self.status.mode = mode
-        self.notify(f"Permission mode: {mode}")
-
-    def action_help(self) -> None:
-        from agent_tui.ui.screens.help import HelpScreen, editing_keys
-
-        if isinstance(self.screen, HelpScreen):
-            self.screen.dismiss(None)
-            return
-        self.push_screen(HelpScreen(editing_keys(PromptInput.BINDINGS)))
 
     def _type_ahead(self, key: str) -> None:
         """A key typed for the prompt as an approval dialog appeared: it goes to the prompt."""

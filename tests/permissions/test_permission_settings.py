@@ -289,3 +289,21 @@ def test_trust_project_flag_honours_grants_without_storing(dirs: tuple[Path, Pat
     e = PermissionEngine.load(cwd, config_dir=cfg, trust_project=True)
     assert bash(e, "touch x") == "allow"
     assert PermissionEngine.load(cwd, config_dir=cfg).trust_question
+
+
+def test_the_first_saved_answer_adds_the_local_file_to_gitignore(dirs: tuple[Path, Path]) -> None:
+    cwd, cfg = dirs
+    (cwd / ".git").mkdir()
+    (cwd / ".gitignore").write_text("__pycache__/")
+    e = PermissionEngine.load(cwd, config_dir=cfg)
+    e.save_always(["Bash(pytest:*)"])
+    e.save_always(["Bash(ruff:*)"])
+    lines = (cwd / ".gitignore").read_text().splitlines()
+    assert lines[0] == "__pycache__/"
+    assert lines.count(".agent-tui/settings.local.toml") == 1
+
+
+def test_no_gitignore_outside_a_git_work_tree(dirs: tuple[Path, Path]) -> None:
+    cwd, cfg = dirs
+    PermissionEngine.load(cwd, config_dir=cfg).save_always(["Bash(pytest:*)"])
+    assert not (cwd / ".gitignore").exists()

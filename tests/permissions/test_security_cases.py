@@ -318,3 +318,37 @@ def test_rules_and_urls_compare_in_canonical_spelling(tmp_path: Path) -> None:
         e.check("WebFetch", {"url": "http://EXAMPLE.com./", "prompt": "x"}, read_only=True).behavior
         == "ask"
     )
+
+
+# --- plan mode (issue 12) ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "du -sh * | sort -h | tail -5",
+        "cat README.md | head -20",
+        "grep -rn TODO src | wc -l",
+        "git --no-pager show HEAD --stat",
+        "find . -name '*.py' | sort",
+    ],
+)
+def test_plan_mode_runs_read_only_pipelines(tmp_path: Path, command: str) -> None:
+    assert bash(engine(tmp_path, mode="plan"), command) == "allow"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sort -o out f",
+        "find . -delete",
+        "sed -i s/a/b/ f",
+        "cat ~/.ssh/id_rsa",
+        "rm x",
+        "du -sh * > sizes.txt",
+        "git branch new",
+    ],
+)
+def test_plan_mode_refuses_without_suggesting_approval(tmp_path: Path, command: str) -> None:
+    d = engine(tmp_path, mode="plan").check("Bash", {"command": command}, read_only=False)
+    assert d.behavior == "deny" and "can't be approved in plan mode" in d.reason

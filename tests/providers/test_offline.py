@@ -153,7 +153,14 @@ async def test_web_search_sub_request_makes_two_searches() -> None:
     assert queries == ["textual markdown", "textual markdown documentation"]
     results = of(events, SearchResultsReceived)
     assert [r.query for r in results] == queries
-    assert all(r.count == 3 for r in results)
+    assert all(r.count >= 1 for r in results)
+    # results follow the query: every one is indexed under a word of the query it answers
+    from agent_tui.providers.offline import _search_index
+
+    keywords = {e["url"]: set(e["keywords"]) for e in _search_index()}
+    for r in results:
+        words = set(r.query.lower().split())
+        assert all(words & keywords[x["url"]] for x in r.results), r
     # the live query grows and ends at the full query, for each search
     by_id: dict[str, list[str]] = {}
     for update in of(events, SearchQueryUpdate):
@@ -261,3 +268,17 @@ async def test_two_scenarios_in_one_session(tmp_path: Path) -> None:
     assert "hello" in agent.messages[-1]["content"][0]["text"]
     assert_valid_conversation(agent.messages)
     assert agent.session_usage.output_tokens > 0
+
+
+async def test_a_query_the_offline_index_knows_nothing_about_gets_no_results() -> None:
+    request = MessageRequest(
+        "offline",
+        [{"role": "user", "content": "Perform a web search for the query: sourdough hydration"}],
+        purpose="web_search",
+    )
+    assembler = StreamAssembler()
+    events: list[Event] = []
+    async for raw in OfflineProvider(0).stream(request):
+        events += assembler.feed(raw)
+    assert all(r.count == 0 for r in of(events, SearchResultsReceived))
+    assert "no pages about “sourdough hydration”" in assembler.partial_text()

@@ -392,7 +392,8 @@ async def test_offline_model_searches_and_returns_links() -> None:
     )
     assert not output.is_error
     assert output.meta["searches"] == 2 and output.summary.startswith("Did 2 searches in ")
-    assert len(links_of(output.content)) == 6
+    # as many links as the two searches found (the offline index returns only matching pages)
+    assert len(links_of(output.content)) == sum(r.count for r in recorder.results) > 3
     assert [r.search_index for r in recorder.results] == [0, 1]
     for result in recorder.results:
         assert_growing_prefixes(recorder.queries(result.search_index), result.query)

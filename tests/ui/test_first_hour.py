@@ -134,3 +134,100 @@ async def test_leaving_a_replay_does_not_say_resumed_and_its_counts_stay_its_own
         await pilot.pause()
         assert not any(n.text == "Session resumed." for n in app.query(NoticeMessage))
         assert app.status.session == live_session
+
+
+async def test_f1_help_starts_with_the_apps_own_keys(tmp_path: Path) -> None:
+    from textual.widgets import Static
+
+    from agent_tui.ui.screens.help import HelpScreen
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        from textual.geometry import Region
+
+        text = "\n".join(
+            strip.text
+            for w in app.screen.query(Static)
+            for strip in w.render_lines(Region(0, 0, w.size.width, w.size.height))
+        )
+        order = [text.index(h) for h in ("agent-tui", "Approval dialogs", "Permission modes")]
+        assert order == sorted(order) and order[-1] < text.index("Editing the prompt")
+        for phrase in ("new line", "scroll the chat", "allow once", "yolo", "Cursor"):
+            assert phrase in text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_yolo_is_not_one_shift_tab_away(tmp_path: Path) -> None:
+    from agent_tui.ui.screens.confirm import ConfirmScreen
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        await pilot.press("shift+tab", "shift+tab", "shift+tab")  # → accept-edits → plan → ?
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        assert app.agent.approvals.mode == "plan"
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.agent.approvals.mode == "default"
+        await pilot.press("shift+tab", "shift+tab", "shift+tab", "y")
+        await pilot.pause()
+        assert app.agent.approvals.mode == "yolo" and app.status.mode == "yolo"
+
+
+async def test_page_keys_scroll_the_chat_from_the_prompt(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        await app.chat.mount_all([UserMessage(f"line {i}") for i in range(80)])
+        await pilot.pause()
+        app.chat.scroll_end(animate=False)
+        await pilot.pause()
+        bottom = app.chat.scroll_y
+        assert bottom > 0 and app.focused is app.query_one(PromptInput)
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert app.chat.scroll_y < bottom
+        await pilot.press("ctrl+home")
+        await pilot.pause()
+        assert app.chat.scroll_y == 0
+        await pilot.press("ctrl+end")
+        await pilot.pause()
+        assert app.chat.scroll_y == app.chat.max_scroll_y
+
+
+async def test_at_80_by_24_the_chat_gets_the_room_and_f1_stays_in_the_footer(
+    tmp_path: Path,
+) -> None:
+    from textual.widgets._footer import FooterKey
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        await pilot.pause()
+        assert not app.query_one("#side").display
+        assert app.chat.region.width == 80
+        keys = {k.key: k.region for k in app.query(FooterKey)}
+        f1 = keys["f1"]
+        assert f1.width > 0 and f1.right <= 80
+        assert not any(f1.overlaps(r) for k, r in keys.items() if k != "f1")
+        await pilot.press("ctrl+t")  # it can still be shown
+        await pilot.pause()
+        assert app.query_one("#side").display
+
+
+async def test_quitting_says_how_to_resume(tmp_path: Path) -> None:
+    app = make_app(tmp_path, record=True)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        app.on_prompt_input_submitted(PromptInput.Submitted("hello"))
+        await wait_for(pilot, lambda: app._turn is None and app.recorder.session_id, 30)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+    assert app.resume_hint == f"Resume this session: agent-tui --resume {app.recorder.session_id}"

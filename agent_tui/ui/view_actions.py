@@ -1,0 +1,78 @@
+"""The app's view and mode keys: scrolling the chat, the side pane, F1 help, and the permission
+mode (Shift+Tab, with a confirmation before yolo). A mixin of `AgentApp`."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual.app import App
+
+from agent_tui.ui.widgets.prompt import PromptInput
+
+if TYPE_CHECKING:
+    from agent_tui.agent.loop import Agent
+    from agent_tui.ui.widgets.chat import ChatView
+    from agent_tui.ui.widgets.status import StatusLine
+
+
+class ViewActions(App[int]):
+    # Provided by AgentApp.
+    agent: Agent | None
+
+    @property
+    def chat(self) -> ChatView:
+        raise NotImplementedError
+
+    @property
+    def status(self) -> StatusLine:
+        raise NotImplementedError
+
+    def action_scroll_chat(self, where: str) -> None:
+        """PageUp/PageDown and Ctrl+Home/End scroll the chat, wherever the focus is."""
+        chat = self.chat
+        if where == "home":
+            chat.scroll_home(animate=False)
+        elif where == "end":
+            chat.scroll_end(animate=False)
+            chat.anchor()
+        else:
+            getattr(chat, f"scroll_{where}")(animate=False)
+
+    def action_toggle_tools(self) -> None:
+        side = self.query_one("#side")
+        side.display = not side.display
+
+    def action_cycle_mode(self) -> None:
+        if self.agent is None:
+            return
+        from agent_tui.permissions.types import MODES
+
+        approvals = self.agent.approvals
+        mode = MODES[(MODES.index(approvals.mode) + 1) % len(MODES)]  # type: ignore[arg-type]
+        if mode == "yolo":
+            from agent_tui.ui.screens.confirm import ConfirmScreen
+
+            question = (
+                "Switch to yolo mode? Every tool call not denied by a rule will run without "
+                "asking you."
+            )
+            self.push_screen(ConfirmScreen(question), self._yolo_answered)
+            return
+        self._set_mode(mode)
+
+    def _yolo_answered(self, yes: bool | None) -> None:
+        self._set_mode("yolo" if yes else "default")
+
+    def _set_mode(self, mode: str) -> None:
+        assert self.agent is not None
+        self.agent.approvals.set_mode(mode)
+        self.status.mode = mode
+        self.notify(f"Permission mode: {mode}")
+
+    def action_help(self) -> None:
+        from agent_tui.ui.screens.help import HelpScreen, editing_keys
+
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss(None)
+            return
+        self.push_screen(HelpScreen(editing_keys(PromptInput.BINDINGS)))
