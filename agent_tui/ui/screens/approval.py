@@ -169,7 +169,8 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             else:
                 hint = Content("no rule allows this")
             # The risk comes first: what the call does, in one plain line, above the command.
-            risky = "-ask-rule" if asked_by_rule or decision.risk else "-no-rule"
+            serious = decision.risk not in ("", "runs a command", "writes files")
+            risky = "-ask-rule" if asked_by_rule or serious else "-no-rule"
             yield Static(_plain(decision.risk) if decision.risk else hint, id="risk", classes=risky)
             if decision.risk:
                 yield Static(hint, id="hint")
