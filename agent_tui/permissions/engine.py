@@ -43,11 +43,8 @@ class _Trust:
     state: State | None
 
 
-def _grant_text(r: SourcedRule) -> str:
-    where = (
-        ".agent-tui/settings.toml" if r.source == "project" else ".agent-tui/settings.local.toml"
-    )
-    return f"{r.rule.text}  ({where})"
+def _grant_text(r: SourcedRule, files: dict[str, Path]) -> str:
+    return f"{r.rule.text}  ({files.get(r.source, r.source)})"
 
 
 class PermissionEngine:
@@ -125,7 +122,15 @@ class PermissionEngine:
         """The grants to show in the trust dialog: empty when there is nothing to decide."""
         if not self.untrusted_grants or self.trust is None or self.trust.state is not None:
             return ()
-        return tuple(_grant_text(r) for r in self.untrusted_grants)
+        files = {
+            source: path.relative_to(self.cwd)
+            for source, path in (
+                ("project", self.local_settings.with_name(settings_mod.PROJECT_FILE)),
+                ("local", self.local_settings),
+            )
+            if path.is_relative_to(self.cwd)
+        }
+        return tuple(_grant_text(r, files) for r in self.untrusted_grants)
 
     def decide_trust(self, trusted: bool) -> None:
         """The person's answer: apply the withheld grants (trust) or keep ignoring them."""

@@ -231,3 +231,15 @@ async def test_quitting_says_how_to_resume(tmp_path: Path) -> None:
         await pilot.press("ctrl+q")
         await pilot.pause()
     assert app.resume_hint == f"Resume this session: agent-tui --resume {app.recorder.session_id}"
+
+
+async def test_settings_problems_are_shown_at_start_up(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    (home / "settings.toml").write_text('[permissions]\nallow = ["Bash(git status"]\n')
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        await pilot.pause()
+        shown = [n.text for n in app.query(NoticeMessage)]
+        assert any(t.startswith("Settings:") and "Bash(git status" in t for t in shown)
