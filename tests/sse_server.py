@@ -196,3 +196,16 @@ class SSEServer:
                 await writer.drain()
         writer.write(b"0\r\n\r\n")
         await writer.drain()
+
+
+def uncached(value: Any) -> Any:
+    """A request body as the conversation would be without prompt caching: `cache_control`
+    markers removed, every message in block form (how the provider sends them)."""
+    if isinstance(value, dict):
+        out = {k: uncached(v) for k, v in value.items() if k != "cache_control"}
+        if isinstance(out.get("content"), str) and out.get("role") in ("user", "assistant"):
+            out["content"] = [{"type": "text", "text": out["content"]}]
+        return out
+    if isinstance(value, list):
+        return [uncached(v) for v in value]
+    return value

@@ -49,6 +49,12 @@ CANCELLED = "cancelled by user"
 RESUME_PROMPT = "Your previous response was cut off by a connection problem. Please continue."
 #: pause_turn continuations of one turn before it is ended with a notice
 MAX_CONTINUATIONS = 25
+#: times one turn goes on after its answer hit the output limit (max_tokens)
+MAX_LENGTH_CONTINUATIONS = 3
+LENGTH_PROMPT = (
+    "Your answer was cut off by the output limit. Continue exactly where it stopped, without "
+    "repeating anything."
+)
 
 
 class _StreamBroken(Exception):
@@ -140,6 +146,7 @@ class Agent:
         cost = 0.0
         requests = 0
         continuations = 0
+        cut_short = 0
         stop_reason: str | None = None
         try:
             while True:
@@ -161,6 +168,14 @@ class Agent:
                         )
                     )
                     break
+                if stop_reason == "max_tokens" and self._cut_short_answer():
+                    cut_short += 1
+                    if cut_short <= MAX_LENGTH_CONTINUATIONS:
+                        # An answer cut by the output limit goes on where it stopped, instead of
+                        # ending the turn half-said (bounded: a runaway answer still ends).
+                        self.emit(Notice("info", "The answer hit the output limit; continuing…"))
+                        self.conversation.add_prompt(LENGTH_PROMPT)
+                        continue
                 if stop_reason == "tool_use" and self.conversation.pending_tool_uses():
                     tool_usage, tool_cost = await self._run_tools()
                     usage += tool_usage
@@ -201,6 +216,13 @@ class Agent:
         event = TurnFinished(stop_reason, usage, cost, requests, cancelled, failed)
         self.emit(event)
         return event
+
+    def _cut_short_answer(self) -> bool:
+        """The last response is a text answer cut by max_tokens (not a half-sent tool call)."""
+        if self.conversation.pending_tool_uses() or self.conversation.last_role != "assistant":
+            return False
+        content = self.messages[-1].get("content")
+        return isinstance(content, list) and bool(content) and content[-1].get("type") == "text"
 
     def _end_notice(self, stop_reason: str | None) -> None:
         # A tool call the turn will not run (a finished answer should have none; a cut-off one

@@ -23,9 +23,17 @@ class MessageRequest:
     tool_choice: dict[str, Any] | None = None
     # Sub-requests (WebSearch, WebFetch extraction) say what they are; the offline model uses it.
     purpose: str = "main"
+    #: mark the prompt's stable prefix for caching (`cache_control` breakpoints, see `body`)
+    cache: bool = True
 
     def body(self) -> dict[str, Any]:
-        """The JSON body as sent to `/v1/messages` (without `stream`)."""
+        """The JSON body as sent to `/v1/messages` (without `stream`).
+
+        With `cache`, up to three prompt-caching breakpoints (the API allows four): after the
+        tools, after the system prompt, and on the newest message's last block, so each request
+        reads everything before it from the cache and writes only what is new. The conversation
+        itself is never changed: the newest message is copied to carry the marker.
+        """
         body: dict[str, Any] = {
             "model": self.model,
             "max_tokens": self.max_tokens,
@@ -37,7 +45,42 @@ class MessageRequest:
             body["tools"] = self.tools
         if self.tool_choice:
             body["tool_choice"] = self.tool_choice
+        if self.cache:
+            _add_breakpoints(body)
         return body
+
+
+EPHEMERAL = {"type": "ephemeral"}
+
+
+def _add_breakpoints(body: dict[str, Any]) -> None:
+    tools = body.get("tools")
+    if tools:
+        body["tools"] = [*tools[:-1], {**tools[-1], "cache_control": EPHEMERAL}]
+    system = body.get("system")
+    if isinstance(system, str) and system:
+        body["system"] = [{"type": "text", "text": system, "cache_control": EPHEMERAL}]
+    elif isinstance(system, list) and system:
+        body["system"] = [*system[:-1], {**system[-1], "cache_control": EPHEMERAL}]
+    messages = body.get("messages")
+    if messages:
+        # Every message goes out in block form, so a message renders the same bytes whether or
+        # not it is the newest one (the one carrying the marker).
+        messages = [_as_blocks(m) for m in messages]
+        last = messages[-1]
+        content = last.get("content")
+        if isinstance(content, list) and content and isinstance(content[-1], dict):
+            marked = {**content[-1], "cache_control": EPHEMERAL}
+            if marked.get("type") not in ("thinking", "redacted_thinking"):
+                messages[-1] = {**last, "content": [*content[:-1], marked]}
+        body["messages"] = messages
+
+
+def _as_blocks(message: dict[str, Any]) -> dict[str, Any]:
+    content = message.get("content")
+    if isinstance(content, str):
+        return {**message, "content": [{"type": "text", "text": content}]}
+    return message
 
 
 class ProviderError(Exception):

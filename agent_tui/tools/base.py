@@ -93,11 +93,13 @@ class ToolInputError(ValueError):
 class ToolRegistry:
     def __init__(self, tools: list[Tool] | None = None) -> None:
         self._tools: dict[str, Tool] = {}
+        self._schemas: list[dict[str, Any]] | None = None
         for tool in tools or []:
             self.add(tool)
 
     def add(self, tool: Tool) -> None:
         self._tools[tool.name] = tool
+        self._schemas = None
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
@@ -106,7 +108,11 @@ class ToolRegistry:
         return list(self._tools)
 
     def schemas(self) -> list[dict[str, Any]]:
-        return [tool.schema() for tool in self._tools.values()]
+        """The tool definitions, built once (pydantic's schema generation is not cheap) and the
+        same objects on every request, so the cached prompt prefix stays byte-identical."""
+        if self._schemas is None:
+            self._schemas = [tool.schema() for tool in self._tools.values()]
+        return self._schemas
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools

@@ -148,6 +148,8 @@ class WebFetchTool(Tool):
 
         body, usage, how = await self._answer(page, params.prompt, ctx, status_line)
         meta["extraction"] = how
+        if usage is not None:
+            meta["model"] = ctx.small_model  # priced at the small model's rate, not the main one
         return ToolOutput(f"{header}\n\n{body}", summary=status_line, usage=usage, meta=meta)
 
     async def _answer(

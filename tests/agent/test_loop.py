@@ -34,6 +34,7 @@ from loop_harness import (
 from sse_server import sse_fixture
 
 from agent_tui.agent.cost import cost_usd
+from agent_tui.agent.loop import MAX_LENGTH_CONTINUATIONS
 from agent_tui.protocol.events import (
     BlockFinished,
     MessageStarted,
@@ -144,10 +145,30 @@ async def test_max_tokens_with_a_dangling_tool_use(tmp_path: Path) -> None:
     h.check()
 
 
+async def test_an_answer_cut_by_max_tokens_goes_on_bounded(tmp_path: Path) -> None:
+    provider = ScriptedProvider(
+        reply(text("The first half"), stop_reason="max_tokens"),
+        reply(text(" and the rest."), stop_reason="end_turn"),
+    )
+    h = Harness(provider, [], tmp_path)
+    result = await h.agent.submit("go")
+    assert result.stop_reason == "end_turn" and result.requests == 2
+    assert "continuing" in h.of(Notice)[0].text
+    sent = h.request_messages(1)
+    assert sent[-1]["role"] == "user" and "cut off by the output limit" in str(sent[-1])
+    h.check()
+    # a runaway answer still ends, with the usual notice
+    runaway = ScriptedProvider(*[reply(text("more"), stop_reason="max_tokens")] * 10)
+    h2 = Harness(runaway, [], tmp_path)
+    result = await h2.agent.submit("go")
+    assert result.stop_reason == "max_tokens" and result.requests == MAX_LENGTH_CONTINUATIONS + 1
+    assert "max_tokens" in h2.of(Notice)[-1].text
+    h2.check()
+
+
 @pytest.mark.parametrize(
     ("stop_reason", "words"),
     [
-        ("max_tokens", "max_tokens"),
         ("refusal", "refusal"),
         ("model_context_window_exceeded", "'model_context_window_exceeded'"),
         (None, "None"),

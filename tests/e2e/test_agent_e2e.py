@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from conversation_rules import assert_valid_conversation
 from pydantic import BaseModel
-from sse_server import SSEServer, sse_fixture, use_loopback_api
+from sse_server import SSEServer, sse_fixture, uncached, use_loopback_api
 
 from agent_tui.agent.approvals import AllowAll
 from agent_tui.agent.loop import Agent, AgentConfig
@@ -83,7 +83,7 @@ async def test_text_answer_streams(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
         result = await agent.submit("hi")
     assert result.stop_reason == "end_turn" and result.requests == 1
     assert "".join(e.text for e in events if isinstance(e, TextDelta))
-    body = server.requests[0].json
+    body = uncached(server.requests[0].json)
     assert body["stream"] is True and body["model"] == "claude-sonnet-4-5"
     assert body["messages"] == [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]
     headers = server.requests[0].headers
@@ -100,7 +100,7 @@ async def test_tool_use_then_result_then_end(
         result = await agent.submit("what changed?")
     assert bash.ran == ["git status --short"]
     assert result.requests == 2 and result.stop_reason == "end_turn"
-    second = server.requests[1].json
+    second = uncached(server.requests[1].json)
     assert [t["name"] for t in second["tools"]] == ["Bash"]
     assistant, user = second["messages"][-2:]
     assert assistant["content"][1] == {
@@ -126,7 +126,7 @@ async def test_parallel_tool_calls_each_get_one_result(
         use_loopback_api(monkeypatch, server.url)
         agent, _ = make_agent(tmp_path, FakeBash(), FakeRead())
         await agent.submit("look around")
-    second = server.requests[1].json["messages"]
+    second = uncached(server.requests[1].json)["messages"]
     uses = [b["id"] for b in second[-2]["content"] if b["type"] == "tool_use"]
     results = [b["tool_use_id"] for b in second[-1]["content"]]
     assert len(uses) == 2 and results == uses
@@ -141,7 +141,7 @@ async def test_pause_turn_resends_content_unchanged(
         agent, _ = make_agent(tmp_path)
         result = await agent.submit("python releases?")
     assert result.requests == 2
-    first_reply = server.requests[1].json["messages"]
+    first_reply = uncached(server.requests[1].json)["messages"]
     assert first_reply[-1]["role"] == "assistant"  # no extra user message
     paused = first_reply[-1]["content"]
     assert [b["type"] for b in paused] == [

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sse_server import SSEServer, sse_fixture, use_loopback_api
+from sse_server import SSEServer, sse_fixture, uncached, use_loopback_api
 
 from agent_tui.agent.approvals import AllowAll
 from agent_tui.agent.loop import Agent, AgentConfig
@@ -71,14 +71,22 @@ async def test_main_turn_calls_websearch_through_the_real_sdk(
     server, events, finished = await run_turn(monkeypatch, tmp_path, ["web_search.sse"])
     assert finished.stop_reason == "end_turn" and not finished.failed
     assert [r.path for r in server.requests] == ["/v1/messages"] * 3
-    first, sub, last = (r.json for r in server.requests)
+    first, sub, last = (uncached(r.json) for r in server.requests)
 
     assert "WebSearch" in [t["name"] for t in first["tools"]]
     assert sub["tools"] == [SERVER_TOOL]
     assert sub["tool_choice"] == {"type": "tool", "name": "web_search"}
     assert sub["stream"] is True and sub["model"] == "claude-sonnet-4-5"
     assert sub["messages"] == [
-        {"role": "user", "content": "Perform a web search for the query: Python 3.13 release date"}
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "text",
+                    "text": "Perform a web search for the query: Python 3.13 release date",
+                }
+            ],
+        }
     ]
 
     [result] = [b for b in last["messages"][-1]["content"] if b["type"] == "tool_result"]
@@ -113,7 +121,7 @@ async def test_paused_search_is_resent_verbatim_through_the_sdk(
         monkeypatch, tmp_path, ["pause_turn.sse", "pause_turn_continuation.sse"]
     )
     assert finished.stop_reason == "end_turn"
-    subs = [r.json for r in server.requests if is_search_request(r.json)]
+    subs = [uncached(r.json) for r in server.requests if is_search_request(r.json)]
     assert len(subs) == 2
     # What the SDK parsed off the wire goes back byte-for-byte equal as JSON, encrypted_content
     # included, as the one assistant message after the unchanged user message.
@@ -123,7 +131,7 @@ async def test_paused_search_is_resent_verbatim_through_the_sdk(
     ]
     assert subs[1]["tools"] == [SERVER_TOOL]
     assert subs[1]["tool_choice"] == {"type": "tool", "name": "web_search"}
-    last = server.requests[-1].json
+    last = uncached(server.requests[-1].json)
     [result] = [b for b in last["messages"][-1]["content"] if b["type"] == "tool_result"]
     assert "https://peps.python.org/pep-0745/" in result["content"]
     assert finished.usage.web_search_requests == 2

@@ -144,7 +144,9 @@ async def test_sub_request_is_exactly_the_forced_server_search() -> None:
     ]
     assert isinstance(request.system, str) and request.system
     body = request.body()
-    assert body["tools"] == request.tools and body["tool_choice"] == request.tool_choice
+    # the sub-request's fixed part (its one tool) is marked for prompt caching, nothing else
+    assert body["tools"] == [{**request.tools[0], "cache_control": {"type": "ephemeral"}}]
+    assert body["tool_choice"] == request.tool_choice
 
 
 @pytest.mark.parametrize("key", ["allowed_domains", "blocked_domains"])

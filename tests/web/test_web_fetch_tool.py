@@ -77,6 +77,7 @@ async def test_extraction_request_and_result(server: Server, tmp_path) -> None:
         assert line in out.content
     assert out.content.endswith("Version 2.0 adds streaming.")
     assert out.usage == Usage(input_tokens=120, output_tokens=7)
+    assert out.meta["model"] == "small-model"  # priced at the small model's rate
     assert progress.statuses[0] == f"fetching: {server.url('/notes')}"
     assert re.fullmatch(r"200 · \d+ B · \d+\.\ds", progress.statuses[-1])
 

@@ -37,6 +37,9 @@ class StatusLine(Static):
         sent = 0 if u is None else u.input_tokens + u.cache_read_input_tokens
         sent += 0 if u is None else u.cache_creation_input_tokens
         text.append(f"   ↑{_tokens(sent)} ↓{_tokens(u.output_tokens if u else 0)} tokens")
+        if u is not None and u.cache_read_input_tokens:
+            # The share of input served from the prompt cache (billed at a tenth of the price).
+            text.append(f" · {100 * u.cache_read_input_tokens / sent:.0f}% cached")
         if u is not None and u.web_search_requests:
             text.append(f" · {u.web_search_requests} searches")
         text.append(f" · ${self.cost:.4f}")
