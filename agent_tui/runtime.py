@@ -86,6 +86,19 @@ def make_permissions(options: Options) -> Any:
     )
 
 
+def system_prompt(options: Options, model: str, permissions: Any) -> tuple[str, list[Any]]:
+    """Today's date, the folder, the platform, git and the project's memory (a resumed session
+    keeps the prompt it was started with: see `sessions.recorder.resume_into`)."""
+    from agent_tui.agent.memory import find_memory
+    from agent_tui.agent.system_prompt import build_system_prompt
+    from agent_tui.paths import config_dir
+
+    trust = getattr(permissions, "trust", None)
+    trusted = trust is None or trust.state == "trusted" or not permissions.untrusted_grants
+    memory = find_memory(options.cwd, config_dir())
+    return build_system_prompt(model, options.cwd, memory, project_trusted=trusted), memory
+
+
 def _seconds(name: str, default: float) -> float:
     try:
         value = float(os.environ.get(name, default))
@@ -99,6 +112,8 @@ def make_agent(options: Options, ask: AskFn | None = None) -> Agent:
     from agent_tui.paths import data_dir
 
     provider, model, small = make_provider(options)
+    permissions = make_permissions(options)
+    prompt, memory = system_prompt(options, model, permissions)
     config = AgentConfig(
         stall_timeout=_seconds("AGENT_TUI_STALL_TIMEOUT", 90.0),
         model=model,
@@ -107,8 +122,11 @@ def make_agent(options: Options, ask: AskFn | None = None) -> Agent:
         data_dir=data_dir(),
         headless=options.headless,
         allow_asks=options.approve_asks,
+        system=prompt,
     )
-    kwargs: dict[str, Any] = {"permissions": make_permissions(options)}
+    kwargs: dict[str, Any] = {"permissions": permissions}
     if ask is not None:
         kwargs["ask"] = ask
-    return Agent(provider, make_tools(provider, model), config, **kwargs)
+    agent = Agent(provider, make_tools(provider, model), config, **kwargs)
+    agent.memory_files = tuple(memory)
+    return agent

@@ -88,6 +88,8 @@ class Agent:
             allow_asks=config.allow_asks,
         )
         self.runner = ToolRunner(tools, self.approvals, self.emit, config, provider)
+        #: the memory files (AGENTS.md, CLAUDE.md) in the system prompt, for the person to see
+        self.memory_files: tuple[Any, ...] = ()
         self.conversation = conversation or Conversation()
         self.listeners: list[Listener] = []
         self.session_usage = Usage()

@@ -41,6 +41,7 @@ class Recorder:
             self.session_id = self.store.create_session(
                 self.agent.config.cwd, self.agent.config.model
             )
+            self.store.set_system_prompt(self.session_id, self.agent.config.system)
         return self.session_id
 
     # ConversationObserver
@@ -156,4 +157,7 @@ def resume_into(store: SessionStore, agent: Agent, session_id: str) -> Recorder:
         for message in fixed[len(raw) :]:
             store.add_message(session_id, message["role"], message["content"])
     agent.conversation.messages[:] = fixed
+    stored = store.get_system_prompt(session_id)
+    if stored:  # the same bytes as before: the cached prefix still matches
+        agent.config.system = stored
     return Recorder(store, agent, session_id)

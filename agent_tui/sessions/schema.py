@@ -116,7 +116,11 @@ _V1 = (
     END""",
 )
 
-MIGRATIONS: list[tuple[str, ...]] = [_V1]
+# The system prompt a session was started with, so a resumed session sends the same bytes (and
+# reads them from the prompt cache) whatever changed around it since.
+_V2 = ("ALTER TABLE sessions ADD COLUMN system_prompt TEXT",)
+
+MIGRATIONS: list[tuple[str, ...]] = [_V1, _V2]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

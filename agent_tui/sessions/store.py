@@ -132,6 +132,19 @@ class SessionStore(MessageLog, RunLog):
                 "UPDATE sessions SET title = ? WHERE id = ?", (redact(title.strip()), session_id)
             )
 
+    def set_system_prompt(self, session_id: str, text: str) -> None:
+        with self._tx() as conn:
+            conn.execute(
+                "UPDATE sessions SET system_prompt = ? WHERE id = ?", (redact(text), session_id)
+            )
+
+    def get_system_prompt(self, session_id: str) -> str | None:
+        with self._lock:
+            row = self._c.execute(
+                "SELECT system_prompt FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
+        return row[0] if row else None
+
     def get_session(self, session_id: str) -> SessionInfo | None:
         with self._lock:
             row = self._c.execute(

@@ -9,46 +9,30 @@ from collections.abc import Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.screen import Screen
 
+from agent_tui.ui.app_parts import AppParts
 from agent_tui.ui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
-    from agent_tui.agent.loop import Agent
     from agent_tui.runtime import Options
     from agent_tui.sessions.recorder import Recorder
     from agent_tui.sessions.records import SessionInfo
     from agent_tui.sessions.store import SessionStore
-    from agent_tui.ui.event_view import EventView
     from agent_tui.ui.replay import Replay
     from agent_tui.ui.screens.sessions import BrowserChoice
-    from agent_tui.ui.widgets.chat import ChatView
-    from agent_tui.ui.widgets.status import StatusLine
 
 
-class SessionActions(App[int]):
+class SessionActions(AppParts):
     # Provided by AgentApp.
     options: Options
     record: bool
-    agent: Agent | None
     recorder: Recorder | None
     replay: Replay | None
     _pending_choice: BrowserChoice | None
     _store: SessionStore | None
     _store_lock: threading.Lock
-
-    @property
-    def chat(self) -> ChatView:
-        raise NotImplementedError
-
-    @property
-    def status(self) -> StatusLine:
-        raise NotImplementedError
-
-    @property
-    def live_view(self) -> EventView:
-        raise NotImplementedError
 
     _runs: dict[str, Any]
 

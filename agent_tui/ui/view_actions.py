@@ -5,28 +5,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual.app import App
-
+from agent_tui.ui.app_parts import AppParts
 from agent_tui.ui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
-    from agent_tui.agent.loop import Agent
-    from agent_tui.ui.widgets.chat import ChatView
-    from agent_tui.ui.widgets.status import StatusLine
+    pass
 
 
-class ViewActions(App[int]):
-    # Provided by AgentApp.
-    agent: Agent | None
-
-    @property
-    def chat(self) -> ChatView:
-        raise NotImplementedError
-
-    @property
-    def status(self) -> StatusLine:
-        raise NotImplementedError
-
+class ViewActions(AppParts):
     def action_scroll_chat(self, where: str) -> None:
         """PageUp/PageDown and Ctrl+Home/End scroll the chat, wherever the focus is."""
         chat = self.chat

@@ -9,6 +9,7 @@ import asyncio
 import itertools
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -55,8 +56,12 @@ async def test_the_cached_prefix_is_stable_within_a_session_and_across_processes
 ) -> None:
     project, home = tmp_path / "project", tmp_path / "home"
     project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
     async with SSEServer(script) as server:
         await cli(server, project, home, "-p", "first")
+        # the work tree changed before the session was continued: the system prompt (which
+        # mentions git's status) is the session's own, stored with it, so it doesn't change
+        (project / "new.txt").write_text("changed\n")
         await cli(server, project, home, "-p", "second", "--continue")
     bodies = [r.json for r in server.requests]
     assert len(bodies) == 4
@@ -68,6 +73,7 @@ async def test_the_cached_prefix_is_stable_within_a_session_and_across_processes
     # tools and system: the same bytes on every request, in both processes
     assert len({json.dumps(b["tools"]) for b in bodies}) == 1
     assert len({json.dumps(b["system"]) for b in bodies}) == 1
+    assert "Today's date" in bodies[0]["system"][0]["text"]
     # history only grows at the end: each request starts with the previous one, byte for byte
     # once the cache markers (which are not prompt content) are set aside
     history = [uncached(b)["messages"] for b in bodies]

@@ -3,15 +3,15 @@ nothing sent to a model and no tool run."""
 
 from __future__ import annotations
 
-import asyncio
 import math
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from itertools import count
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from app_helpers import wait_for
 
 import agent_tui.sessions.event_log as event_log_mod
 from agent_tui.protocol import events as ev
@@ -81,15 +81,6 @@ def make_app(tmp_path: Path) -> AgentApp:
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     return AgentApp(Options(cwd=work), record=True)
-
-
-async def wait_for(pilot: Any, condition: Callable[[], Any], timeout: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached")
-        await pilot.pause(0.02)
 
 
 def notices(app: AgentApp) -> list[str]:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from app_helpers import wait_for
 from textual.widgets import Input
 
 import agent_tui.sessions.store as store_mod
@@ -103,16 +103,6 @@ def make_app(tmp_path: Path, **kwargs: Any) -> AgentApp:
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     return AgentApp(Options(cwd=work, **kwargs), record=True)
-
-
-async def wait_for(pilot: Any, condition: Callable[[], Any], timeout: float = 10.0) -> None:
-    """Let the app run until `condition()` holds (a bound on waiting, not a timing assertion)."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not condition():
-        if loop.time() > deadline:
-            raise AssertionError("condition not reached")
-        await pilot.pause(0.02)
 
 
 async def open_browser(pilot: Any, app: AgentApp) -> SessionBrowser:
