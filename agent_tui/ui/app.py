@@ -228,6 +228,9 @@ class AgentApp(SessionActions, ViewActions):
     ) -> None:
         self.agent, self.recorder, self.approvals = agent, recorder, approvals
         agent.listeners.append(self._on_agent_event)
+        from agent_tui.agent.context import context_window
+
+        self.live_view.window = context_window(agent.config.model)
         if agent.session_cost or agent.session_usage.total_tokens:  # a resumed session
             self.live_view.set_totals(agent.session_usage, agent.session_cost)
         status = self.status

@@ -44,6 +44,8 @@ class EventView:
         self._blocks: dict[str, ToolBlock] = {}
         self.usage: Usage | None = None
         self.cost = 0.0
+        #: the model's context window in tokens (set by the app; 0: not shown)
+        self.window = 0
 
     @property
     def streaming(self) -> bool:
@@ -70,6 +72,11 @@ class EventView:
             self.status.activity = "working…"
         elif kind == "message_started":
             self.status.activity = "streaming…"
+        elif kind == "message_finished" and self.window:
+            from agent_tui.agent.context import context_used
+
+            used = context_used(event.usage)  # type: ignore[attr-defined]
+            self.status.context = min(100, round(100 * used / self.window))
         elif kind == "text_delta":
             self._assistant().write(event.text)  # type: ignore[attr-defined]
         elif kind in ("tool_call_started", "tool_call_ready"):

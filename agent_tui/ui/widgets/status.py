@@ -24,6 +24,8 @@ class StatusLine(Static):
     usage: reactive[Usage | None] = reactive(None, always_update=True)
     cost: reactive[float] = reactive(0.0)
     session: reactive[str] = reactive("")
+    #: how full the context window was after the last response, in percent (None: unknown)
+    context: reactive[int | None] = reactive(None)
 
     def render(self) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -43,6 +45,9 @@ class StatusLine(Static):
         if u is not None and u.web_search_requests:
             text.append(f" · {u.web_search_requests} searches")
         text.append(f" · ${self.cost:.4f}")
+        if self.context is not None:
+            style = "bold yellow" if self.context >= 80 else ""
+            text.append(f" · context {self.context}%", style=style)
         if self.session:
             text.append(f"   session {self.session}", style="dim")
         return text
