@@ -104,6 +104,15 @@ class Agent:
     def messages(self) -> list[dict[str, Any]]:
         return self.conversation.messages
 
+    def switch_model(self, model: str) -> None:
+        """Use another model from the next request on (the prompt cache is per model, so it
+        starts anew); the system prompt's "You are …" line follows."""
+        old = self.config.model
+        self.config.model = model
+        self.config.system = self.config.system.replace(f"You are {old}.", f"You are {model}.")
+        if hasattr(self.provider, "label"):
+            self.provider.label = model
+
     @property
     def permissions(self) -> PermissionChecker:
         return self.approvals.permissions

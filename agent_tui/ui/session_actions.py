@@ -13,6 +13,7 @@ from textual.app import SystemCommand
 from textual.screen import Screen
 
 from agent_tui.ui.app_parts import AppParts
+from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
@@ -46,6 +47,36 @@ class SessionActions(AppParts):
             "Find a past session; resume, replay, export or delete it",
             self.action_sessions,
         )
+        yield SystemCommand(
+            "Model: switch",
+            "Use another model from the next request on (the prompt cache starts anew)",
+            self.action_switch_model,
+        )
+
+    def action_switch_model(self) -> None:
+        from agent_tui.ui.screens.confirm import AskTextScreen
+
+        agent = self.agent
+        if agent is None or agent.provider.name == "offline":
+            self.notify("The offline model has no other models to switch to.")
+            return
+
+        def chosen(model: str | None) -> None:
+            if not model or self.agent is None or model == self.agent.config.model:
+                return
+            self.agent.switch_model(model)
+            self.status.model = model
+            if self.recorder is not None and self.recorder.session_id:
+                self.recorder.store.set_system_prompt(
+                    self.recorder.session_id, self.agent.config.system
+                )
+            self.chat.append(
+                NoticeMessage(
+                    f"Model switched to {model}; the prompt cache starts anew for it.", "info"
+                )
+            )
+
+        self.push_screen(AskTextScreen("Model for the next requests:", agent.config.model), chosen)
 
     def session_store(self) -> SessionStore:
         """The recorder's store, or one opened just for browsing (callable from any thread)."""

@@ -243,3 +243,26 @@ async def test_settings_problems_are_shown_at_start_up(tmp_path: Path) -> None:
         await pilot.pause()
         shown = [n.text for n in app.query(NoticeMessage)]
         assert any(t.startswith("Settings:") and "Bash(git status" in t for t in shown)
+
+
+async def test_the_model_can_be_switched_from_the_palette(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual.widgets import Input
+
+    from agent_tui.ui.screens.confirm import AskTextScreen
+
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")  # never contacted here
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        assert any(c.title == "Model: switch" for c in app.get_system_commands(app.screen))
+        app.action_switch_model()
+        await pilot.pause()
+        assert isinstance(app.screen, AskTextScreen)
+        app.screen.query_one(Input).value = "claude-opus-4-5"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.agent.config.model == "claude-opus-4-5" and app.status.model == "claude-opus-4-5"
+        assert any("prompt cache starts anew" in n.text for n in app.query(NoticeMessage))

@@ -1,4 +1,5 @@
-"""Small questions: yes/no (`ConfirmScreen`) and where to write a file (`AskPathScreen`)."""
+"""Small questions: yes/no (`ConfirmScreen`) and one line of text, such as where to write a file
+or which model to use (`AskTextScreen`)."""
 
 from __future__ import annotations
 
@@ -34,8 +35,8 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(yes)
 
 
-class AskPathScreen(ModalScreen[str | None]):
-    """Asks where to write something: an editable path; Enter accepts, Esc cancels."""
+class AskTextScreen(ModalScreen[str | None]):
+    """Asks for one line (a path, a model name), prefilled; Enter accepts, Esc cancels."""
 
     CSS_PATH = "../styles/confirm.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
@@ -49,7 +50,7 @@ class AskPathScreen(ModalScreen[str | None]):
         with Vertical(id="confirm"):
             yield Static(Text(self.question), id="confirm-question")
             yield Input(self.default, id="path")
-            yield Static(Text("enter  write here      esc  cancel"), id="confirm-keys")
+            yield Static(Text("enter  accept      esc  cancel"), id="confirm-keys")
 
     def on_mount(self) -> None:
         self.query_one("#path", Input).focus()

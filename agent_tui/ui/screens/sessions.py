@@ -28,7 +28,7 @@ from agent_tui.sessions.export import export_markdown
 from agent_tui.sessions.records import StoredMessage
 from agent_tui.sessions.store import SessionStore
 from agent_tui.text import one_line
-from agent_tui.ui.screens.confirm import AskPathScreen, ConfirmScreen
+from agent_tui.ui.screens.confirm import AskTextScreen, ConfirmScreen
 from agent_tui.ui.session_rows import (
     MARK_CLOSE,
     MARK_OPEN,
@@ -291,7 +291,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
                 path = Path(where).expanduser()
                 self.run_worker(lambda: self._export(session_id, path), thread=True)
 
-        self.app.push_screen(AskPathScreen("Export the transcript (Markdown) to:", default), chosen)
+        self.app.push_screen(AskTextScreen("Export the transcript (Markdown) to:", default), chosen)
 
     def _export(self, session_id: str, path: Path) -> None:
         try:
