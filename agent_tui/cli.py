@@ -38,6 +38,16 @@ def _rule(text: str) -> str:
     return text
 
 
+def _dollars(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an amount of US dollars") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError("the spending cap must be more than 0")
+    return value
+
+
 def home_problem() -> str | None:
     """Why the config/data directory can't be used (a path under a file, read-only), or None."""
     value = os.environ.get("AGENT_TUI_HOME")
@@ -122,6 +132,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="headless: run calls that would ask instead of denying them",
     )
     parser.add_argument(
+        "--max-cost",
+        type=_dollars,
+        metavar="USD",
+        help="stop (headless) or ask (TUI) before spending more than USD in this session",
+    )
+    parser.add_argument(
         "--trust-project",
         action="store_true",
         help="honour the grants in this project's own .agent-tui settings without asking",
@@ -169,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         headless=args.prompt is not None,
         approve_asks=args.approve_asks,
         trust_project=args.trust_project,
+        max_cost=args.max_cost,
     )
     if args.prompt is not None:
         from agent_tui.headless import run_headless

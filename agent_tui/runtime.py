@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the core is imported when a session is built, not with the options
-    from agent_tui.agent.loop import Agent, AskFn
+    from agent_tui.agent.loop import Agent, AskFn, SpendFn
     from agent_tui.providers.base import Provider
     from agent_tui.tools.base import ToolRegistry
 
@@ -30,6 +30,8 @@ class Options:
     record: bool = True
     #: honour the project's own grants without asking (headless `--trust-project`)
     trust_project: bool = False
+    #: spending cap in US dollars (`--max-cost`; else `[limits] max_cost` in user settings)
+    max_cost: float | None = None
 
 
 def use_offline(options: Options) -> bool:
@@ -107,7 +109,25 @@ def _seconds(name: str, default: float) -> float:
     return value if value > 0 else default
 
 
-def make_agent(options: Options, ask: AskFn | None = None) -> Agent:
+def spending_cap(options: Options) -> float | None:
+    """`--max-cost`, else the user's settings (`[limits] max_cost`); a project can't set it."""
+    if options.max_cost is not None:
+        return options.max_cost
+    import tomllib
+
+    from agent_tui.paths import config_dir
+
+    try:
+        data = tomllib.loads((config_dir() / "settings.toml").read_text("utf-8"))
+    except (OSError, ValueError):
+        return None
+    value = data.get("limits", {}).get("max_cost") if isinstance(data.get("limits"), dict) else None
+    return float(value) if isinstance(value, int | float) and value > 0 else None
+
+
+def make_agent(
+    options: Options, ask: AskFn | None = None, confirm_spend: SpendFn | None = None
+) -> Agent:
     from agent_tui.agent.loop import Agent, AgentConfig
     from agent_tui.paths import data_dir
 
@@ -123,10 +143,13 @@ def make_agent(options: Options, ask: AskFn | None = None) -> Agent:
         headless=options.headless,
         allow_asks=options.approve_asks,
         system=prompt,
+        max_cost=spending_cap(options),
     )
     kwargs: dict[str, Any] = {"permissions": permissions}
     if ask is not None:
         kwargs["ask"] = ask
+    if confirm_spend is not None:
+        kwargs["confirm_spend"] = confirm_spend
     agent = Agent(provider, make_tools(provider, model), config, **kwargs)
     agent.memory_files = tuple(memory)
     return agent

@@ -198,3 +198,15 @@ def test_nothing_listening_at_the_base_url_is_named_and_given_up_quickly(tmp_pat
     events = [json.loads(line) for line in done.stdout.splitlines()]
     retries = [e for e in events if e["type"] == "notice" and "Retrying" in e["text"]]
     assert len(retries) == 1  # one quick retry, not four with growing back-off
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "lots"])
+def test_a_bad_spending_cap_is_a_usage_error(tmp_path: Path, value: str) -> None:
+    done = run(["-p", "hi", "--offline", "--max-cost", value], tmp_path)
+    assert done.returncode == 2 and "--max-cost" in done.stderr
+
+
+def test_the_offline_model_never_reaches_a_cap(tmp_path: Path) -> None:
+    done = run(["-p", "search the web for textual", "--offline", "--max-cost", "0.01"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Stopped:" not in done.stdout + done.stderr

@@ -31,3 +31,5 @@ class AgentConfig:
     retry_base_delay: float = 1.0
     #: seconds without a stream event before the stream counts as stalled
     stall_timeout: float = 90.0
+    #: a spending cap in US dollars for the session (None: no cap); see `Agent._within_budget`
+    max_cost: float | None = None

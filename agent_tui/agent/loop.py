@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from agent_tui.agent.approvals import AllowAll, Approvals, AskFn, PermissionChecker, deny_all
@@ -43,6 +43,12 @@ from agent_tui.redact import redact
 from agent_tui.tools.base import ToolOutput, ToolRegistry
 
 Listener = Callable[[Event], None]
+#: (spent, cap) -> may the session go on past its spending cap?
+SpendFn = Callable[[float, float], Awaitable[bool]]
+
+
+async def _no_spend(spent: float, cap: float) -> bool:
+    return False
 
 
 CANCELLED = "cancelled by user"
@@ -75,6 +81,7 @@ class Agent:
         permissions: PermissionChecker | None = None,
         ask: AskFn = deny_all,
         conversation: Conversation | None = None,
+        confirm_spend: SpendFn | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -90,6 +97,9 @@ class Agent:
         self.runner = ToolRunner(tools, self.approvals, self.emit, config, provider)
         #: the memory files (AGENTS.md, CLAUDE.md) in the system prompt, for the person to see
         self.memory_files: tuple[Any, ...] = ()
+        #: asked at the spending cap: may the session go over it? (no one there: no)
+        self.confirm_spend: SpendFn = confirm_spend or _no_spend
+        self._warned_80 = False
         self.conversation = conversation or Conversation()
         self.listeners: list[Listener] = []
         self.session_usage = Usage()
@@ -161,6 +171,10 @@ class Agent:
         stop_reason: str | None = None
         try:
             while True:
+                if not await self._within_budget(cost):
+                    stop_reason = "max_cost"
+                    self._close_dangling_tool_uses("not run: the spending cap was reached")
+                    break
                 requests += 1
                 self.emit(RequestStarted(requests))
                 assembler = await self._request()
@@ -227,6 +241,31 @@ class Agent:
         event = TurnFinished(stop_reason, usage, cost, requests, cancelled, failed)
         self.emit(event)
         return event
+
+    async def _within_budget(self, turn_cost: float) -> bool:
+        """Before each request: warn at 80 % of the spending cap; at the cap, ask the person
+        (`confirm_spend`) and stop when no one says go on — never over the cap silently."""
+        cap = self.config.max_cost
+        if cap is None:
+            return True
+        spent = self.session_cost + turn_cost
+        if spent >= cap:
+            if await self.confirm_spend(spent, cap):
+                self.config.max_cost = None  # the person lifted it for this session
+                self.emit(Notice("warning", f"Spending cap lifted at ${spent:.2f}."))
+                return True
+            self.emit(
+                Notice(
+                    "warning",
+                    f"Stopped: this session has spent ${spent:.2f} of its ${cap:.2f} cap. "
+                    "Raise it (--max-cost, or [limits] max_cost in settings) to go on.",
+                )
+            )
+            return False
+        if spent >= 0.8 * cap and not self._warned_80:
+            self._warned_80 = True
+            self.emit(Notice("warning", f"${spent:.2f} of the ${cap:.2f} spending cap used."))
+        return True
 
     def _cut_short_answer(self) -> bool:
         """The last response is a text answer cut by max_tokens (not a half-sent tool call)."""

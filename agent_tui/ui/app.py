@@ -200,7 +200,7 @@ class AgentApp(SessionActions, ViewActions):
         from agent_tui.ui.screens.approval import ApprovalQueue
 
         error: str | None = None
-        agent = make_agent(self.options, ask=self._ask)
+        agent = make_agent(self.options, ask=self._ask, confirm_spend=self._confirm_spend)
         recorder = None
         if self.record:
             from agent_tui.sessions.recorder import attach_recorder
@@ -359,6 +359,24 @@ class AgentApp(SessionActions, ViewActions):
             prompt.action_delete_left()
         else:
             prompt.insert(key)
+
+    async def _confirm_spend(self, spent: float, cap: float) -> bool:
+        """At the spending cap the next request waits for the person's keystroke."""
+        import asyncio
+
+        from agent_tui.ui.screens.confirm import ConfirmScreen
+
+        answered: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        question = (
+            f"This session has spent ${spent:.2f}, its cap is ${cap:.2f}. Go on past the cap "
+            "for the rest of this session?"
+        )
+        self.status.activity = "at the spending cap: waiting for you"
+        self.push_screen(ConfirmScreen(question), lambda yes: answered.set_result(bool(yes)))
+        try:
+            return await answered
+        finally:
+            self.status.activity = "working…"
 
     async def _ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         self.status.activity = f"waiting for your approval: {request.tool}"

@@ -266,3 +266,20 @@ async def test_the_model_can_be_switched_from_the_palette(
         await pilot.pause()
         assert app.agent.config.model == "claude-opus-4-5" and app.status.model == "claude-opus-4-5"
         assert any("prompt cache starts anew" in n.text for n in app.query(NoticeMessage))
+
+
+async def test_at_the_spending_cap_the_next_request_waits_for_a_keystroke(tmp_path: Path) -> None:
+    import asyncio
+
+    from agent_tui.ui.screens.confirm import ConfirmScreen
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        for key, expected in (("n", False), ("y", True)):
+            waiting = asyncio.create_task(app._confirm_spend(5.01, 5.0))
+            await pilot.pause()
+            assert isinstance(app.screen, ConfirmScreen) and not waiting.done()
+            assert "$5.01" in app.screen.question and "$5.00" in app.screen.question
+            await pilot.press(key)
+            assert await waiting is expected
