@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the core is imported when a session is built, not with the options
-    from agent_tui.agent.loop import Agent, AskFn, SpendFn
+    from agent_tui.agent.budget import SpendFn
+    from agent_tui.agent.loop import Agent, AskFn
     from agent_tui.providers.base import Provider
     from agent_tui.tools.base import ToolRegistry
 

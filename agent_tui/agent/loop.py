@@ -11,13 +11,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from agent_tui.agent.approvals import AllowAll, Approvals, AskFn, PermissionChecker, deny_all
+from agent_tui.agent.budget import SpendFn, SpendingCap
 from agent_tui.agent.config import AgentConfig
 from agent_tui.agent.conversation import Conversation
 from agent_tui.agent.cost import cost_usd
+from agent_tui.agent.stop_reasons import (
+    LENGTH_PROMPT,
+    MAX_CONTINUATIONS,
+    MAX_LENGTH_CONTINUATIONS,
+    cut_short,
+    stop_notice,
+)
 from agent_tui.agent.tool_runner import ToolRunner
 from agent_tui.protocol.assembler import StreamAssembler, StreamError
 from agent_tui.protocol.events import (
@@ -43,24 +51,10 @@ from agent_tui.redact import redact
 from agent_tui.tools.base import ToolOutput, ToolRegistry
 
 Listener = Callable[[Event], None]
-#: (spent, cap) -> may the session go on past its spending cap?
-SpendFn = Callable[[float, float], Awaitable[bool]]
-
-
-async def _no_spend(spent: float, cap: float) -> bool:
-    return False
 
 
 CANCELLED = "cancelled by user"
 RESUME_PROMPT = "Your previous response was cut off by a connection problem. Please continue."
-#: pause_turn continuations of one turn before it is ended with a notice
-MAX_CONTINUATIONS = 25
-#: times one turn goes on after its answer hit the output limit (max_tokens)
-MAX_LENGTH_CONTINUATIONS = 3
-LENGTH_PROMPT = (
-    "Your answer was cut off by the output limit. Continue exactly where it stopped, without "
-    "repeating anything."
-)
 
 
 class _StreamBroken(Exception):
@@ -97,9 +91,8 @@ class Agent:
         self.runner = ToolRunner(tools, self.approvals, self.emit, config, provider)
         #: the memory files (AGENTS.md, CLAUDE.md) in the system prompt, for the person to see
         self.memory_files: tuple[Any, ...] = ()
-        #: asked at the spending cap: may the session go over it? (no one there: no)
-        self.confirm_spend: SpendFn = confirm_spend or _no_spend
-        self._warned_80 = False
+        #: the spending cap, checked before every request
+        self.budget = SpendingCap(config, self.emit, confirm_spend)
         self.conversation = conversation or Conversation()
         self.listeners: list[Listener] = []
         self.session_usage = Usage()
@@ -122,6 +115,15 @@ class Agent:
         self.config.system = self.config.system.replace(f"You are {old}.", f"You are {model}.")
         if hasattr(self.provider, "label"):
             self.provider.label = model
+
+    @property
+    def confirm_spend(self) -> SpendFn:
+        """Asked at the spending cap: may the session go over it? (No one there: no.)"""
+        return self.budget.confirm
+
+    @confirm_spend.setter
+    def confirm_spend(self, confirm: SpendFn) -> None:
+        self.budget.confirm = confirm
 
     @property
     def permissions(self) -> PermissionChecker:
@@ -171,7 +173,7 @@ class Agent:
         stop_reason: str | None = None
         try:
             while True:
-                if not await self._within_budget(cost):
+                if not await self.budget.allows(self.session_cost + cost):
                     stop_reason = "max_cost"
                     self._close_dangling_tool_uses("not run: the spending cap was reached")
                     break
@@ -242,55 +244,16 @@ class Agent:
         self.emit(event)
         return event
 
-    async def _within_budget(self, turn_cost: float) -> bool:
-        """Before each request: warn at 80 % of the spending cap; at the cap, ask the person
-        (`confirm_spend`) and stop when no one says go on — never over the cap silently."""
-        cap = self.config.max_cost
-        if cap is None:
-            return True
-        spent = self.session_cost + turn_cost
-        if spent >= cap:
-            if await self.confirm_spend(spent, cap):
-                self.config.max_cost = None  # the person lifted it for this session
-                self.emit(Notice("warning", f"Spending cap lifted at ${spent:.2f}."))
-                return True
-            self.emit(
-                Notice(
-                    "warning",
-                    f"Stopped: this session has spent ${spent:.2f} of its ${cap:.2f} cap. "
-                    "Raise it (--max-cost, or [limits] max_cost in settings) to go on.",
-                )
-            )
-            return False
-        if spent >= 0.8 * cap and not self._warned_80:
-            self._warned_80 = True
-            self.emit(Notice("warning", f"${spent:.2f} of the ${cap:.2f} spending cap used."))
-        return True
-
     def _cut_short_answer(self) -> bool:
-        """The last response is a text answer cut by max_tokens (not a half-sent tool call)."""
-        if self.conversation.pending_tool_uses() or self.conversation.last_role != "assistant":
-            return False
-        content = self.messages[-1].get("content")
-        return isinstance(content, list) and bool(content) and content[-1].get("type") == "text"
+        return not self.conversation.pending_tool_uses() and cut_short(self.messages)
 
     def _end_notice(self, stop_reason: str | None) -> None:
         # A tool call the turn will not run (a finished answer should have none; a cut-off one
         # may) is answered anyway, so the conversation stays valid.
         unanswered = self._close_dangling_tool_uses(f"not run: the response ended ({stop_reason})")
-        if stop_reason in ("end_turn", "stop_sequence"):
-            return
-        if stop_reason == "max_tokens":
-            text = "The answer hit the output token limit (max_tokens) and was cut short."
-        elif stop_reason == "refusal":
-            text = "The model declined to continue this request (refusal)."
-        elif stop_reason == "tool_use":
-            text = "The model asked for a tool but sent no tool call."
-        else:
-            text = f"The turn ended with stop reason {stop_reason!r}."
-        if unanswered:
-            text += f" {unanswered} tool call(s) were not run."
-        self.emit(Notice("warning", text))
+        text = stop_notice(stop_reason, unanswered)
+        if text:
+            self.emit(Notice("warning", text))
 
     # --- one request -------------------------------------------------------------------------
 
