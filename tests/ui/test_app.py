@@ -174,7 +174,8 @@ async def test_live_search_query_grows_on_screen(
 ) -> None:
     from agent_tui.ui.widgets.tool_pane import ToolEntry, ToolPane
 
-    monkeypatch.setenv("AGENT_TUI_OFFLINE_DELAY", "0.3")  # slow enough to watch it grow
+    # slow enough to watch the query grow, under load too
+    monkeypatch.setenv("AGENT_TUI_OFFLINE_DELAY", "0.5")
     app = make_app(tmp_path, allow=["WebSearch"])
     seen: list[str] = []
     async with app.run_test(size=(140, 40)) as pilot:
