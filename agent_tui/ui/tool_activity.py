@@ -128,7 +128,8 @@ class ToolActivity:
     def search_summary(self) -> str:
         if self.summary:
             return self.summary
-        n = len(self.searches)
+        # Counted as the tool counts them: searches that ran (an error result is not a search).
+        n = sum(1 for s in self.searches if s.done and s.error_code is None)
         text = f"Did {n} search{'es' if n != 1 else ''}"
         return f"{text} in {self.duration_s:.1f}s" if self.duration_s is not None else text
 

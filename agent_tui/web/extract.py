@@ -7,12 +7,9 @@ main model sees the extraction, never instructions that the page addressed to it
 
 from __future__ import annotations
 
-import functools
 import secrets
 from typing import Any
-from urllib.parse import urlsplit
 
-from agent_tui.paths import package_data
 from agent_tui.protocol.events import Usage
 from agent_tui.providers.base import MessageRequest, Provider, ProviderError
 
@@ -108,27 +105,10 @@ def _merge_usage(into: dict[str, Any], usage: dict[str, Any] | None) -> None:
             into[key] = value
 
 
-@functools.cache
-def preapproved_entries() -> tuple[tuple[str, str], ...]:
-    """(host, path prefix) pairs from the shipped documentation-host list."""
-    entries: list[tuple[str, str]] = []
-    for line in package_data("preapproved_hosts.txt").read_text(encoding="utf-8").splitlines():
-        line = line.split("#", 1)[0].strip().lower()
-        if not line:
-            continue
-        host, slash, path = line.partition("/")
-        entries.append((host, f"/{path}".rstrip("/") if slash else ""))
-    return tuple(entries)
-
-
 def is_preapproved(url: str) -> bool:
-    """Whether `url` is on a preapproved documentation host (path entries match whole segments)."""
-    parts = urlsplit(url)
-    host = (parts.hostname or "").rstrip(".")
-    path = parts.path or "/"
-    for entry_host, prefix in preapproved_entries():
-        if host != entry_host:
-            continue
-        if not prefix or path == prefix or path.startswith(prefix + "/"):
-            return True
-    return False
+    """Whether `url` is on a preapproved documentation host: the permission engine's own matcher
+    (`permissions.hosts`), so WebFetch and the engine agree on ports and dot segments."""
+    from agent_tui.permissions.hosts import default_preapproved, parse_url
+
+    parsed = parse_url(url)
+    return parsed is not None and default_preapproved().match(parsed) is not None

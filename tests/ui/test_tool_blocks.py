@@ -168,7 +168,8 @@ async def test_search_block_live_header_then_error_codes() -> None:
         block.handle(SearchResultsReceived("toolu_s", "asyncio", 0, error_code="max_uses_exceeded"))
         block.handle(ToolFinished("toolu_s", "WebSearch", False, "", 1.25))
         await pilot.pause()
-        assert block.header_text == "▶ Did 2 searches in 1.2s · 0 results"
+        # counted as the tool counts them: an error result is not a search (nor billed as one)
+        assert block.header_text == "▶ Did 0 searches in 1.2s · 0 results"
         assert block.body_text.split("\n") == [
             f"search: python [asyncio]  {SEARCH_ERROR_TEXT['query_too_long']}",
             f"search: asyncio  {SEARCH_ERROR_TEXT['max_uses_exceeded']}",

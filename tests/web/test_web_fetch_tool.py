@@ -132,6 +132,9 @@ def test_page_cannot_close_the_untrusted_block() -> None:
         ("https://docs.python.org.evil.com/", False),
         ("https://evil.com/docs.python.org", False),
         ("https://DOCS.PYTHON.ORG/3/", True),
+        # one matcher with the permission engine: odd ports and dot segments never count
+        ("https://docs.python.org:8443/3/", False),
+        ("https://github.com/anthropics/../evil/x", False),
     ],
 )
 def test_preapproved_hosts(url: str, preapproved: bool) -> None:
