@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agent_tui.permissions.command_risks import normalize
+from agent_tui.permissions.decisions import by_rule, edit_rule, plan_denied, rule_reason
 from agent_tui.permissions.protected import protected
 from agent_tui.permissions.readonly import default_allows, plan_allows
 from agent_tui.permissions.risk import Highlights, risk_line
@@ -40,10 +41,6 @@ class PermissionEngine(Protocol):
     def paths_of(self, raw: str) -> tuple[Path, Path]: ...
 
     def fallback_reason(self, tool: str) -> str | None: ...
-
-    def plan_denied(self, tool: str) -> Decision: ...
-
-    def edit_rule_text(self, path: Path) -> str | None: ...
 
     def edit_rule_for(
         self, behavior: Behavior, resolved: Path | None, lexical: Path | None = None
@@ -77,6 +74,8 @@ class _Check:
             self._write(w, text, False) for w, text in a.operand_writes
         ]
         self.hl = Highlights()
+        #: a deny rule that might match a part that can't be normalised for certain
+        self.maybe_deny: SourcedRule | None = None
 
     def _write(self, target: Word, text: str, redirect: bool) -> _Write:
         if target is None:
@@ -123,7 +122,7 @@ class _Check:
     def gated(self) -> Decision | None:
         a, e = self.a, self.e
         if e.mode == "plan" and not self.read_only():
-            return e.plan_denied("Bash")
+            return plan_denied("Bash")
         why = e.fallback_reason("Bash")
         if why:
             return self.decision("ask", f"{why}: asking until it is fixed")
@@ -173,14 +172,21 @@ class _Check:
                 return self.decision("ask", f"writes a protected file: {why}")
         if a.problems or a.risks:
             self.hl.extend(a.risks + a.problems)
-            allow = list(e.rules_of("allow", "Bash"))
             self.hl.extend(
                 p.text
                 for p in a.parts
-                if not any(allows(r.rule, p) for r in allow) and not default_allows(p, e.cwd)
+                if self.allow_rule(p) is None and not self.runs_by_default(p)
             )
             return self.decision("ask", (a.risks + a.problems)[0])
         return None
+
+    def allow_rule(self, part: Part) -> SourcedRule | None:
+        return next((r for r in self.e.rules_of("allow", "Bash") if allows(r.rule, part)), None)
+
+    def runs_by_default(self, part: Part) -> bool:
+        """No rule needed: the tiny read-only list, or a reader in plan mode."""
+        e = self.e
+        return default_allows(part, e.cwd) or (e.mode == "plan" and plan_allows(part, e.cwd))
 
     # 4. allow: every part and every write, each on its own.
     def allowed(self) -> Decision:
@@ -188,12 +194,10 @@ class _Check:
         used: list[str] = []
         asked_parts: list[Part] = []
         for part in a.parts:
-            rule = next((r for r in e.rules_of("allow", "Bash") if allows(r.rule, part)), None)
+            rule = self.allow_rule(part)
             if rule:
                 used.append(rule.rule.text)
-            elif not (
-                default_allows(part, e.cwd) or (e.mode == "plan" and plan_allows(part, e.cwd))
-            ):
+            elif not self.runs_by_default(part):
                 asked_parts.append(part)
         asked_writes: list[_Write] = []
         by_mode = False
@@ -237,7 +241,7 @@ class _Check:
         unsafe = a.has_substitution or a.destructive or any(self._outside(w) for w in writes)
         if not unsafe:
             part_rules = suggest_parts(parts) if parts else ()
-            edit_rules = [e.edit_rule_text(w.resolved) for w in writes if w.resolved]
+            edit_rules = [edit_rule(w.resolved, e.cwd) for w in writes if w.resolved]
             if (part_rules or not parts) and all(edit_rules):
                 suggestions = part_rules + tuple(r for r in edit_rules if r)
         return self.decision(
@@ -283,10 +287,10 @@ def allows(rule: Rule, part: Part) -> bool:
 
 
 def _by_rule(
-    behavior: str, r: SourcedRule, reason: str = "", check: _Check | None = None
+    behavior: Behavior, r: SourcedRule, reason: str = "", check: _Check | None = None
 ) -> Decision:
-    where = f" ({r.source} settings)" if r.source in ("user", "project", "local") else ""
-    text = (reason or f"{behavior} rule {r.rule.text}") + where
-    if check is not None:
-        return check.decision(behavior, text, rule=r.rule.text, source="rule")
-    return Decision(behavior, rule=r.rule.text, reason=text, source="rule")  # type: ignore[arg-type]
+    """A decision by rule; with `check`, carrying the risk line and highlights too."""
+    if check is None:
+        return by_rule(behavior, r, reason)
+    text = rule_reason(behavior, r, reason)
+    return check.decision(behavior, text, rule=r.rule.text, source="rule")

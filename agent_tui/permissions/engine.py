@@ -20,6 +20,7 @@ from agent_tui.paths import config_dir as default_config_dir
 from agent_tui.pathutil import resolve
 from agent_tui.permissions import bash_check
 from agent_tui.permissions import settings as settings_mod
+from agent_tui.permissions.decisions import by_rule, edit_rule, plan_denied
 from agent_tui.permissions.hosts import PreapprovedHosts, default_preapproved, parse_url
 from agent_tui.permissions.protected import protected
 from agent_tui.permissions.rules import (
@@ -238,18 +239,18 @@ class PermissionEngine:
             return self._webfetch(input, read_only)
         return self._plain(tool, read_only)
 
-    def _of(self, behavior: Behavior, tool: str) -> Iterator[SourcedRule]:
+    def rules_of(self, behavior: Behavior, tool: str) -> Iterator[SourcedRule]:
         return (r for r in self._rules if r.behavior == behavior and r.rule.covers(tool))
 
-    def _fallback_reason(self, tool: str) -> str | None:
+    def fallback_reason(self, tool: str) -> str | None:
         key = "Edit" if tool == "Write" else tool
         return next((why for t, why in self._fallback if t in (ALL_TOOLS, key)), None)
 
     def _gate(self, tool: str, read_only: bool) -> Decision | None:
         """The checks between deny rules and ask rules: plan mode, broken settings, yolo."""
         if self.mode == "plan" and not read_only:
-            return _plan_denied(tool)
-        why = self._fallback_reason(tool)
+            return plan_denied(tool)
+        why = self.fallback_reason(tool)
         if why:
             return Decision("ask", reason=f"{why}: asking until it is fixed", source="default")
         if self.mode == "yolo":
@@ -258,21 +259,21 @@ class PermissionEngine:
 
     def _plain(self, tool: str, read_only: bool) -> Decision:
         """WebSearch and any other tool: bare-name rules only."""
-        for r in self._of("deny", tool):
+        for r in self.rules_of("deny", tool):
             if r.rule.bare:
-                return _by_rule("deny", r)
+                return by_rule("deny", r)
         gate = self._gate(tool, read_only)
         if gate:
             return gate
         for behavior in ("ask", "allow"):
-            for r in self._of(behavior, tool):
+            for r in self.rules_of(behavior, tool):
                 if r.rule.bare:
-                    return _by_rule(behavior, r)
+                    return by_rule(behavior, r)
         return Decision("ask", reason=f"no rule allows {tool}", suggestions=(tool,))
 
     # --- files ---
 
-    def _paths(self, raw: str) -> tuple[Path, Path]:
+    def paths_of(self, raw: str) -> tuple[Path, Path]:
         """(resolved, lexical): rules that restrict match either; allow rules the resolved one."""
         lexical = Path(os.path.normpath(self.cwd / os.path.expanduser(raw)))
         return resolve(raw, self.cwd), lexical
@@ -282,10 +283,10 @@ class PermissionEngine:
         kind = "Edit" if editing else "Read"
         raw = next((input[k] for k in _PATH_KEYS if isinstance(input.get(k), str)), None)
         if raw is None or not raw or "\x00" in raw:
-            if any(r.rule.bare for r in self._of("deny", tool)):
-                return _by_rule("deny", next(r for r in self._of("deny", tool) if r.rule.bare))
+            if any(r.rule.bare for r in self.rules_of("deny", tool)):
+                return by_rule("deny", next(r for r in self.rules_of("deny", tool) if r.rule.bare))
             return Decision("ask", reason=f"{tool} without a usable path")
-        resolved, lexical = self._paths(raw)
+        resolved, lexical = self.paths_of(raw)
 
         def hits(behavior: Behavior, *paths: Path) -> SourcedRule | None:
             for r in self._rules:
@@ -299,13 +300,13 @@ class PermissionEngine:
 
         denied = hits("deny", resolved, lexical)
         if denied:
-            return _by_rule("deny", denied)
+            return by_rule("deny", denied)
         gate = self._gate(tool, read_only or not editing)
         if gate:
             return gate
         asked = hits("ask", resolved, lexical)
         if asked:
-            return _by_rule("ask", asked)
+            return by_rule("ask", asked)
         why = protected([resolved, lexical], self.config_dir) if editing else None
         if why:
             return Decision("ask", reason=f"a protected file: {why}", risk=f"changes {why}")
@@ -313,7 +314,7 @@ class PermissionEngine:
             return Decision("ask", reason=f"{resolved} is outside the working directory {self.cwd}")
         allowed = hits("allow", resolved)
         if allowed:
-            return _by_rule("allow", allowed)
+            return by_rule("allow", allowed)
         if not editing:
             return Decision("allow", reason="reading inside the working directory")
         if self.mode == "accept-edits":
@@ -322,7 +323,7 @@ class PermissionEngine:
                 reason="accept-edits mode allows edits in the working directory",
                 source="mode",
             )
-        rel = _edit_rule(resolved, self.cwd)
+        rel = edit_rule(resolved, self.cwd)
         return Decision(
             "ask", reason=f"no rule allows editing {resolved}", suggestions=(rel,) if rel else ()
         )
@@ -332,20 +333,20 @@ class PermissionEngine:
     def _webfetch(self, input: dict[str, Any], read_only: bool) -> Decision:
         url = parse_url(input.get("url"))
         if url is None:
-            for r in self._of("deny", "WebFetch"):
+            for r in self.rules_of("deny", "WebFetch"):
                 if r.rule.bare:
-                    return _by_rule("deny", r)
+                    return by_rule("deny", r)
             return Decision("ask", reason="not a usable http(s) URL")
-        for r in self._of("deny", "WebFetch"):
+        for r in self.rules_of("deny", "WebFetch"):
             if match_host(r.rule, url.host):
-                return _by_rule("deny", r)
+                return by_rule("deny", r)
         gate = self._gate("WebFetch", read_only)
         if gate:
             return gate
         for behavior in ("ask", "allow"):
-            for r in self._of(behavior, "WebFetch"):
+            for r in self.rules_of(behavior, "WebFetch"):
                 if match_host(r.rule, url.host):
-                    return _by_rule(behavior, r)
+                    return by_rule(behavior, r)
         entry = self._preapproved.match(url)
         if entry:
             return Decision("allow", reason=f"{entry} is a preapproved documentation site")
@@ -365,56 +366,13 @@ class PermissionEngine:
     def _bash(self, input: dict[str, Any], read_only: bool) -> Decision:
         return bash_check.decide(self, input)
 
-    # --- helpers shared with bash_check ---
-
-    def rules_of(self, behavior: Behavior, tool: str) -> Iterator[SourcedRule]:
-        return self._of(behavior, tool)
-
-    def paths_of(self, raw: str) -> tuple[Path, Path]:
-        return self._paths(raw)
-
-    def fallback_reason(self, tool: str) -> str | None:
-        return self._fallback_reason(tool)
-
-    def plan_denied(self, tool: str) -> Decision:
-        return _plan_denied(tool)
-
-    def edit_rule_text(self, path: Path) -> str | None:
-        return _edit_rule(path, self.cwd)
+    # --- shared with bash_check ---
 
     def edit_rule_for(
         self, behavior: Behavior, resolved: Path | None, lexical: Path | None = None
     ) -> SourcedRule | None:
         paths = [p for p in (resolved, lexical) if p is not None]
-        for r in self._of(behavior, "Edit"):
+        for r in self.rules_of(behavior, "Edit"):
             if any(match_path(r.rule, p, self.cwd) for p in paths):
                 return r
         return None
-
-
-def _by_rule(behavior: Behavior, r: SourcedRule, reason: str = "") -> Decision:
-    where = f" ({r.source} settings)" if r.source in ("user", "project", "local") else ""
-    text = reason or f"{behavior} rule {r.rule.text}"
-    return Decision(behavior, rule=r.rule.text, reason=text + where, source="rule")
-
-
-def _plan_denied(tool: str) -> Decision:
-    # Said so the model doesn't ask the person to approve what plan mode would refuse anyway.
-    return Decision(
-        "deny",
-        reason=f"plan mode runs only read-only tools and commands inside the project, and this "
-        f"{tool} call is not one; it can't be approved in plan mode (the person can leave plan "
-        "mode with shift+tab)",
-        source="mode",
-    )
-
-
-def _edit_rule(path: Path, cwd: Path) -> str | None:
-    """`Edit(<path relative to cwd>)`, anchored so it covers just this file, or None."""
-    try:
-        rel = path.relative_to(cwd).as_posix()
-    except ValueError:
-        return None
-    if rel == "." or any(c in rel for c in "*?[]()\n") or rel != rel.strip():
-        return None
-    return f"Edit({rel if '/' in rel else './' + rel})"

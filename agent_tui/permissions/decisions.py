@@ -1,0 +1,43 @@
+"""Decisions the engine and the Bash check both make: by a rule, refused by plan mode, and the
+`Edit(...)` rule an "always" answer would save for one file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_tui.permissions.settings import SourcedRule
+from agent_tui.permissions.types import Behavior, Decision
+
+
+def rule_reason(behavior: str, r: SourcedRule, reason: str = "") -> str:
+    """Why, naming the rule and, for a settings file, which one."""
+    where = f" ({r.source} settings)" if r.source in ("user", "project", "local") else ""
+    return (reason or f"{behavior} rule {r.rule.text}") + where
+
+
+def by_rule(behavior: Behavior, r: SourcedRule, reason: str = "") -> Decision:
+    return Decision(
+        behavior, rule=r.rule.text, reason=rule_reason(behavior, r, reason), source="rule"
+    )
+
+
+def plan_denied(tool: str) -> Decision:
+    # Said so the model doesn't ask the person to approve what plan mode would refuse anyway.
+    return Decision(
+        "deny",
+        reason=f"plan mode runs only read-only tools and commands inside the project, and this "
+        f"{tool} call is not one; it can't be approved in plan mode (the person can leave plan "
+        "mode with shift+tab)",
+        source="mode",
+    )
+
+
+def edit_rule(path: Path, cwd: Path) -> str | None:
+    """`Edit(<path relative to cwd>)`, anchored so it covers just this file, or None."""
+    try:
+        rel = path.relative_to(cwd).as_posix()
+    except ValueError:
+        return None
+    if rel == "." or any(c in rel for c in "*?[]()\n") or rel != rel.strip():
+        return None
+    return f"Edit({rel if '/' in rel else './' + rel})"
