@@ -12,6 +12,12 @@ from dataclasses import dataclass
 Word = str | None
 Argv = tuple[Word, ...]
 
+#: the words of every reason a command asks because bash would run a value as code (the dialog's
+#: risk line looks for them)
+EVALUATES = "evaluates a variable's value as code"
+#: test / [[ ]] operators that compare as arithmetic, evaluating their operands
+ARITH_TEST_OPS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "yash", "fish"})
 INTERPRETER = re.compile(
     r"(python[0-9.]*|pypy[0-9.]*|node|nodejs|deno|perl[0-9.]*|ruby|irb|php|lua[0-9.]*|luajit"

@@ -16,11 +16,8 @@ from functools import lru_cache
 from typing import Any
 
 from agent_tui.paths import package_data
+from agent_tui.permissions.analysis import ARITH_TEST_OPS, EVALUATES, Word
 from agent_tui.permissions.scripts import ScriptEffects, awk_effects, sed_effects
-
-Word = str | None
-_ARITH_TEST_OPS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
-EVALUATES = "evaluates a variable's value as code"
 
 
 @dataclass(frozen=True)
@@ -280,7 +277,7 @@ def _evaluates(name: str, args: list[Word]) -> str | None:
                 nxt = words[i + 1] if i + 1 < len(words) else ""
                 if nxt is None or "[" in nxt:
                     return f"`{a}` on an array element {EVALUATES}"
-            if a in _ARITH_TEST_OPS:
+            if a in ARITH_TEST_OPS:
                 operands = [words[j] for j in (i - 1, i + 1) if 0 <= j < len(words)]
                 if any(o is None or not o.lstrip("-").isdigit() for o in operands):
                     return f"`{a}` {EVALUATES}"

@@ -21,6 +21,9 @@ import re
 
 import tree_sitter
 
+from agent_tui.permissions.analysis import ARITH_TEST_OPS, EVALUATES
+from agent_tui.permissions.words import node_text
+
 _OPENERS = (b"`", b"$(", b"$[", b"${", b"<(", b">(")
 _OPENER_TOKENS = frozenset({"`", "$(", "$((", "$[", "${", "<(", ">(", "))", "]", ")"})
 _UNDERSTOOD = frozenset(
@@ -32,9 +35,6 @@ _PURE_ARITHMETIC = re.compile(r"[0-9\s+\-*/%<>=!&|^~?:(),]*")
 _SAFE_TRANSFORMS = frozenset("QUuLaEAKk")
 _INDIRECT_LISTING = re.compile(r"\$\{!\w+(?:[*@]|\[[*@]\])\}")
 _SAFE_SUBSCRIPT = re.compile(r"\[\s*(?:[@*]|[0-9+\-*/ ]+)\s*\]")
-_ARITH_TEST_OPS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
-
-EVALUATES = "evaluates a variable's value as code"
 
 
 def hidden_code(root: tree_sitter.Node, source: bytes) -> str | None:
@@ -86,7 +86,7 @@ def _quoted_heredoc(body: tree_sitter.Node) -> bool:
 def code_evaluation(node: tree_sitter.Node) -> str | None:
     """Why bash would evaluate a runtime value as code at this node, or None."""
     t = node.type
-    text = (node.text or b"").decode("utf-8", "replace")
+    text = node_text(node)
     if t == "expansion":
         return _expansion(node, text)
     if t == "arithmetic_expansion" or (t == "compound_statement" and text.startswith("((")):
@@ -101,17 +101,15 @@ def code_evaluation(node: tree_sitter.Node) -> str | None:
         return _double_bracket(node, text)
     if t == "unset_command":
         args = node.named_children
-        if any(c.type not in ("word", "raw_string", "string") or "[" in _t(c) for c in args):
+        if any(c.type not in ("word", "raw_string", "string") or "[" in node_text(c) for c in args):
             return f"`{text}`: unset of an array element {EVALUATES} (its subscript)"
     if t == "declaration_command":
-        flags = "".join(_t(c)[1:] for c in node.named_children if _t(c).startswith("-"))
+        flags = "".join(
+            node_text(c)[1:] for c in node.named_children if node_text(c).startswith("-")
+        )
         if "i" in flags or "n" in flags:
             return f"`{text}`: an integer or name-reference variable {EVALUATES}"
     return None
-
-
-def _t(node: tree_sitter.Node) -> str:
-    return (node.text or b"").decode("utf-8", "replace")
 
 
 def _expansion(node: tree_sitter.Node, text: str) -> str | None:
@@ -121,7 +119,7 @@ def _expansion(node: tree_sitter.Node, text: str) -> str | None:
         return f"`{text}`: indirect expansion {EVALUATES}"
     for i, ty in enumerate(types):
         if ty == "@" and i + 1 < len(kids):
-            op = _t(kids[i + 1])
+            op = node_text(kids[i + 1])
             if op not in _SAFE_TRANSFORMS:
                 return f"`{text}`: the @{op} transformation {EVALUATES}"
         if ty == ":" and i == 2:
@@ -152,10 +150,10 @@ def _double_bracket(node: tree_sitter.Node, text: str) -> str | None:
         stack.extend(n.children)
         if n.type != "test_operator":
             continue
-        op = _t(n)
+        op = node_text(n)
         if op in ("-v", "-R"):
             return f"`{text}`: `{op}` on a variable name {EVALUATES}"
-        if op in _ARITH_TEST_OPS:
+        if op in ARITH_TEST_OPS:
             parent = n.parent
             operands = [c for c in (parent.named_children if parent else []) if c is not n]
             if any(c.type != "number" for c in operands):

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from agent_tui.permissions.analysis import INTERPRETER, SHELLS, Analysis
-from agent_tui.permissions.command_risks import EVALUATES, basename, normalize
+from agent_tui.permissions.analysis import EVALUATES, INTERPRETER, SHELLS, Analysis
+from agent_tui.permissions.command_risks import basename, normalize
 
 _DELETERS = frozenset({"rm", "rmdir", "unlink", "shred"})
 
