@@ -158,6 +158,13 @@ class Normalized:
 
 
 def normalize(argv: Sequence[Word]) -> Normalized:
+    """The form deny/ask rules are matched against. Cached: one Bash check normalises the same
+    argv for every rule, wrapper, risk line and read-only test."""
+    return _normalize(tuple(argv))
+
+
+@lru_cache(maxsize=512)
+def _normalize(argv: tuple[Word, ...]) -> Normalized:
     if not argv or argv[0] is None:
         return Normalized(tuple(argv), certain=False)
     name = basename(argv[0])
