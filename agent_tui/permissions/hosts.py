@@ -29,11 +29,8 @@ class Url:
     path: str
 
 
-def canonical_host(host: str) -> str:
-    """The one spelling a host is compared in: lower case, ASCII (punycode), no brackets or
-    trailing dot, and an IP address in its standard form whatever notation it was written in
-    (`127.1`, `0x7f000001`, `2130706433` and `0177.0.0.1` are all `127.0.0.1`; IPv6 compressed).
-    """
+def normalize_host(host: str) -> str:
+    """Lower case, no IPv6 brackets, no trailing dot, ASCII (punycode: the form requested)."""
     host = host.strip().lower()
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
@@ -41,39 +38,71 @@ def canonical_host(host: str) -> str:
     if not host.isascii():
         with contextlib.suppress(idna.IDNAError, UnicodeError):
             host = idna.encode(host, uts46=True).decode("ascii")
-    if ":" in host and "%" not in host:
-        with contextlib.suppress(ValueError):
-            return ipaddress.IPv6Address(host).compressed
-        return host
-    number = _ipv4_number(host)
-    return str(ipaddress.IPv4Address(number)) if number is not None else host
+    return host
 
 
-def _ipv4_number(host: str) -> int | None:
-    """The address a resolver reads `host` as (`inet_aton` rules), or None for a name."""
+def ipv4_number(host: str) -> int | None:
+    """`host` read as an IPv4 address the way URL parsers and `inet_aton` do (`127.1`,
+    `2130706433`, `0x7f000001`, `0177.0.0.1`), or None for a name (it doesn't end in a number).
+    Raises ValueError for a malformed number, which a resolver might still read as an address."""
     parts = host.split(".")
-    if not parts or not all(parts) or len(parts) > 4:
+    if parts and parts[-1] == "":
+        parts.pop()
+    if not parts or not _is_number_like(parts[-1]):
         return None
+    if len(parts) > 4:
+        raise ValueError(f"{host!r} is not a valid IPv4 address")
     values: list[int] = []
     for part in parts:
-        try:
-            if part[:2] in ("0x", "0X"):
-                values.append(int(part[2:] or "0", 16))
-            elif len(part) > 1 and part.startswith("0"):
-                values.append(int(part[1:], 8))
-            else:
-                values.append(int(part, 10) if part.isdigit() else -1)
-        except ValueError:
-            return None
-        if values[-1] < 0:
-            return None
+        value = _ipv4_part(part)
+        if value is None:
+            raise ValueError(f"{host!r} is not a valid IPv4 address")
+        values.append(value)
     *head, last = values
     if any(v > 255 for v in head) or last >= 256 ** (5 - len(values)):
-        return None
+        raise ValueError(f"{host!r} is not a valid IPv4 address")
     number = last
     for i, v in enumerate(head):
         number += v << (8 * (3 - i))
     return number
+
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _is_number_like(part: str) -> bool:
+    return part.isdigit() or (part[:2] in ("0x", "0X") and all(c in _HEX for c in part[2:]))
+
+
+def _ipv4_part(part: str) -> int | None:
+    if part[:2] in ("0x", "0X"):
+        digits, base = part[2:], 16
+        if not digits:
+            return 0
+    elif len(part) > 1 and part.startswith("0"):
+        digits, base = part[1:], 8
+    else:
+        digits, base = part, 10
+    try:
+        return int(digits, base) if digits.isalnum() and digits.isascii() else None
+    except ValueError:
+        return None
+
+
+def canonical_host(host: str) -> str:
+    """The one spelling a host is compared in: `normalize_host`, and an IP address in its
+    standard form whatever notation it was written in (`127.1`, `0x7f000001`, `2130706433` and
+    `0177.0.0.1` are all `127.0.0.1`; IPv6 compressed)."""
+    host = normalize_host(host)
+    if ":" in host and "%" not in host:
+        with contextlib.suppress(ValueError):
+            return ipaddress.IPv6Address(host).compressed
+        return host
+    try:
+        number = ipv4_number(host)
+    except ValueError:
+        return host  # malformed: compared as written (and refused when fetched)
+    return str(ipaddress.IPv4Address(number)) if number is not None else host
 
 
 def parse_url(url: object) -> Url | None:

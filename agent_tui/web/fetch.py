@@ -25,7 +25,7 @@ import httpcore
 import httpx
 
 from agent_tui import __version__
-from agent_tui.permissions.hosts import canonical_host
+from agent_tui.permissions.hosts import canonical_host, normalize_host
 from agent_tui.web.urls import (
     METADATA_ADDRESSES,
     CheckedUrl,
@@ -33,7 +33,6 @@ from agent_tui.web.urls import (
     address_problem,
     check_url,
     is_loopback_name,
-    normalize_host,
 )
 
 #: resolve `(host, port)` to IP address strings

@@ -13,16 +13,14 @@ still checked and pinned; a cloud metadata address is reachable only if named it
 
 from __future__ import annotations
 
-import contextlib
 import ipaddress
 import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
 import httpx
-import idna
 
-from agent_tui.permissions.hosts import canonical_host
+from agent_tui.permissions.hosts import canonical_host, ipv4_number, normalize_host
 
 MAX_URL_LENGTH = 2000
 
@@ -75,19 +73,6 @@ class CheckedUrl:
     upgraded: bool = False
 
 
-def normalize_host(host: str) -> str:
-    """The form hosts are compared in: lower case, no IPv6 brackets, no trailing dot."""
-    host = host.strip().lower()
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    host = host.rstrip(".")
-    if not host.isascii():
-        # Hosts are compared in their ASCII (punycode) form, the one that is requested.
-        with contextlib.suppress(idna.IDNAError):
-            host = idna.encode(host, uts46=True).decode("ascii")
-    return host
-
-
 def is_loopback_name(host: str) -> bool:
     """`localhost` and its subdomains are loopback by definition (RFC 6761), whatever DNS says."""
     host = normalize_host(host)
@@ -132,25 +117,12 @@ def parse_ipv4_number(host: str) -> tuple[ipaddress.IPv4Address, bool] | None:
     host does not end in a number (so is a name). Raises `UrlRefused` for a malformed number,
     which a resolver might still read as an address (`0x7f.1`, `0177.0.0.1`, `2130706433`, `127.1`).
     """
-    parts = host.split(".")
-    if parts and parts[-1] == "":
-        parts.pop()
-    if not parts or not _is_number_like(parts[-1]):
+    try:
+        number = ipv4_number(host)
+    except ValueError:
+        raise UrlRefused(f"The host {host!r} is not a valid IPv4 address.") from None
+    if number is None:
         return None
-    if len(parts) > 4:
-        raise UrlRefused(f"The host {host!r} is not a valid IPv4 address.")
-    values: list[int] = []
-    for part in parts:
-        value = _parse_ipv4_part(part)
-        if value is None:
-            raise UrlRefused(f"The host {host!r} is not a valid IPv4 address.")
-        values.append(value)
-    *head, last = values
-    if any(v > 255 for v in head) or last >= 256 ** (5 - len(values)):
-        raise UrlRefused(f"The host {host!r} is not a valid IPv4 address.")
-    number = last
-    for i, v in enumerate(head):
-        number += v << (8 * (3 - i))
     address = ipaddress.IPv4Address(number)
     return address, host.rstrip(".") == str(address)
 
@@ -251,25 +223,3 @@ def _embedded_loopback(ip: IPAddress) -> bool:
         embedded = _embedded_ipv4(ip)
         return embedded is not None and embedded.is_loopback
     return False
-
-
-def _is_number_like(part: str) -> bool:
-    return part.isdigit() or (part[:2] in ("0x", "0X") and all(c in _HEX for c in part[2:]))
-
-
-_HEX = frozenset("0123456789abcdefABCDEF")
-
-
-def _parse_ipv4_part(part: str) -> int | None:
-    if part[:2] in ("0x", "0X"):
-        digits, base = part[2:], 16
-        if not digits:
-            return 0
-    elif len(part) > 1 and part.startswith("0"):
-        digits, base = part[1:], 8
-    else:
-        digits, base = part, 10
-    try:
-        return int(digits, base) if digits.isalnum() and digits.isascii() else None
-    except ValueError:
-        return None
