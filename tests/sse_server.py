@@ -22,6 +22,8 @@ import asyncio
 import contextlib
 import inspect
 import json
+import os
+import sys
 from collections.abc import AsyncIterable, Awaitable, Callable
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -209,3 +211,18 @@ def uncached(value: Any) -> Any:
     if isinstance(value, list):
         return [uncached(v) for v in value]
     return value
+
+
+async def run_agent_tui(
+    server: SSEServer, cwd: Path, home: Path, *args: str, key: str = "sk-ant-e2e"
+) -> tuple[int, bytes, bytes]:
+    """`python -m agent_tui ARGS` as a subprocess pointed at `server`, with its own home and no
+    other ANTHROPIC_/AGENT_TUI_ settings from the environment; (exit code, stdout, stderr)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENT_TUI_"))}
+    env.update(ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY=key, AGENT_TUI_HOME=str(home))
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "agent_tui", *args, env=env, cwd=cwd,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    out, err = await asyncio.wait_for(proc.communicate(), 120)
+    return proc.returncode or 0, out, err

@@ -4,17 +4,14 @@ a subprocess pointed at the server with ANTHROPIC_BASE_URL."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conversation_rules import assert_valid_conversation
 from pydantic import BaseModel
-from sse_server import SSEServer, sse_fixture, uncached, use_loopback_api
+from sse_server import SSEServer, run_agent_tui, sse_fixture, uncached, use_loopback_api
 
 from agent_tui.agent.approvals import AllowAll
 from agent_tui.agent.loop import Agent, AgentConfig
@@ -212,27 +209,10 @@ async def test_bad_key_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_pat
 
 async def test_headless_subprocess_against_loopback_server(tmp_path: Path) -> None:
     async with SSEServer(sequence("text_only.sse")) as server:
-        env = {
-            k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENT_TUI_"))
-        }
-        env.update(
-            ANTHROPIC_BASE_URL=server.url,
-            ANTHROPIC_API_KEY="sk-ant-api03-e2e-secret-value",
-            AGENT_TUI_HOME=str(tmp_path / "home"),
+        code, out, err = await run_agent_tui(
+            server, tmp_path, tmp_path / "home", "-p", "hi", key="sk-ant-api03-e2e-secret-value"
         )
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "agent_tui",
-            "-p",
-            "hi",
-            env=env,
-            cwd=tmp_path,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        out, err = await asyncio.wait_for(proc.communicate(), 120)
-    assert proc.returncode == 0, err.decode()
+    assert code == 0, err.decode()
     expected = "".join(
         json.loads(line[5:])["delta"]["text"]
         for line in sse_fixture("text_only.sse").splitlines()

@@ -5,17 +5,14 @@ is the previous one's plus what is new."""
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from conversation_rules import reply, text, tool_use
-from sse_server import SSEServer, uncached
+from sse_server import SSEServer, run_agent_tui, uncached
 
 
 def to_sse(events: list[dict[str, Any]]) -> str:
@@ -39,16 +36,8 @@ def breakpoints(value: Any) -> int:
 
 
 async def cli(server: SSEServer, project: Path, home: Path, *args: str) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENT_TUI_"))}
-    env.update(
-        ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY="sk-ant-e2e", AGENT_TUI_HOME=str(home)
-    )
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "agent_tui", *args, env=env, cwd=project,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    _, err = await asyncio.wait_for(proc.communicate(), 120)
-    assert proc.returncode == 0, err.decode()
+    code, _, err = await run_agent_tui(server, project, home, *args)
+    assert code == 0, err.decode()
 
 
 async def test_the_cached_prefix_is_stable_within_a_session_and_across_processes(

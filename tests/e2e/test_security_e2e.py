@@ -7,14 +7,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conversation_rules import reply, text, tool_use
-from sse_server import SSEServer
+from sse_server import SSEServer, run_agent_tui
 
 
 def to_sse(events: list[dict[str, Any]]) -> str:
@@ -39,31 +37,12 @@ async def run_cli(
     project: Path, home: Path, calls: list[tuple[str, dict[str, Any]]], *args: str
 ) -> tuple[int, list[dict[str, Any]], str, SSEServer]:
     async with SSEServer(hostile_model(calls)) as server:
-        env = {
-            k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENT_TUI_"))
-        }
-        env.update(
-            ANTHROPIC_BASE_URL=server.url,
-            ANTHROPIC_API_KEY="sk-ant-api03-e2e-security",
-            AGENT_TUI_HOME=str(home),
-        )
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "agent_tui",
-            "-p",
-            "do it",
-            "--output-format",
-            "stream-json",
-            *args,
-            env=env,
-            cwd=project,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.PIPE,
-        )
-        out, err = await asyncio.wait_for(proc.communicate(), 120)
+        code, out, err = await run_agent_tui(
+            server, project, home, "-p", "do it", "--output-format", "stream-json", *args,
+            key="sk-ant-api03-e2e-security",
+        )  # fmt: skip
     events = [json.loads(line) for line in out.decode().splitlines() if line.strip()]
-    return proc.returncode or 0, events, err.decode(), server
+    return code, events, err.decode(), server
 
 
 def decisions(events: list[dict[str, Any]]) -> list[tuple[str, str]]:
