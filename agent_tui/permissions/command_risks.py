@@ -251,7 +251,9 @@ def effects(argv: Sequence[Word]) -> Effects:
     return out
 
 
-def _apply(label: str, info: CommandInfo, args: list[Word], out: Effects, operands: bool = True):  # type: ignore[no-untyped-def]
+def _apply(
+    label: str, info: CommandInfo, args: list[Word], out: Effects, operands: bool = True
+) -> None:
     for opt, _ in _find_options(args, info.exec_options):
         shown = "" if opt == "*" else f" {opt}"
         out.runs.append(f"`{label}{shown}` can run another program")

@@ -81,8 +81,10 @@ def sed_effects(script: str) -> ScriptEffects:
         elif c in "wW":
             target, i = rest_of_line(i + 1)
             out.writes.append(target or None)
-        elif c in "rRaic:bBtTvv":
-            i = rest_of_line(i + 1)[1] if c in "rRaic:" else _skip_label(s, i + 1)
+        elif c in "rRaic:":  # a file to read, text to insert, a label: to the end of the line
+            i = rest_of_line(i + 1)[1]
+        elif c in "btTv":  # a branch (or GNU's `v`): a label up to `;`
+            i = _skip_label(s, i + 1)
         elif c in _SED_SIMPLE:
             i += 1
             while i < n and s[i].isdigit():
