@@ -56,9 +56,10 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
         return 1
     answer: list[str] = []
     failed: list[str] = []
-    printed: list[str] = []
+    first = True  # the first stream-json event not printed yet
 
     def on_event(event: Event) -> None:
+        nonlocal first
         if isinstance(event, RequestStarted):  # the final answer is the last response's text
             answer.clear()
         if isinstance(event, TextDelta):
@@ -69,9 +70,9 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             data = stream_json(event)
             # The first and the last event say which session this run was recorded in.
             session_id = recorder.session_id if recorder is not None else None
-            if session_id and (not printed or event.kind == "turn_finished"):
+            if session_id and (first or event.kind == "turn_finished"):
                 data["session_id"] = session_id
-            printed.append(event.kind)
+            first = False
             sys.stdout.write(json.dumps(redact_obj(data), ensure_ascii=False) + "\n")
             sys.stdout.flush()
 

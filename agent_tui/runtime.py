@@ -96,8 +96,8 @@ def system_prompt(options: Options, model: str, permissions: Any) -> tuple[str, 
     from agent_tui.agent.system_prompt import build_system_prompt
     from agent_tui.paths import config_dir
 
-    trust = getattr(permissions, "trust", None)
-    trusted = trust is None or trust.state == "trusted" or not permissions.untrusted_grants
+    # Grants still withheld means the project isn't trusted (yet, or the person said ignore).
+    trusted = not getattr(permissions, "untrusted_grants", ())
     memory = find_memory(options.cwd, config_dir())
     return build_system_prompt(model, options.cwd, memory, project_trusted=trusted), memory
 
