@@ -48,6 +48,16 @@ def _dollars(text: str) -> float:
     return value
 
 
+def _budget(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of tokens: {text!r}") from None
+    if value < 1024:
+        raise argparse.ArgumentTypeError("the thinking budget is at least 1024 tokens")
+    return value
+
+
 def home_problem() -> str | None:
     """Why the config/data directory can't be used (a path under a file, read-only), or None."""
     value = os.environ.get("AGENT_TUI_HOME")
@@ -138,6 +148,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="stop (headless) or ask (TUI) before spending more than USD in this session",
     )
     parser.add_argument(
+        "--thinking",
+        nargs="?",
+        const=-1,
+        type=_budget,
+        metavar="TOKENS",
+        help="extended thinking, with a budget in tokens (default: the setting, else 8000)",
+    )
+    parser.add_argument(
+        "--mcp-config",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="FILE",
+        help="MCP servers to start, in Claude Code's mcpServers JSON format (repeatable)",
+    )
+    parser.add_argument(
         "--trust-project",
         action="store_true",
         help="honour the grants in this project's own .agent-tui settings without asking",
@@ -186,7 +212,18 @@ def main(argv: list[str] | None = None) -> int:
         approve_asks=args.approve_asks,
         trust_project=args.trust_project,
         max_cost=args.max_cost,
+        thinking=args.thinking,
+        mcp_configs=[p.expanduser() for p in args.mcp_config],
     )
+    from agent_tui.runtime import use_offline
+
+    if not use_offline(options):
+        from agent_tui.providers.anthropic import platform_problem
+
+        problem = platform_problem()
+        if problem:
+            print(f"agent-tui: {problem}", file=sys.stderr)
+            return 1
     if args.prompt is not None:
         from agent_tui.headless import run_headless
 

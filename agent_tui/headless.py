@@ -8,7 +8,9 @@ import json
 import sys
 
 from agent_tui.protocol.events import (
+    ContextCompacted,
     Event,
+    Notice,
     RequestStarted,
     StreamFailed,
     TextDelta,
@@ -66,6 +68,11 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             answer.append(event.text)
         if isinstance(event, StreamFailed):
             failed.append(event.error)
+        if output_format == "text" and isinstance(event, Notice | ContextCompacted):
+            # what the TUI says in the chat (retries, compaction, limits) goes to stderr
+            what = event.text if isinstance(event, Notice) else f"context compacted ({event.how})"
+            level = event.level if isinstance(event, Notice) else "info"
+            print(f"agent-tui: {level}: {what}", file=sys.stderr)
         if output_format == "stream-json" and not isinstance(event, _SKIP):
             data = stream_json(event)
             # The first and the last event say which session this run was recorded in.

@@ -33,6 +33,10 @@ class Options:
     trust_project: bool = False
     #: spending cap in US dollars (`--max-cost`; else `[limits] max_cost` in user settings)
     max_cost: float | None = None
+    #: `--thinking [TOKENS]`: None (the setting decides), -1 (on, the default budget) or a budget
+    thinking: int | None = None
+    #: `--mcp-config FILE` files, beside the user's and (when trusted) the project's
+    mcp_configs: list[Path] = field(default_factory=list)
 
 
 def use_offline(options: Options) -> bool:
@@ -110,10 +114,9 @@ def _seconds(name: str, default: float) -> float:
     return value if value > 0 else default
 
 
-def spending_cap(options: Options) -> float | None:
-    """`--max-cost`, else the user's settings (`[limits] max_cost`); a project can't set it."""
-    if options.max_cost is not None:
-        return options.max_cost
+def user_setting(table: str, key: str) -> Any:
+    """One value from the user's own `settings.toml` (`[table] key`), or None. Cost, thinking and
+    compaction are the person's choices: a project's settings can't set them."""
     import tomllib
 
     from agent_tui.paths import config_dir
@@ -122,8 +125,37 @@ def spending_cap(options: Options) -> float | None:
         data = tomllib.loads((config_dir() / "settings.toml").read_text("utf-8"))
     except (OSError, ValueError):
         return None
-    value = data.get("limits", {}).get("max_cost") if isinstance(data.get("limits"), dict) else None
+    section = data.get(table)
+    return section.get(key) if isinstance(section, dict) else None
+
+
+def spending_cap(options: Options) -> float | None:
+    """`--max-cost`, else the user's settings (`[limits] max_cost`)."""
+    if options.max_cost is not None:
+        return options.max_cost
+    value = user_setting("limits", "max_cost")
     return float(value) if isinstance(value, int | float) and value > 0 else None
+
+
+DEFAULT_THINKING_BUDGET = 8000
+
+
+def thinking_budget(options: Options) -> tuple[int | None, int]:
+    """(the budget to start with — None: thinking off —, the budget the toggle key turns on).
+    From `--thinking [TOKENS]`, else `[model] thinking = true` and `thinking_budget`."""
+    value = user_setting("model", "thinking_budget")
+    default = value if isinstance(value, int) and value >= 1024 else DEFAULT_THINKING_BUDGET
+    if options.thinking is not None:
+        budget = default if options.thinking < 0 else options.thinking
+        return budget, budget
+    return (default if user_setting("model", "thinking") is True else None), default
+
+
+def compaction_mode() -> str:
+    """`auto` (server-side on the first-party API, else on the client), `server`, `client` or
+    `off`: `AGENT_TUI_COMPACTION`, else `[context] compaction` in the user's settings."""
+    value = os.environ.get("AGENT_TUI_COMPACTION") or user_setting("context", "compaction")
+    return value if value in ("auto", "server", "client", "off") else "auto"
 
 
 def make_agent(
@@ -145,7 +177,9 @@ def make_agent(
         allow_asks=options.approve_asks,
         system=prompt,
         max_cost=spending_cap(options),
+        compaction=compaction_mode(),
     )
+    config.thinking_budget, config.thinking_default = thinking_budget(options)
     kwargs: dict[str, Any] = {"permissions": permissions}
     if ask is not None:
         kwargs["ask"] = ask

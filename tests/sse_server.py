@@ -214,12 +214,19 @@ def uncached(value: Any) -> Any:
 
 
 async def run_agent_tui(
-    server: SSEServer, cwd: Path, home: Path, *args: str, key: str = "sk-ant-e2e"
+    server: SSEServer,
+    cwd: Path,
+    home: Path,
+    *args: str,
+    key: str = "sk-ant-e2e",
+    extra_env: dict[str, str] | None = None,
 ) -> tuple[int, bytes, bytes]:
     """`python -m agent_tui ARGS` as a subprocess pointed at `server`, with its own home and no
-    other ANTHROPIC_/AGENT_TUI_ settings from the environment; (exit code, stdout, stderr)."""
+    other ANTHROPIC_/AGENT_TUI_ settings from the environment (but `extra_env`); (exit code,
+    stdout, stderr)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENT_TUI_"))}
     env.update(ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY=key, AGENT_TUI_HOME=str(home))
+    env.update(extra_env or {})
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "agent_tui", *args, env=env, cwd=cwd,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,

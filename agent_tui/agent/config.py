@@ -33,3 +33,10 @@ class AgentConfig:
     stall_timeout: float = 90.0
     #: a spending cap in US dollars for the session (None: no cap); see `Agent._within_budget`
     max_cost: float | None = None
+    #: extended thinking's budget in tokens (None: off), and what the toggle turns on
+    thinking_budget: int | None = None
+    thinking_default: int = 8000
+    #: how a full context is compacted: auto, server, client or off (see `agent.compaction`)
+    compaction: str = "auto"
+    #: compact when this share of the context window is used
+    compact_at: float = 0.8

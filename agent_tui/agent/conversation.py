@@ -15,10 +15,54 @@ class ConversationObserver(Protocol):
     def block_added(self, block: dict[str, Any]) -> None: ...
 
 
+SUMMARY_HEADER = (
+    "The earlier part of this conversation was compacted to save context. Summary of it:\n\n"
+)
+
+
 class Conversation:
     def __init__(self, messages: list[dict[str, Any]] | None = None) -> None:
         self.messages: list[dict[str, Any]] = messages or []
         self.observers: list[ConversationObserver] = []
+        #: after a client-side compaction: requests start at this message, with the summary
+        #: put before its content (`messages` itself keeps the whole history)
+        self.start = 0
+        self.summary: str | None = None
+        self._head_key: tuple[int, str, int] | None = None
+        self._head: dict[str, Any] = {}
+
+    def compact(self, start: int, summary: str) -> None:
+        """From now on, requests see `summary` in place of the messages before `start`."""
+        self.start, self.summary = start, summary
+
+    def request_messages(self) -> list[dict[str, Any]]:
+        """What a request sends: everything, or after a compaction the summary and what
+        follows it. The summary's message is the same object every time, so its bytes (the
+        cached prefix) don't change from request to request."""
+        if self.summary is None or self.start <= 0:
+            return self.messages
+        first = self.messages[self.start]
+        content = first["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        key = (self.start, self.summary, len(blocks))
+        if self._head_key != key:
+            self._head_key = key
+            summary = {"type": "text", "text": SUMMARY_HEADER + self.summary}
+            self._head = {"role": "user", "content": [summary, *blocks]}
+        return [self._head, *self.messages[self.start + 1 :]]
+
+    def prompt_starts(self) -> list[int]:
+        """Indexes of the messages that begin a turn (a prompt, not tool results)."""
+        starts = []
+        for i, message in enumerate(self.messages):
+            content = message["content"]
+            if message["role"] != "user":
+                continue
+            if isinstance(content, str) or not any(
+                b.get("type") == "tool_result" for b in content if isinstance(b, dict)
+            ):
+                starts.append(i)
+        return starts
 
     @property
     def last_role(self) -> str | None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from agent_tui.agent.approvals import AllowAll, Approvals, AskFn, PermissionChecker, deny_all
 from agent_tui.agent.budget import SpendFn, SpendingCap
+from agent_tui.agent.compaction import Compactor
 from agent_tui.agent.config import AgentConfig
 from agent_tui.agent.conversation import Conversation
 from agent_tui.agent.cost import cost_usd
@@ -26,7 +27,7 @@ from agent_tui.agent.stop_reasons import (
     cut_short,
     stop_notice,
 )
-from agent_tui.agent.tool_runner import ToolRunner
+from agent_tui.agent.tool_runner import ToolRunner, tool_result
 from agent_tui.protocol.assembler import StreamAssembler, StreamError
 from agent_tui.protocol.events import (
     BlockFinished,
@@ -55,6 +56,10 @@ Listener = Callable[[Event], None]
 
 CANCELLED = "cancelled by user"
 RESUME_PROMPT = "Your previous response was cut off by a connection problem. Please continue."
+
+
+class _CompactionRefused(Exception):
+    """The API refused the server-side compaction edit: the request goes again without it."""
 
 
 class _StreamBroken(Exception):
@@ -94,6 +99,7 @@ class Agent:
         #: the spending cap, checked before every request
         self.budget = SpendingCap(config, self.emit, confirm_spend)
         self.conversation = conversation or Conversation()
+        self.compactor = Compactor(provider, config, lambda: self.conversation, self.emit)
         self.listeners: list[Listener] = []
         self.session_usage = Usage()
         self.session_cost = 0.0
@@ -115,15 +121,6 @@ class Agent:
         self.config.system = self.config.system.replace(f"You are {old}.", f"You are {model}.")
         if hasattr(self.provider, "label"):
             self.provider.label = model
-
-    @property
-    def confirm_spend(self) -> SpendFn:
-        """Asked at the spending cap: may the session go over it? (No one there: no.)"""
-        return self.budget.confirm
-
-    @confirm_spend.setter
-    def confirm_spend(self, confirm: SpendFn) -> None:
-        self.budget.confirm = confirm
 
     @property
     def permissions(self) -> PermissionChecker:
@@ -177,12 +174,22 @@ class Agent:
                     stop_reason = "max_cost"
                     self._close_dangling_tool_uses("not run: the spending cap was reached")
                     break
+                if self.compactor.due() and not self.conversation.pending_tool_uses():
+                    step = await self._compact_step()
+                    usage += step
+                    cost += cost_usd(self.config.model, step)
                 requests += 1
                 self.emit(RequestStarted(requests))
-                assembler = await self._request()
+                try:
+                    assembler = await self._request()
+                except _CompactionRefused:
+                    continue  # again without the edit, compacting on the client if it's time
+                self.compactor.note(assembler)
                 usage += assembler.usage
                 cost += cost_usd(self.config.model, assembler.usage)
                 stop_reason = assembler.stop_reason
+                if stop_reason == "compaction":
+                    continue  # the server paused after compacting: go on from the summary
                 if stop_reason == "pause_turn" and not self.conversation.pending_tool_uses():
                     continuations += 1
                     if continuations <= MAX_CONTINUATIONS:
@@ -258,13 +265,33 @@ class Agent:
     # --- one request -------------------------------------------------------------------------
 
     def _request_for(self) -> MessageRequest:
+        budget = self.config.thinking_budget
         return MessageRequest(
             model=self.config.model,
-            messages=self.messages,
-            max_tokens=self.config.max_tokens,
+            messages=self.conversation.request_messages(),
+            # the answer's own room comes on top of the thinking budget
+            max_tokens=max(self.config.max_tokens, (budget or 0) + 4096),
             system=self.config.system,
             tools=self.tools.schemas(),
+            thinking={"type": "enabled", "budget_tokens": budget} if budget else None,
+            **self.compactor.request_fields(),
         )
+
+    async def compact(self, instructions: str = "") -> TurnFinished:
+        """`/compact`: summarise the older turns now (a turn of its own, with its cost)."""
+        self._task = asyncio.current_task()
+        self.running = True
+        try:
+            usage = await self._compact_step(instructions)
+        except asyncio.CancelledError:
+            usage = Usage()
+        finally:
+            self.running = False
+            self._task = None
+        return self._finish(None, usage, cost_usd(self.config.model, usage), 1)
+
+    async def _compact_step(self, instructions: str = "") -> Usage:
+        return await self.compactor.run(self.tools.schemas(), instructions)
 
     async def _request(self) -> StreamAssembler:
         attempt = 0
@@ -274,6 +301,8 @@ class Agent:
                 await self._consume(self._request_for(), assembler)
                 return assembler
             except (ProviderError, StreamError) as exc:
+                if isinstance(exc, ProviderError) and self.compactor.refused(exc):
+                    raise _CompactionRefused() from None
                 retryable = getattr(exc, "retryable", exc.kind in ("overloaded_error",))
                 message = redact(str(getattr(exc, "message", exc)))
                 limit = getattr(exc, "max_retries", None)
@@ -366,24 +395,11 @@ class Agent:
         self.conversation.begin("user")
         usage = Usage()
         cost = 0.0
-        # Consecutive read-only calls run together; a call that can change things runs alone,
-        # in order, so the model's sequencing of side effects is kept.
-        batches: list[list[dict[str, Any]]] = []
-        previous_read_only = False
-        for call in calls:
-            read_only = self.runner.is_read_only(call)
-            if read_only and previous_read_only:
-                batches[-1].append(call)
-            else:
-                batches.append([call])
-            previous_read_only = read_only
-        for batch in batches:
-            outputs = await asyncio.gather(*(self.runner.run(call) for call in batch))
-            for call, output in zip(batch, outputs, strict=True):
-                self.conversation.append(_tool_result(call["id"], output))
-                if output.usage is not None:
-                    usage += output.usage
-                    cost += cost_usd(output.meta.get("model", self.config.model), output.usage)
+        async for call, output in self.runner.run_all(calls):
+            self.conversation.append(tool_result(call["id"], output))
+            if output.usage is not None:
+                usage += output.usage
+                cost += cost_usd(output.meta.get("model", self.config.model), output.usage)
         return usage, cost
 
     def _close_dangling_tool_uses(self, reason: str) -> int:
@@ -394,18 +410,7 @@ class Agent:
         if self.conversation.last_role != "user":
             self.conversation.begin("user")
         for call in pending:
-            self.conversation.append(_tool_result(call["id"], ToolOutput(reason, is_error=True)))
+            self.conversation.append(tool_result(call["id"], ToolOutput(reason, is_error=True)))
             if reason == CANCELLED:
                 self.emit(ToolFinished(call["id"], call.get("name", ""), True, CANCELLED, 0.0))
         return len(pending)
-
-
-def _tool_result(tool_use_id: str, output: ToolOutput) -> dict[str, Any]:
-    block: dict[str, Any] = {
-        "type": "tool_result",
-        "tool_use_id": tool_use_id,
-        "content": output.content or "(no output)",
-    }
-    if output.is_error:
-        block["is_error"] = True
-    return block

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.approvals import Approvals
@@ -37,6 +37,27 @@ class ToolRunner:
         self.provider = provider
         #: tool_use id -> why its streamed input was unusable (invalid JSON): never run those
         self.input_errors: dict[str, str] = {}
+
+    async def run_all(
+        self, calls: list[dict[str, Any]]
+    ) -> AsyncIterator[tuple[dict[str, Any], ToolOutput]]:
+        """Run one response's tool calls, yielding each with its output in the calls' order.
+
+        Consecutive read-only calls run together; a call that can change things runs alone, in
+        order, so the model's sequencing of side effects is kept."""
+        batches: list[list[dict[str, Any]]] = []
+        previous_read_only = False
+        for call in calls:
+            read_only = self.is_read_only(call)
+            if read_only and previous_read_only:
+                batches[-1].append(call)
+            else:
+                batches.append([call])
+            previous_read_only = read_only
+        for batch in batches:
+            outputs = await asyncio.gather(*(self.run(call) for call in batch))
+            for pair in zip(batch, outputs, strict=True):
+                yield pair
 
     def is_read_only(self, call: dict[str, Any]) -> bool:
         tool = self.tools.get(call.get("name", ""))
@@ -107,3 +128,15 @@ class ToolRunner:
             explicit_hosts=self.approvals.permissions.explicit_hosts,
             emit=self.emit,
         )
+
+
+def tool_result(tool_use_id: str, output: ToolOutput) -> dict[str, Any]:
+    """The `tool_result` block that answers one call."""
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": tool_use_id,
+        "content": output.content or "(no output)",
+    }
+    if output.is_error:
+        block["is_error"] = True
+    return block

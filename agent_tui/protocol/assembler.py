@@ -198,6 +198,13 @@ class StreamAssembler:
             text = _text(self, delta, "thinking", index)
             block.chunks.append(text)
             return [ThinkingDelta(index, text)] if text else []
+        if dtype == "compaction_delta":
+            # the summary (and its opaque metadata) of a server-side compaction, kept verbatim
+            if delta.get("content") is not None:
+                block.chunks.append(_text(self, delta, "content", index))
+            if delta.get("encrypted_content") is not None:
+                block.signature.append(_text(self, delta, "encrypted_content", index))
+            return []
         if dtype == "signature_delta":
             block.signature.append(_text(self, delta, "signature", index))
         elif dtype == "citations_delta":
@@ -227,9 +234,15 @@ class StreamAssembler:
             if block.citations:
                 final["citations"] = list(block.start.get("citations") or []) + block.citations
         elif btype == "thinking":
-            final["thinking"] = "".join(block.chunks)
+            if block.chunks or "thinking" not in final:
+                final["thinking"] = "".join(block.chunks)
             if block.signature:
                 final["signature"] = "".join(block.signature)
+        elif btype == "compaction":
+            if block.chunks:
+                final["content"] = "".join(block.chunks)
+            if block.signature:
+                final["encrypted_content"] = "".join(block.signature)
         elif btype in TOOL_BLOCKS:
             raw = "".join(block.chunks)
             block_id, name = str(final.get("id", "")), str(final.get("name", ""))

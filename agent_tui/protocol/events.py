@@ -264,6 +264,20 @@ class ApprovalDecided(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ContextCompacted(Event):
+    """The conversation's older part was replaced by a summary: by the API (`how="server"`, a
+    `compaction` block kept in the conversation) or by a summary request (`how="client"`;
+    requests start at message `start`, see `Conversation.compact`)."""
+
+    commit_boundary: ClassVar[bool] = True
+    how: str
+    summary: str
+    #: context tokens in use before the compaction (0: not known)
+    tokens_before: int = 0
+    start: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class Notice(Event):
     """Something the person should see in the chat (max_tokens, refusal, retry, …)."""
 
@@ -303,6 +317,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ToolFinished,
         ApprovalRequested,
         ApprovalDecided,
+        ContextCompacted,
         Notice,
         TurnFinished,
     )

@@ -28,6 +28,43 @@ def _platform() -> str:
     return "anthropic"
 
 
+#: platform -> (the SDK's client class, our optional extra that brings what it needs)
+_CLIENTS = {
+    "anthropic": ("AsyncAnthropic", ""),
+    "bedrock": ("AsyncAnthropicBedrock", "bedrock"),
+    "vertex": ("AsyncAnthropicVertex", "vertex"),
+    "foundry": ("AsyncAnthropicFoundry", ""),
+}
+#: a module the extra installs, to check for before the first frame: platform -> module
+EXTRA_MODULES = {"bedrock": "boto3", "vertex": "google.auth"}
+
+
+def missing_extra(platform: str, extra: str, exc: BaseException | None = None) -> str:
+    why = f" ({exc})" if exc else ""
+    return (
+        f"The {platform.title()} platform needs the SDK's {platform} client, which is not "
+        f"installed{why}. Install it with: pip install 'agent-tui[{extra}]'"
+    )
+
+
+def platform_problem() -> str | None:
+    """Why the configured platform can't be used (its optional extra is missing), or None.
+
+    Checked at start-up without importing anything, so the person hears it at once instead of
+    at the first request."""
+    from importlib.util import find_spec
+
+    platform = _platform()
+    module = EXTRA_MODULES.get(platform)
+    if module is None:
+        return None
+    try:
+        found = find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    return None if found else missing_extra(platform, _CLIENTS[platform][1])
+
+
 class AnthropicProvider:
     def __init__(self, model: str = DEFAULT_MODEL, *, timeout: float = 600.0) -> None:
         self.name = _platform()
@@ -52,7 +89,11 @@ class AnthropicProvider:
         if self._client is None:
             import anthropic  # deferred: the heaviest import of the app
 
-            self._client = anthropic.AsyncAnthropic(max_retries=0, timeout=self._timeout)
+            cls_name, extra = _CLIENTS[self.name]
+            try:
+                self._client = getattr(anthropic, cls_name)(max_retries=0, timeout=self._timeout)
+            except ImportError as exc:
+                raise ProviderError(missing_extra(self.name, extra, exc), kind="setup") from None
         return self._client
 
     async def stream(self, request: MessageRequest) -> AsyncIterator[dict[str, Any]]:
@@ -60,7 +101,12 @@ class AnthropicProvider:
 
         client = self._get_client()
         try:
-            stream = await client.messages.create(**request.body(), stream=True)
+            if request.betas:
+                stream = await client.beta.messages.create(
+                    **request.body(), betas=list(request.betas), stream=True
+                )
+            else:
+                stream = await client.messages.create(**request.body(), stream=True)
             async with stream:
                 async for event in stream:
                     yield event.to_dict()

@@ -25,6 +25,12 @@ class MessageRequest:
     purpose: str = "main"
     #: mark the prompt's stable prefix for caching (`cache_control` breakpoints, see `body`)
     cache: bool = True
+    #: extended thinking (`{"type": "enabled", "budget_tokens": N}`), None: off
+    thinking: dict[str, Any] | None = None
+    #: server-side context management (the `compact_20260112` edit), None: off
+    context_management: dict[str, Any] | None = None
+    #: beta features the request needs (sent as the `anthropic-beta` header, not in the body)
+    betas: tuple[str, ...] = ()
 
     def body(self) -> dict[str, Any]:
         """The JSON body as sent to `/v1/messages` (without `stream`).
@@ -45,6 +51,10 @@ class MessageRequest:
             body["tools"] = self.tools
         if self.tool_choice:
             body["tool_choice"] = self.tool_choice
+        if self.thinking:
+            body["thinking"] = self.thinking
+        if self.context_management:
+            body["context_management"] = self.context_management
         if self.cache:
             _add_breakpoints(body)
         return body

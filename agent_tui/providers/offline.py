@@ -63,6 +63,8 @@ class OfflineProvider:
             events = _search_events(request)
         elif request.purpose == "extract":
             events = _message_events([{"text": _extract(request)}], request)
+        elif request.purpose == "compaction":
+            events = _message_events([{"text": _summary(request.messages[:-1])}], request)
         else:
             events = _message_events(_choose_step(request.messages), request)
         loop = asyncio.get_running_loop()
@@ -76,6 +78,19 @@ class OfflineProvider:
             else:
                 await asyncio.sleep(0)  # stay cooperative even at full speed
             yield event
+
+
+def _summary(messages: list[dict[str, Any]]) -> str:
+    """What the offline model says when asked to summarise: each earlier prompt, with the first
+    line of its answer (built from the conversation, the way a model would)."""
+    lines = []
+    for message in messages:
+        said = text_of(message["content"]).strip()
+        if not said:
+            continue
+        first = said.splitlines()[0][:160]
+        lines.append(f"- {'The user asked' if message['role'] == 'user' else 'Answered'}: {first}")
+    return "Summary of the earlier conversation:\n" + "\n".join(lines or ["- (nothing yet)"])
 
 
 # --- choosing what to say ------------------------------------------------------------------------

@@ -7,9 +7,12 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.agent.context import context_used
 from agent_tui.protocol.events import (
     ApprovalDecided,
+    ContextCompacted,
     Event,
+    MessageFinished,
     ToolCallReady,
     ToolFinished,
     ToolInputDelta,
@@ -160,4 +163,15 @@ def resume_into(store: SessionStore, agent: Agent, session_id: str) -> Recorder:
     stored = store.get_system_prompt(session_id)
     if stored:  # the same bytes as before: the cached prefix still matches
         agent.config.system = stored
+    last = store.last_event(session_id, "message_finished")
+    if isinstance(last, MessageFinished):  # how full the context is, for the next compaction
+        agent.compactor.used = context_used(last.usage)
+    compacted = store.last_event(session_id, "context_compacted")
+    # requests go on from a client-side compaction's summary, as before
+    if (
+        isinstance(compacted, ContextCompacted)
+        and compacted.how == "client"
+        and 0 < compacted.start < len(fixed)
+    ):
+        agent.conversation.compact(compacted.start, compacted.summary)
     return Recorder(store, agent, session_id)

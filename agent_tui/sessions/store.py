@@ -27,13 +27,14 @@ crash (`kill -9`); only an OS crash or power loss can drop the last few commits.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import time
 from pathlib import Path
 from typing import Any
 
-from agent_tui.protocol.events import Event
+from agent_tui.protocol.events import Event, event_from_dict
 from agent_tui.redact import redact
 from agent_tui.sessions import search as search_mod
 from agent_tui.sessions.event_log import load_events
@@ -258,6 +259,17 @@ class SessionStore(MessageLog, RunLog):
         self.flush()
         with self._lock:
             return load_events(self._c, session_id, after=after, limit=limit)
+
+    def last_event(self, session_id: str, kind: str) -> Event | None:
+        """The newest recorded event of one kind (e.g. the last compaction), or None."""
+        self.flush()
+        with self._lock:
+            row = self._c.execute(
+                "SELECT json FROM events WHERE session_id = ? AND type = ? "
+                "ORDER BY seq DESC LIMIT 1",
+                (session_id, kind),
+            ).fetchone()
+        return event_from_dict(json.loads(row[0])) if row else None
 
     # --- search ---
 

@@ -81,6 +81,7 @@ class AgentApp(SessionActions, ViewActions):
         Binding("ctrl+c", "cancel", "Stop", show=False, priority=True),
         Binding("ctrl+r", "retry", "Retry", show=False),
         Binding("ctrl+t", "toggle_tools", "Tools", show=True),
+        Binding("alt+t", "toggle_thinking", "Thinking", show=False),
         Binding("ctrl+o", "sessions", "Sessions", show=True),
         # Priority: the screen's own shift+tab (focus the previous widget) would shadow it.
         Binding("shift+tab", "cycle_mode", "Mode", show=True, priority=True),
@@ -235,6 +236,7 @@ class AgentApp(SessionActions, ViewActions):
             self.live_view.set_totals(agent.session_usage, agent.session_cost)
         status = self.status
         status.model = agent.provider.label
+        status.thinking = agent.config.thinking_budget or 0
         status.activity = "ready"
         if recorder is not None and recorder.session_id:
             status.session = recorder.session_id

@@ -16,10 +16,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, NoticeMessage
+from agent_tui.ui.widgets.folded import FoldedText
 from agent_tui.ui.widgets.status import StatusLine
 
 if TYPE_CHECKING:
-    from agent_tui.protocol.events import Event, Usage
+    from agent_tui.protocol.events import ContextCompacted, Event, Usage
     from agent_tui.ui.widgets.approvals_log import ApprovalsLog
     from agent_tui.ui.widgets.tool_blocks import ToolBlock
     from agent_tui.ui.widgets.tool_pane import ToolPane
@@ -41,6 +42,7 @@ class EventView:
         self.approvals_log = approvals_log
         self._call_later = call_later
         self._current: AssistantMessage | None = None
+        self._thinking: FoldedText | None = None
         self._blocks: dict[str, ToolBlock] = {}
         self.usage: Usage | None = None
         self.cost = 0.0
@@ -78,7 +80,14 @@ class EventView:
             used = context_used(event.usage)  # type: ignore[attr-defined]
             self.status.context = min(100, round(100 * used / self.window))
         elif kind == "text_delta":
+            self._end_thinking()
             self._assistant().write(event.text)  # type: ignore[attr-defined]
+        elif kind == "thinking_delta":
+            self._thinking_block().append(event.text)  # type: ignore[attr-defined]
+        elif kind == "context_compacted":
+            self.end_message()
+            self.chat.append(compaction_notice(event))  # type: ignore[arg-type]
+            self.status.context = 0
         elif kind in ("tool_call_started", "tool_call_ready"):
             self._tool_block(event.tool_use_id, event.tool).handle(event)  # type: ignore[attr-defined]
         elif kind == "approval_decided":
@@ -118,6 +127,7 @@ class EventView:
         self.approvals_log.clear()
 
     def end_message(self, incomplete: bool = False) -> None:
+        self._end_thinking()
         current, self._current = self._current, None
         if current is not None:
             self._call_later(current.finish, incomplete)
@@ -126,6 +136,18 @@ class EventView:
         tool_use_id = getattr(event, "tool_use_id", None)
         if tool_use_id and tool_use_id in self._blocks:
             self._blocks[tool_use_id].handle(event)
+
+    def _thinking_block(self) -> FoldedText:
+        if self._thinking is None:
+            self.end_message()
+            self._thinking = FoldedText("Thinking", live=True, classes="thinking")
+            self.chat.append(self._thinking)
+        return self._thinking
+
+    def _end_thinking(self) -> None:
+        thinking, self._thinking = self._thinking, None
+        if thinking is not None:
+            thinking.finish("Thought")
 
     def _assistant(self) -> AssistantMessage:
         if self._current is None:
@@ -143,3 +165,12 @@ class EventView:
             self._blocks[tool_use_id] = block
             self.chat.append(block)
         return block
+
+
+def compaction_notice(event: ContextCompacted) -> FoldedText:
+    """ "Context compacted", with the summary the model goes on from (open to read it)."""
+    how = "by the API" if event.how == "server" else "by a summary request"
+    before = f", {event.tokens_before:,} tokens before" if event.tokens_before else ""
+    return FoldedText(
+        f"Context compacted {how}{before}; the summary", event.summary, classes="compaction"
+    )

@@ -36,6 +36,7 @@ class SessionActions(AppParts):
     _store_lock: threading.Lock
 
     _runs: dict[str, Any]
+    _turn: Any
 
     def _show_history(self, notice: str | None = None) -> None:
         raise NotImplementedError
@@ -48,10 +49,53 @@ class SessionActions(AppParts):
             self.action_sessions,
         )
         yield SystemCommand(
+            "Context: compact",
+            "Summarise the older turns now to free context (/compact)",
+            self.action_compact,
+        )
+        yield SystemCommand(
+            "Thinking: on/off",
+            "Toggle extended thinking for the next requests (alt+t)",
+            self.action_toggle_thinking,
+        )
+        yield SystemCommand(
             "Model: switch",
             "Use another model from the next request on (the prompt cache starts anew)",
             self.action_switch_model,
         )
+
+    def action_compact(self) -> None:
+        """`/compact`: summarise the older turns now, with optional instructions."""
+        from functools import partial
+
+        from agent_tui.ui.screens.confirm import AskTextScreen
+
+        agent = self.agent
+        if agent is None or self._turn is not None:
+            self.notify("Wait for the current turn to end, then compact.")
+            return
+
+        def chosen(instructions: str | None) -> None:
+            if instructions is None or self.agent is None or self._turn is not None:
+                return
+            self._turn = self.run_worker(
+                partial(self.agent.compact, instructions.strip()), group="turn"
+            )
+
+        self.push_screen(
+            AskTextScreen("Compact the conversation. What should the summary keep? (optional)", ""),
+            chosen,
+        )
+
+    def action_toggle_thinking(self) -> None:
+        agent = self.agent
+        if agent is None:
+            return
+        config = agent.config
+        config.thinking_budget = None if config.thinking_budget else config.thinking_default
+        self.status.thinking = config.thinking_budget or 0
+        state = f"on ({config.thinking_budget:,} tokens)" if config.thinking_budget else "off"
+        self.notify(f"Extended thinking {state} from the next request.")
 
     def action_switch_model(self) -> None:
         from agent_tui.ui.screens.confirm import AskTextScreen

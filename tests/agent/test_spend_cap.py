@@ -45,7 +45,7 @@ async def test_the_person_can_let_it_go_on(tmp_path: Path) -> None:
 
     provider = ScriptedProvider(call(1), call(2), call(3), reply(text("done")))
     h = Harness(provider, [EchoTool()], tmp_path, max_cost=0.03)
-    h.agent.confirm_spend = confirm
+    h.agent.budget.confirm = confirm
     result = await h.agent.submit("go")
     assert result.stop_reason == "end_turn" and result.requests == 4
     assert len(asked) == 1 and asked[0][1] == 0.03  # asked once, then lifted for the session

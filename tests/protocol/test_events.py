@@ -36,6 +36,7 @@ SAMPLES: list[Event] = [
     ev.ApprovalDecided(
         "toolu_1", "Bash", "ls", "allow", "user", None, ["Bash(ls:*)"], message="ok"
     ),
+    ev.ContextCompacted("client", "the summary", 170_000, 12),
     ev.Notice("warning", "max_tokens"),
     ev.TurnFinished("end_turn", USAGE, 0.0123, 2, cancelled=False, failed=True),
 ]

@@ -14,10 +14,7 @@ from agent_tui.ui.widgets.status import StatusLine
 
 
 @pytest.fixture(autouse=True)
-def offline_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "home"))
+def offline_fast(offline_env: None, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AGENT_TUI_OFFLINE_DELAY", "0")
 
 

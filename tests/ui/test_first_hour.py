@@ -11,13 +11,7 @@ from app_helpers import make_app, wait_for
 from agent_tui.ui.widgets.chat import AssistantMessage, NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput, QueuedPrompts
 
-
-@pytest.fixture(autouse=True)
-def offline_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("AGENT_TUI_OFFLINE_DELAY", "0.05")
+pytestmark = pytest.mark.usefixtures("offline_env")
 
 
 def chat_order(app: Any) -> list[str]:

@@ -23,6 +23,7 @@ APP_KEYS: tuple[tuple[str, str], ...] = (
     ("Ctrl+Home / Ctrl+End", "to the top / back to the newest message (and follow it)"),
     ("Ctrl+T", "show / hide the tool-progress and approvals pane"),
     ("Shift+Tab", "permission mode: default → accept-edits → plan → yolo (asks first)"),
+    ("Alt+T", "extended thinking on / off for the next requests"),
     ("Ctrl+O", "sessions: find, resume, replay, export, delete"),
     ("Ctrl+P", "command palette"),
     ("F1", "this help"),

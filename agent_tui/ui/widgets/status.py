@@ -26,6 +26,8 @@ class StatusLine(Static):
     session: reactive[str] = reactive("")
     #: how full the context window was after the last response, in percent (None: unknown)
     context: reactive[int | None] = reactive(None)
+    #: extended thinking's budget in tokens (0: off)
+    thinking: reactive[int] = reactive(0)
 
     def render(self) -> Text:
         text = Text(no_wrap=True, overflow="ellipsis")
@@ -34,6 +36,8 @@ class StatusLine(Static):
             text.append(" YOLO: everything but deny rules runs ", style="bold white on red")
         elif self.mode != "default":
             text.append(f" {self.mode} ", style="bold black on yellow")
+        if self.thinking:
+            text.append(f" thinking {_tokens(self.thinking)} ", style="italic")
         text.append(f"  {self.activity}")
         u = self.usage
         sent = 0 if u is None else u.input_tokens + u.cache_read_input_tokens
