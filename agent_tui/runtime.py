@@ -71,11 +71,20 @@ def make_tools(provider: Provider, model: str) -> ToolRegistry:
     from agent_tui.tools.bash import BashTool
     from agent_tui.tools.edit import EditTool
     from agent_tui.tools.read import ReadTool
+    from agent_tui.tools.search_files import GlobTool, GrepTool
     from agent_tui.tools.web_fetch import WebFetchTool
     from agent_tui.tools.web_search import WebSearchTool, web_search_available
     from agent_tui.tools.write import WriteTool
 
-    tools = [BashTool(), ReadTool(), WriteTool(), EditTool(), WebFetchTool()]
+    tools = [
+        BashTool(),
+        ReadTool(),
+        WriteTool(),
+        EditTool(),
+        GrepTool(),
+        GlobTool(),
+        WebFetchTool(),
+    ]
     if web_search_available(provider, model):
         tools.append(WebSearchTool())
     return ToolRegistry(tools)
@@ -187,4 +196,16 @@ def make_agent(
         kwargs["confirm_spend"] = confirm_spend
     agent = Agent(provider, make_tools(provider, model), config, **kwargs)
     agent.memory_files = tuple(memory)
+    add_subagents(agent, options, trusted=not getattr(permissions, "untrusted_grants", ()))
     return agent
+
+
+def add_subagents(agent: Agent, options: Options, *, trusted: bool) -> None:
+    """The `Task` tool, with the sub-agent types of the user and (if trusted) the project."""
+    from agent_tui.agent.subagents import SubAgents, load_agent_types
+    from agent_tui.paths import config_dir
+    from agent_tui.tools.task import TaskTool
+
+    types = load_agent_types(options.cwd, config_dir(), project_trusted=trusted)
+    agent.subagents = SubAgents(agent, types)
+    agent.tools.add(TaskTool(agent.subagents.run, {n: t.description for n, t in types.items()}))

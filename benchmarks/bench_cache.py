@@ -42,7 +42,7 @@ def responder(index: int, body: Any) -> str:
     if not any(b.get("type") == "tool_result" for b in last):
         n = index
         calls = (
-            tool_use(f"toolu_r{n}", "Read", {"file_path": "src/app.py"}),
+            tool_use(f"toolu_r{n}", "Read", {"path": "src/app.py"}),
             tool_use(f"toolu_b{n}", "Bash", {"command": f"echo step {n}"}),
         )
         return to_sse(reply(*calls, stop_reason="tool_use"))

@@ -96,6 +96,8 @@ class Agent:
         self.runner = ToolRunner(tools, self.approvals, self.emit, config, provider)
         #: the memory files (AGENTS.md, CLAUDE.md) in the system prompt, for the person to see
         self.memory_files: tuple[Any, ...] = ()
+        #: runs this agent's Task calls (`agent.subagents.SubAgents`; None: no Task tool)
+        self.subagents: Any = None
         #: the spending cap, checked before every request
         self.budget = SpendingCap(config, self.emit, confirm_spend)
         self.conversation = conversation or Conversation()
@@ -399,7 +401,8 @@ class Agent:
             self.conversation.append(tool_result(call["id"], output))
             if output.usage is not None:
                 usage += output.usage
-                cost += cost_usd(output.meta.get("model", self.config.model), output.usage)
+                model = output.meta.get("model", self.config.model)
+                cost += output.meta.get("cost_usd", cost_usd(model, output.usage))
         return usage, cost
 
     def _close_dangling_tool_uses(self, reason: str) -> int:

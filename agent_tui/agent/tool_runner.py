@@ -127,6 +127,7 @@ class ToolRunner:
             tool_use_id=tool_use_id,
             explicit_hosts=self.approvals.permissions.explicit_hosts,
             emit=self.emit,
+            read_denied=getattr(self.approvals.permissions, "read_denied", _never),
         )
 
 
@@ -140,3 +141,7 @@ def tool_result(tool_use_id: str, output: ToolOutput) -> dict[str, Any]:
     if output.is_error:
         block["is_error"] = True
     return block
+
+
+def _never(_path: Any) -> bool:
+    return False

@@ -35,6 +35,13 @@ from agent_tui.permissions.trust import ProjectFiles, State, TrustStore
 from agent_tui.permissions.types import MODES, Behavior, Decision, Mode
 
 _PATH_KEYS = ("path", "file_path")
+#: tools that act on nothing by themselves: allowed unless a rule says otherwise
+UNGATED_TOOLS = {
+    "TodoWrite": "it only updates the plan shown to you",
+    "Task": "a sub-agent: each of its own tool calls is checked like any other",
+}
+#: read-only tools that search a folder (the working directory when no path is given)
+SEARCH_TOOLS = ("Grep", "Glob")
 
 
 @dataclass
@@ -228,7 +235,19 @@ class PermissionEngine:
         except Exception as e:  # fail closed: a bug here must never allow
             return Decision("ask", reason=f"the permission check failed ({type(e).__name__}: {e})")
 
+    def read_denied(self, path: Path) -> bool:
+        """A deny rule keeps `path` from being read (Grep and Glob leave it out)."""
+        resolved, lexical = self.paths_of(str(path))
+        return any(
+            r.behavior == "deny"
+            and r.rule.tool == "Read"
+            and (match_path(r.rule, resolved, self.cwd) or match_path(r.rule, lexical, self.cwd))
+            for r in self._rules
+        )
+
     def _check(self, tool: str, input: dict[str, Any], read_only: bool) -> Decision:
+        if tool in SEARCH_TOOLS and not input.get("path"):
+            input = {**input, "path": "."}  # they search the working directory by default
         if tool == "Bash":
             return self._bash(input, read_only)
         if tool in ("Read", "Write", "Edit") or (
@@ -269,6 +288,8 @@ class PermissionEngine:
             for r in self.rules_of(behavior, tool):
                 if r.rule.bare:
                     return by_rule(behavior, r)
+        if tool in UNGATED_TOOLS:
+            return Decision("allow", reason=UNGATED_TOOLS[tool])
         return Decision("ask", reason=f"no rule allows {tool}", suggestions=(tool,))
 
     # --- files ---

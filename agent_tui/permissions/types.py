@@ -40,6 +40,8 @@ class ApprovalRequest:
     preview: str | None = None
     #: the settings file an "always" answer writes to (the engine's `local_settings`)
     save_to: str = ""
+    #: who asks, when not the main agent: the sub-agent's label ("Task: find the tests")
+    agent: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,21 +28,41 @@ if TYPE_CHECKING:
 
 
 class Recorder:
-    def __init__(self, store: SessionStore, agent: Agent, session_id: str | None = None) -> None:
+    def __init__(
+        self,
+        store: SessionStore,
+        agent: Agent,
+        session_id: str | None = None,
+        *,
+        parent_id: str | None = None,
+        title: str | None = None,
+    ) -> None:
         self.store = store
         self.agent = agent
         self.session_id = session_id
+        #: a sub-agent's recorder: the session that ran it, and the title its session gets
+        self._parent_id, self._title = parent_id, title
         self._message_seq: int | None = None
         self._tool_runs: dict[str, int] = {}
         self._inputs: dict[str, dict[str, Any]] = {}
         self._turn_started = time.time()
         agent.conversation.observers.append(self)
         agent.listeners.append(self.on_event)
+        subagents = getattr(agent, "subagents", None)
+        if subagents is not None:
+            subagents.on_start = self.record_subagent
+
+    def record_subagent(self, sub: Agent, label: str) -> None:
+        """Record a sub-agent's conversation as a session linked to this one."""
+        Recorder(self.store, sub, parent_id=self._session(), title=f"↳ Task: {label}")
 
     def _session(self) -> str:
         if self.session_id is None:
             self.session_id = self.store.create_session(
-                self.agent.config.cwd, self.agent.config.model
+                self.agent.config.cwd,
+                self.agent.config.model,
+                self._title,
+                parent_id=self._parent_id,
             )
             self.store.set_system_prompt(self.session_id, self.agent.config.system)
         return self.session_id

@@ -120,7 +120,11 @@ _V1 = (
 # reads them from the prompt cache) whatever changed around it since.
 _V2 = ("ALTER TABLE sessions ADD COLUMN system_prompt TEXT",)
 
-MIGRATIONS: list[tuple[str, ...]] = [_V1, _V2]
+# A sub-agent's conversation (issue 14) is a session of its own, linked to the one that ran it;
+# `--continue` never picks it.
+_V3 = ("ALTER TABLE sessions ADD COLUMN parent_id TEXT",)
+
+MIGRATIONS: list[tuple[str, ...]] = [_V1, _V2, _V3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -109,8 +109,10 @@ class SessionStore(MessageLog, RunLog):
         title: str | None = None,
         *,
         created_at: float | None = None,
+        parent_id: str | None = None,
     ) -> str:
-        """A new, empty session; its title comes from the first prompt unless given here."""
+        """A new, empty session; its title comes from the first prompt unless given here.
+        `parent_id`: the session whose sub-agent this one is."""
         now = time.time() if created_at is None else created_at
         cwd_s = os.path.abspath(os.fspath(cwd))
         with self._tx() as conn:
@@ -118,9 +120,9 @@ class SessionStore(MessageLog, RunLog):
                 session_id = new_session_id(None if created_at is None else created_at)
                 try:
                     conn.execute(
-                        "INSERT INTO sessions (id, title, cwd, model, created_at, updated_at) "
-                        "VALUES (?, ?, ?, ?, ?, ?)",
-                        (session_id, redact(title or ""), cwd_s, model, now, now),
+                        "INSERT INTO sessions (id, title, cwd, model, created_at, updated_at, "
+                        "parent_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (session_id, redact(title or ""), cwd_s, model, now, now, parent_id),
                     )
                     return session_id
                 except sqlite3.IntegrityError:  # same millisecond and random tail: try again
@@ -180,6 +182,7 @@ class SessionStore(MessageLog, RunLog):
         *,
         hide_empty: bool = False,
         hide_failed: bool = False,
+        top_level: bool = False,
     ) -> list[SessionInfo]:
         """Sessions, most recently active first; optionally without those that never got an
         answer (`hide_empty`) or whose last turn failed or was cancelled (`hide_failed`)."""
@@ -191,6 +194,8 @@ class SessionStore(MessageLog, RunLog):
             args.append(os.path.abspath(os.fspath(cwd)))
         if hide_empty:
             where.append("message_count >= 2")
+        if top_level:  # not a sub-agent's conversation
+            where.append("parent_id IS NULL")
         if hide_failed:
             where.append(
                 "NOT EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND t.stop_reason "
@@ -217,7 +222,7 @@ class SessionStore(MessageLog, RunLog):
 
     def latest_session(self, cwd: str | os.PathLike[str]) -> SessionInfo | None:
         """The most recently active session in `cwd` (for `--continue`)."""
-        found = self.list_sessions(limit=1, cwd=cwd)
+        found = self.list_sessions(limit=1, cwd=cwd, top_level=True)
         return found[0] if found else None
 
     def delete_session(self, session_id: str) -> bool:

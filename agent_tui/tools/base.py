@@ -48,6 +48,8 @@ class ToolContext:
     clock: Callable[[], float] | None = None
     #: emit a domain event directly (WebSearch re-emits its sub-stream's search events)
     emit: Callable[[Any], None] = lambda _event: None
+    #: a deny rule keeps this file from being read (Grep and Glob leave it out of results)
+    read_denied: Callable[[Path], bool] = lambda _path: False
 
 
 class Tool(ABC):

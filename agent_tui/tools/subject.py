@@ -30,6 +30,10 @@ _ANY_TOOL = ("command", "url", "query", "file_path", "path", "pattern", "descrip
 def tool_subject(name: str, tool_input: dict[str, Any] | None) -> str:
     if not isinstance(tool_input, dict) or not tool_input:
         return ""
+    if name == "TodoWrite" and isinstance(tool_input.get("todos"), list):
+        todos = [t for t in tool_input["todos"] if isinstance(t, dict)]
+        done = sum(1 for t in todos if t.get("status") == "completed")
+        return f"plan: {done}/{len(todos)} done"
     for key in SUBJECT_FIELDS.get(name, _ANY_TOOL):
         value = tool_input.get(key)
         if isinstance(value, str) and value:

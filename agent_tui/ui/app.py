@@ -256,7 +256,10 @@ class AgentApp(SessionActions, ViewActions):
 
             self.push_screen(TrustScreen(str(self.options.cwd), grants), self._on_trust)
         if agent.messages:
+            from agent_tui.ui.widgets.plan import last_plan
+
             self._show_history("Session resumed.")
+            self.tool_pane.show_plan(last_plan(agent.messages) or [])
         self.call_later(self._next_queued)
         if self._pending_choice is not None:
             choice, self._pending_choice = self._pending_choice, None

@@ -160,7 +160,8 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         request, decision = self.request, self.request.decision
         asked_by_rule = decision.behavior == "ask" and decision.rule is not None
         with Vertical(id="dialog") as dialog:
-            dialog.border_title = Content(f"Allow {visible(request.tool)}?")
+            who = f" for the sub-agent {visible(request.agent)}" if request.agent else ""
+            dialog.border_title = Content(f"Allow {visible(request.tool)}{who}?")
             if asked_by_rule:
                 hint = Content.assemble("ask rule ", (visible(decision.rule or ""), "bold"))
                 hint = hint.append(" — always confirm")

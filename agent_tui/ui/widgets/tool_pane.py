@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import Any
 
 from textual import events
+from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.timer import Timer
@@ -19,6 +21,7 @@ from textual.widget import Widget
 
 from agent_tui.protocol.events import Event
 from agent_tui.ui.tool_activity import MAX_ENTRIES, Phase, ToolActivities, ToolActivity
+from agent_tui.ui.widgets.plan import PlanView, todos_of
 from agent_tui.ui.widgets.tool_rows import (
     TOOL_COMPONENT_CLASSES,
     Row,
@@ -102,6 +105,7 @@ class ToolPane(VerticalScroll):
         self._flush_scheduled = False
         self._shown = False
         self._ticker: Timer | None = None
+        self.plan = PlanView()
 
     # --- public API ---
 
@@ -118,6 +122,10 @@ class ToolPane(VerticalScroll):
         if event.kind == "turn_started":
             self.clear()
             return
+        if event.kind == "tool_call_ready" and event.tool == "TodoWrite":  # type: ignore[attr-defined]
+            todos = todos_of(event.input)  # type: ignore[attr-defined]
+            if todos is not None:
+                self.show_plan(todos)
         changed = self._activities.apply(event, self.now())
         for dropped in self._activities.dropped:
             self._dirty.discard(dropped)
@@ -128,12 +136,17 @@ class ToolPane(VerticalScroll):
             self._dirty.update(changed)
             self._schedule_flush()
 
+    def show_plan(self, todos: list[dict[str, Any]]) -> None:
+        """The model's plan, kept at the top across turns until it writes a new one."""
+        self.plan.show_plan(todos)
+
     def clear(self) -> None:
+        """Forget the turn's tool calls (the plan stays)."""
         self._activities.clear()
         self._dirty.clear()
         self._entries.clear()
         if self.is_mounted:
-            self.remove_children()
+            self.query(ToolEntry).remove()
         self._update_ticker()
 
     # --- internals ---
@@ -191,6 +204,9 @@ class ToolPane(VerticalScroll):
             entry.sync()
         if not running:
             self._update_ticker()
+
+    def compose(self) -> ComposeResult:
+        yield self.plan
 
     def on_mount(self) -> None:
         if self.animate:
