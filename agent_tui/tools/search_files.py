@@ -5,6 +5,7 @@ and drop files a `Read(...)` deny rule covers (`ToolContext.read_denied`)."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -152,6 +153,19 @@ class GrepTool(Tool):
         return _report(p, lines, result.truncated)
 
 
+def _joined(line: str) -> str:
+    """rg's `path NUL 12:text` (a match) or `path NUL 12-text` (context) as `path:12:text` or
+    `path-12-text`, the way rg prints them without `--null`."""
+    name, sep, rest = line.partition("\0")
+    if not sep:
+        return line
+    m = _NUMBERED.match(rest)
+    return f"{name}{m.group(1) if m else ':'}{rest}"
+
+
+_NUMBERED = re.compile(r"\d+([:-])")
+
+
 def _tidy(name: str) -> str:
     """rg names files under "." as "./x": show "x"."""
     return name[2:] if name.startswith("./") else name
@@ -180,7 +194,7 @@ def _report(p: GrepInput, lines: list[str], truncated: bool) -> ToolOutput:
     shown: list[str] = []
     chars = 0
     for line in lines[:limit]:
-        text = line.replace("\0", ":")
+        text = _joined(line)
         if shown and chars + len(text) > MAX_CHARS:
             break
         shown.append(text)
@@ -238,13 +252,15 @@ class GlobTool(Tool):
         if "/" not in pattern:
             pattern = "/" + pattern
         try:
-            result = await run_rg(["--files", "--null", f"--glob={pattern}", "--", target], ctx.cwd)
+            # run in the folder itself: rg anchors "/pattern" at the folder it runs in
+            result = await run_rg(["--files", "--null", f"--glob={pattern}", "--", "."], path)
         except RipgrepMissing as exc:
             return ToolOutput(str(exc), is_error=True, summary="rg missing")
         failed = _failed(result, p.pattern)
         if failed:
             return failed
-        names = _newest_first(_allowed(_names(result), ctx, sep=""), ctx.cwd)
+        found = [n if target == "." else os.path.join(target, n) for n in _names(result)]
+        names = _newest_first(_allowed(found, ctx, sep=""), ctx.cwd)
         if not names:
             return ToolOutput("No files found.", summary="no files")
         shown = names[:GLOB_LIMIT]
