@@ -51,6 +51,16 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             "trusted; run with --trust-project to honour them",
             file=sys.stderr,
         )
+    setup = agent.mcp
+    for warning in setup.warnings if setup is not None else ():
+        print(f"agent-tui: warning: {warning}", file=sys.stderr)
+    if setup is not None and setup.pending:
+        names = ", ".join(s.name for s in setup.pending)
+        print(
+            f"agent-tui: not starting this project's MCP servers ({names}): the project is not "
+            "trusted; run with --trust-project to start them",
+            file=sys.stderr,
+        )
     try:
         recorder = attach_recorder(agent, options) if options.record else None
     except LookupError as exc:  # `--resume ID` with an unknown or ambiguous id
@@ -84,9 +94,15 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             sys.stdout.flush()
 
     agent.listeners.append(on_event)
+    mcp = agent.mcp.manager if agent.mcp is not None else None
     try:
+        if mcp is not None:  # headless: the servers' tools must be there for the one turn
+            mcp.start()
+            await mcp.wait_started()
         result = await agent.submit(prompt)
     finally:
+        if mcp is not None:
+            await mcp.stop()
         if recorder is not None:
             recorder.close()
     if output_format == "text":

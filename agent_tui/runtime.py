@@ -197,7 +197,69 @@ def make_agent(
     agent = Agent(provider, make_tools(provider, model), config, **kwargs)
     agent.memory_files = tuple(memory)
     add_subagents(agent, options, trusted=not getattr(permissions, "untrusted_grants", ()))
+    add_mcp(agent, options)
     return agent
+
+
+class McpSetup:
+    """The session's MCP servers: the manager (None until a server is configured), the
+    project's servers waiting for trust, and what could not be read."""
+
+    def __init__(self) -> None:
+        self.manager: Any = None
+        self.pending: list[Any] = []
+        self.warnings: list[str] = []
+
+    def start_pending(self) -> None:
+        """The project was trusted: start its servers too (in the running loop)."""
+        if self.pending and self.manager is not None:
+            names = [s.name for s in self.pending]
+            self.manager.add_servers(self.pending)
+            self.pending = []
+            self.manager.start(names)
+
+
+def add_mcp(agent: Agent, options: Options) -> None:
+    """Read the MCP configuration (nothing of the SDK is imported here); the caller starts the
+    servers (`agent.mcp.manager.start()`) once it has an event loop and a frame on screen."""
+    from agent_tui.paths import config_dir, data_dir
+
+    setup = McpSetup()
+    agent.mcp = setup
+    if not options.mcp_configs and not (
+        (config_dir() / "mcp.json").is_file() or (options.cwd / ".mcp.json").is_file()
+    ):
+        return
+    from agent_tui.mcp_servers.config import load_servers
+    from agent_tui.mcp_servers.manager import McpManager
+    from agent_tui.protocol.events import Notice
+
+    servers, setup.warnings = load_servers(options.mcp_configs, config_dir(), options.cwd)
+    permissions = agent.permissions
+    trusted = options.trust_project or getattr(permissions, "project_trusted", False)
+    setup.pending = [s for s in servers if s.source == "project" and not trusted]
+    if setup.pending and hasattr(permissions, "untrusted_servers"):
+        permissions.untrusted_servers = tuple(
+            f"MCP server {s.name} (.mcp.json) runs: {s.describe()}" for s in setup.pending
+        )
+
+    def report(name: str, why: str) -> None:
+        agent.emit(
+            Notice(
+                "warning",
+                f"MCP server {name} is not available: {why}. The session goes on without it "
+                "(the palette's “MCP: servers” lists them; its output is in "
+                f"{data_dir() / 'mcp.log'}).",
+            )
+        )
+
+    setup.manager = McpManager(
+        [s for s in servers if s not in setup.pending],
+        options.cwd,
+        data_dir() / "mcp.log",
+        agent.tools.add,
+        report,
+    )
 
 
 def add_subagents(agent: Agent, options: Options, *, trusted: bool) -> None:

@@ -96,8 +96,9 @@ class Agent:
         self.runner = ToolRunner(tools, self.approvals, self.emit, config, provider)
         #: the memory files (AGENTS.md, CLAUDE.md) in the system prompt, for the person to see
         self.memory_files: tuple[Any, ...] = ()
-        #: runs this agent's Task calls (`agent.subagents.SubAgents`; None: no Task tool)
+        #: Task's runner (`agent.subagents.SubAgents`), the MCP servers (`runtime.McpSetup`)
         self.subagents: Any = None
+        self.mcp: Any = None
         #: the spending cap, checked before every request
         self.budget = SpendingCap(config, self.emit, confirm_spend)
         self.conversation = conversation or Conversation()

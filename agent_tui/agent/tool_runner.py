@@ -133,11 +133,11 @@ class ToolRunner:
 
 def tool_result(tool_use_id: str, output: ToolOutput) -> dict[str, Any]:
     """The `tool_result` block that answers one call."""
-    block: dict[str, Any] = {
-        "type": "tool_result",
-        "tool_use_id": tool_use_id,
-        "content": output.content or "(no output)",
-    }
+    content: str | list[dict[str, Any]] = output.content or "(no output)"
+    if output.blocks:
+        text = [{"type": "text", "text": output.content}] if output.content else []
+        content = [*text, *output.blocks]
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
     if output.is_error:
         block["is_error"] = True
     return block

@@ -83,6 +83,8 @@ class PermissionEngine:
         self.save_error: str | None = None
         #: project grants withheld until the person trusts the project
         self.untrusted_grants: tuple[SourcedRule, ...] = ()
+        #: the project's MCP servers (`.mcp.json`), as the trust dialog lists them, until trusted
+        self.untrusted_servers: tuple[str, ...] = ()
         self.trust: _Trust | None = None
 
     @classmethod
@@ -128,7 +130,9 @@ class PermissionEngine:
     @property
     def trust_question(self) -> tuple[str, ...]:
         """The grants to show in the trust dialog: empty when there is nothing to decide."""
-        if not self.untrusted_grants or self.trust is None or self.trust.state is not None:
+        if not (self.untrusted_grants or self.untrusted_servers):
+            return ()
+        if self.trust is None or self.trust.state is not None:
             return ()
         files = {
             source: path.relative_to(self.cwd)
@@ -138,13 +142,20 @@ class PermissionEngine:
             )
             if path.is_relative_to(self.cwd)
         }
-        return tuple(_grant_text(r, files) for r in self.untrusted_grants)
+        grants = tuple(_grant_text(r, files) for r in self.untrusted_grants)
+        return grants + self.untrusted_servers
+
+    @property
+    def project_trusted(self) -> bool:
+        """The person trusted this project (its grants and MCP servers apply)."""
+        return self.trust is not None and self.trust.state == "trusted"
 
     def decide_trust(self, trusted: bool) -> None:
         """The person's answer: apply the withheld grants (trust) or keep ignoring them."""
         if trusted:
             self._rules.extend(self.untrusted_grants)
             self.untrusted_grants = ()
+            self.untrusted_servers = ()
         if self.trust is not None:
             self.trust.state = "trusted" if trusted else "ignored"
             with contextlib.suppress(OSError):

@@ -61,7 +61,14 @@ class Rule:
     canonical: bool = True
 
     def covers(self, tool: str) -> bool:
-        return self.tool == tool or (self.tool == "Edit" and tool == "Write")
+        if self.tool == tool or (self.tool == "Edit" and tool == "Write"):
+            return True
+        # `mcp__server` covers every tool of that server (`mcp__server__tool`)
+        return (
+            self.tool.startswith("mcp__")
+            and self.tool.count("__") == 1
+            and tool.startswith(self.tool + "__")
+        )
 
     @property
     def bare(self) -> bool:

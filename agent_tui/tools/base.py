@@ -29,6 +29,8 @@ class ToolOutput:
     #: usage of sub-requests the tool made (WebSearch, WebFetch extraction), as `Usage`
     usage: Any = None
     meta: dict[str, Any] = field(default_factory=dict)
+    #: content blocks sent after the text (images, documents), e.g. Read on a PNG
+    blocks: list[dict[str, Any]] | None = None
 
 
 @dataclass(slots=True)

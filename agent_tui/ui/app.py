@@ -7,7 +7,6 @@ app's event loop, so events arrive on the UI's own thread.
 
 from __future__ import annotations
 
-import gc
 import threading
 from dataclasses import replace
 from functools import partial
@@ -20,6 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer
 
 from agent_tui.runtime import Options, use_offline
+from agent_tui.ui.gc_tuning import tune_gc
 from agent_tui.ui.session_actions import SessionActions, decisions_of, stored_runs
 from agent_tui.ui.view_actions import ViewActions
 from agent_tui.ui.widgets.chat import ChatView, NoticeMessage, UserMessage
@@ -47,18 +47,6 @@ STYLES = Path(__file__).parent / "styles"
 
 #: how many earlier messages a resumed session shows at first
 RESUME_TAIL = 40
-
-
-def _tune_gc() -> None:
-    """A UI makes many short-lived objects per frame; with the default thresholds they get
-    promoted and trigger full collections of the whole heap (~150 ms pauses while an answer
-    streams, see BENCHMARKS.md). Collect young objects less often (not much less: a big young
-    generation makes slow collections of its own), full collections rarely, and take what startup
-    made (modules, classes: never garbage) out of them — once a process, so a test run of many
-    apps doesn't pin every app's objects."""
-    if gc.get_freeze_count() == 0:
-        gc.freeze()
-    gc.set_threshold(5_000, 10, 1_000)
 
 
 class AgentApp(SessionActions, ViewActions):
@@ -192,7 +180,7 @@ class AgentApp(SessionActions, ViewActions):
 
     def _start_boot(self) -> None:
         self._mount_side()
-        _tune_gc()
+        tune_gc()
         self.run_worker(self._boot, thread=True, group="boot", exit_on_error=False)
 
     def _boot(self) -> None:
@@ -261,6 +249,7 @@ class AgentApp(SessionActions, ViewActions):
             self._show_history("Session resumed.")
             self.tool_pane.show_plan(last_plan(agent.messages) or [])
         self.call_later(self._next_queued)
+        self.start_mcp()
         if self._pending_choice is not None:
             choice, self._pending_choice = self._pending_choice, None
             self._on_browser_choice(choice)
@@ -269,6 +258,8 @@ class AgentApp(SessionActions, ViewActions):
         self.agent.permissions.decide_trust(bool(trusted))
         if trusted:
             self.notify("This project's settings now apply.")
+            if self.agent.mcp is not None:
+                self.agent.mcp.start_pending()
         else:
             self.chat.append(
                 NoticeMessage(
@@ -410,6 +401,7 @@ class AgentApp(SessionActions, ViewActions):
     async def action_quit(self) -> None:
         if self.agent is not None:
             self.agent.cancel()
+            await self.stop_mcp()
         if self.recorder is not None:
             if self.recorder.session_id:
                 self.resume_hint = (

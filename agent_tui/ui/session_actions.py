@@ -54,6 +54,11 @@ class SessionActions(AppParts):
             self.action_compact,
         )
         yield SystemCommand(
+            "MCP: servers",
+            "The MCP servers: connected, failed or waiting, and their tools (/mcp)",
+            self.action_mcp_status,
+        )
+        yield SystemCommand(
             "Thinking: on/off",
             "Toggle extended thinking for the next requests (alt+t)",
             self.action_toggle_thinking,
@@ -86,6 +91,24 @@ class SessionActions(AppParts):
             AskTextScreen("Compact the conversation. What should the summary keep? (optional)", ""),
             chosen,
         )
+
+    def start_mcp(self) -> None:
+        """Start the configured MCP servers (after the first frame; never waited for)."""
+        setup = self.agent.mcp if self.agent is not None else None
+        for warning in getattr(setup, "warnings", ()):
+            self.chat.append(NoticeMessage(f"MCP: {warning}", "warning"))
+        if setup is not None and setup.manager is not None:
+            setup.manager.start()
+
+    async def stop_mcp(self) -> None:
+        setup = self.agent.mcp if self.agent is not None else None
+        if setup is not None and setup.manager is not None:
+            await setup.manager.stop()
+
+    def action_mcp_status(self) -> None:
+        from agent_tui.ui.screens.mcp import McpScreen
+
+        self.push_screen(McpScreen(self.agent.mcp if self.agent is not None else None))
 
     def action_toggle_thinking(self) -> None:
         agent = self.agent

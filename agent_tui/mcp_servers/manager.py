@@ -1,0 +1,177 @@
+"""Starting MCP servers and talking to them, on the official `mcp` SDK.
+
+Each server lives in one asyncio task that opens its transport (stdio or streamable HTTP) and
+session, lists its tools, hands them to the agent and then waits until `stop()`. A server that
+fails to start or answer within the timeout is reported once and marked failed; the session
+goes on without it. `import mcp` takes most of a second, so it happens in a worker thread, and
+only when a server is configured. A server's stderr goes to a log file, never to the screen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from agent_tui.mcp_servers.config import ServerConfig
+from agent_tui.mcp_servers.tool import McpTool
+from agent_tui.redact import redact
+
+
+def _timeout(name: str, default: float) -> float:
+    try:
+        value = float(os.environ.get(name, default))
+    except ValueError:
+        return default
+    return value if value > 0 else default
+
+
+@dataclass(slots=True)
+class ServerStatus:
+    config: ServerConfig
+    #: "starting", "connected", "failed" or "stopped"
+    state: str = "starting"
+    tools: int = 0
+    error: str = ""
+
+
+class McpManager:
+    def __init__(
+        self,
+        servers: list[ServerConfig],
+        cwd: Path,
+        log_path: Path,
+        add_tool: Callable[[McpTool], None],
+        report: Callable[[str, str], None],
+    ) -> None:
+        self.cwd = cwd
+        self.log_path = log_path
+        self.add_tool = add_tool
+        #: (server, problem): said once per failed server
+        self.report = report
+        self.status: dict[str, ServerStatus] = {s.name: ServerStatus(s) for s in servers}
+        self._sessions: dict[str, Any] = {}
+        self._tasks: list[asyncio.Task[None]] = []
+        self._stop: asyncio.Event | None = None
+        self._log: TextIO | None = None
+        self.start_timeout = _timeout("AGENT_TUI_MCP_TIMEOUT", 30.0)
+        self.call_timeout = _timeout("AGENT_TUI_MCP_CALL_TIMEOUT", 600.0)
+
+    def add_servers(self, servers: list[ServerConfig]) -> None:
+        for server in servers:
+            self.status.setdefault(server.name, ServerStatus(server))
+
+    def start(self, names: list[str] | None = None) -> None:
+        """Start the named servers (default: all not started yet) in the running loop."""
+        if self._stop is None:
+            self._stop = asyncio.Event()
+        for name, status in self.status.items():
+            if (names is None or name in names) and status.state == "starting":
+                task = asyncio.get_running_loop().create_task(self._serve(status))
+                self._tasks.append(task)
+
+    async def wait_started(self) -> None:
+        """Until every started server is connected or failed (headless runs wait for this)."""
+        while any(s.state == "starting" for s in self.status.values()) and any(
+            not t.done() for t in self._tasks
+        ):
+            await asyncio.sleep(0.02)
+
+    async def stop(self) -> None:
+        if self._stop is not None:
+            self._stop.set()
+        if self._tasks:
+            await asyncio.wait(self._tasks, timeout=5)
+        for task in self._tasks:
+            task.cancel()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    async def call(self, server: str, tool: str, arguments: dict[str, Any]) -> Any:
+        session = self._sessions.get(server)
+        if session is None:
+            status = self.status.get(server)
+            why = status.error if status and status.error else "it is not connected"
+            raise RuntimeError(f"the server is not available: {why}")
+        async with asyncio.timeout(self.call_timeout):
+            return await session.call_tool(tool, arguments)
+
+    # --- one server ---
+
+    def _errlog(self) -> TextIO:
+        if self._log is None:
+            self.log_path.parent.mkdir(parents=True, exist_ok=True)
+            self._log = self.log_path.open("a", encoding="utf-8")
+        return self._log
+
+    async def _serve(self, status: ServerStatus) -> None:
+        config = status.config
+        try:
+            sdk = await asyncio.to_thread(_import_sdk)
+            async with contextlib.AsyncExitStack() as stack:
+                async with asyncio.timeout(self.start_timeout):
+                    read, write = await stack.enter_async_context(self._transport(sdk, config))
+                    session = await stack.enter_async_context(sdk["ClientSession"](read, write))
+                    await session.initialize()
+                    listed = await session.list_tools()
+                self._sessions[config.name] = session
+                for tool in listed.tools:
+                    self.add_tool(
+                        McpTool(
+                            config.name,
+                            tool.name,
+                            tool.description or "",
+                            tool.input_schema,
+                            self.call,
+                        )
+                    )
+                status.state, status.tools = "connected", len(listed.tools)
+                assert self._stop is not None
+                await self._stop.wait()
+                status.state = "stopped"
+        except asyncio.CancelledError:
+            status.state = "stopped"
+            raise
+        except BaseException as exc:
+            status.state = "failed"
+            status.error = _reason(exc, self.start_timeout)
+            self.report(config.name, status.error)
+        finally:
+            self._sessions.pop(config.name, None)
+
+    def _transport(self, sdk: dict[str, Any], config: ServerConfig) -> Any:
+        if config.transport == "stdio":
+            params = sdk["StdioServerParameters"](
+                command=config.command, args=list(config.args), env=config.env or None, cwd=self.cwd
+            )
+            return sdk["stdio_client"](params, errlog=self._errlog())
+        client = sdk["create_mcp_http_client"](headers=config.headers or None)
+        return sdk["streamable_http_client"](config.url, http_client=client)
+
+
+def _import_sdk() -> dict[str, Any]:
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    return {
+        "ClientSession": ClientSession,
+        "StdioServerParameters": StdioServerParameters,
+        "stdio_client": stdio_client,
+        "streamable_http_client": streamable_http_client,
+        "create_mcp_http_client": create_mcp_http_client,
+    }
+
+
+def _reason(exc: BaseException, timeout: float) -> str:
+    if isinstance(exc, TimeoutError):
+        return f"did not answer within {timeout:.0f}s"
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:  # anyio's task groups
+        exc = exc.exceptions[0]
+    text = str(exc) or type(exc).__name__
+    return redact(f"{type(exc).__name__}: {text}" if str(exc) else text)
