@@ -72,6 +72,7 @@ def make_tools(provider: Provider, model: str) -> ToolRegistry:
     from agent_tui.tools.edit import EditTool
     from agent_tui.tools.read import ReadTool
     from agent_tui.tools.search_files import GlobTool, GrepTool
+    from agent_tui.tools.todo import TodoWriteTool
     from agent_tui.tools.web_fetch import WebFetchTool
     from agent_tui.tools.web_search import WebSearchTool, web_search_available
     from agent_tui.tools.write import WriteTool
@@ -83,6 +84,7 @@ def make_tools(provider: Provider, model: str) -> ToolRegistry:
         EditTool(),
         GrepTool(),
         GlobTool(),
+        TodoWriteTool(),
         WebFetchTool(),
     ]
     if web_search_available(provider, model):

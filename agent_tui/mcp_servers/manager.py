@@ -169,9 +169,9 @@ def _import_sdk() -> dict[str, Any]:
 
 
 def _reason(exc: BaseException, timeout: float) -> str:
-    if isinstance(exc, TimeoutError):
-        return f"did not answer within {timeout:.0f}s"
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:  # anyio's task groups
         exc = exc.exceptions[0]
+    if isinstance(exc, TimeoutError):
+        return f"did not answer within {timeout:.0f}s"
     text = str(exc) or type(exc).__name__
     return redact(f"{type(exc).__name__}: {text}" if str(exc) else text)
