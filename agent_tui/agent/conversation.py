@@ -81,11 +81,14 @@ class Conversation:
         for observer in self.observers:
             observer.block_added(block)
 
-    def add_prompt(self, text: str) -> None:
-        """A user prompt, as a new message. After a trailing user message (tool results of an
-        ended turn) that makes two in a row, which the API combines into one turn."""
+    def add_prompt(self, text: str, attachments: list[dict[str, Any]] | None = None) -> None:
+        """A user prompt, as a new message (with attached images after its text). After a
+        trailing user message (tool results of an ended turn) that makes two in a row, which
+        the API combines into one turn."""
         self.begin("user")
         self.append({"type": "text", "text": text})
+        for block in attachments or ():
+            self.append(block)
 
     def pending_tool_uses(self) -> list[dict[str, Any]]:
         """`tool_use` blocks of the last assistant message that have no tool_result yet."""

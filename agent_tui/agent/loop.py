@@ -50,6 +50,7 @@ from agent_tui.providers.base import (
 )
 from agent_tui.redact import redact
 from agent_tui.tools.base import ToolOutput, ToolRegistry
+from agent_tui.tools.media import prompt_attachments
 
 Listener = Callable[[Event], None]
 
@@ -146,8 +147,11 @@ class Agent:
     async def submit(self, prompt: str) -> TurnFinished:
         """Run one turn for a new prompt."""
         self._close_dangling_tool_uses("not run: the previous turn ended first")
-        self.conversation.add_prompt(prompt)
+        images, notes = prompt_attachments(prompt, self.config.cwd)
+        self.conversation.add_prompt(prompt, images)
         self.emit(TurnStarted(prompt))
+        for note in notes:
+            self.emit(Notice("info", f"{note[0].upper()}{note[1:]}."))
         return await self._run_turn()
 
     async def retry(self) -> TurnFinished:
@@ -315,13 +319,8 @@ class Agent:
                     delay = getattr(exc, "retry_after", None) or (
                         self.config.retry_base_delay * 2 ** (attempt - 1)
                     )
-                    self.emit(
-                        Notice(
-                            "warning",
-                            f"{message} Retrying in {delay:.0f}s "
-                            f"(attempt {attempt} of {self.config.max_retries})…",
-                        )
-                    )
+                    retrying = f"Retrying in {delay:.0f}s (attempt {attempt} of {limit})…"
+                    self.emit(Notice("warning", f"{message} {retrying}"))
                     await asyncio.sleep(delay)
                     continue
                 raise _StreamBroken(message, retryable, assembler) from None

@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 
 from agent_tui import pathutil
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput
+from agent_tui.tools.media import read_media
 from agent_tui.tools.text_files import (
     DEFAULT_READ_LIMIT,
     LINE_CHUNK,
@@ -141,8 +142,10 @@ class ReadTool(Tool):
         "result says which lines it shows and how many there are. Use `offset` (1-based line "
         "number) and `limit` to read further.\n"
         f"- Lines longer than {MAX_LINE_CHARS:,} characters are cut, with a note.\n"
-        "- Binary files (images, archives, executables, databases) are refused; use Bash for "
-        "those. Directories are refused; use Bash `ls` to list them.\n"
+        "- Images (PNG, JPEG, GIF, WebP) come back as images you can see, scaled down if very "
+        "large; PDFs as documents you can read.\n"
+        "- Other binary files (archives, executables, databases) are refused; use Bash for "
+        "those. Directories are refused; use Bash `ls` or Glob to list them.\n"
         "- The line-number prefix is not part of the file: never include it in Edit's "
         "`old_string`."
     )
@@ -159,9 +162,17 @@ class ReadTool(Tool):
         try:
             check_regular(path)
             try:
+                with path.open("rb") as f:
+                    media = read_media(path, f.read(16))
+                if media is not None:
+                    text, blocks = media
+                    kind = blocks[0]["type"]
+                    return ToolOutput(text, summary=kind, blocks=blocks, meta={"path": str(path)})
                 res = _read_window(path, first, limit)
             except OSError as exc:
                 raise open_error(exc, path, "read") from None
+            except ValueError as exc:  # media that can't be sent: the reason is the message
+                raise ToolFailure(str(exc)) from None
         except (ToolFailure, NotText) as exc:
             return ToolOutput(str(exc), is_error=True, summary="not read")
 
