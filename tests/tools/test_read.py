@@ -79,11 +79,12 @@ async def test_read_huge_single_line_streams(ctx: ToolContext, tmp_path: Path) -
 
 
 async def test_read_refuses_binary(ctx: ToolContext, tmp_path: Path) -> None:
-    (tmp_path / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 2000)
-    out = await call(ReadTool(), ctx, path="img.png")
+    # images and PDFs are sent as such (tests/tools/test_media.py); other binaries are refused
+    (tmp_path / "data.gz").write_bytes(b"\x1f\x8b" + b"\x00" * 2006)
+    out = await call(ReadTool(), ctx, path="data.gz")
     assert out.is_error
     assert "binary" in out.content
-    assert "PNG image" in out.content
+    assert "gzip archive" in out.content
     assert "2.0 KB (2,008 bytes)" in out.content
 
 
