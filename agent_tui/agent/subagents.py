@@ -200,9 +200,7 @@ def _progress_reporter(ctx: ToolContext) -> Callable[[Event], None]:
     def report(event: Event) -> None:
         if isinstance(event, ToolCallReady) and not event.server:
             subject = tool_subject(event.tool, event.input)
-            ctx.progress(
-                status=f"{event.tool} {subject}"[:120], output=f"▸ {event.tool} {subject}\n"
-            )
+            ctx.progress(output=f"▸ {event.tool} {subject}\n")
         elif isinstance(event, ToolFinished):
             mark = "✗" if event.is_error else "✓"
             ctx.progress(output=f"  {mark} {event.summary}\n")

@@ -539,3 +539,51 @@ def test_snapshot_pane_mid_search(snap_compare) -> None:  # type: ignore[no-unty
         )
 
     assert snap_compare(PaneApp(), terminal_size=SIZE, run_before=run_before)
+
+
+# --- the toolset: plan, sub-agents, MCP ------------------------------------------------------------
+
+TODOS = [
+    {"content": "Find the TODOs", "status": "completed", "activeForm": "Finding the TODOs"},
+    {"content": "Inspect the handler", "status": "in_progress", "activeForm": "Inspecting it"},
+    {"content": "Write a note", "status": "pending", "activeForm": "Writing a note"},
+]
+TOOLSET_EVENTS: list[Event] = [
+    TurnStarted("fix the TODOs"),
+    ToolCallReady(1, "toolu_todo", "TodoWrite", {"todos": TODOS}),
+    ToolFinished("toolu_todo", "TodoWrite", False, "1/3 done · Inspecting it", 0.0),
+    ToolCallReady(2, "toolu_task", "Task", {"description": "inspect handler", "prompt": "…"}),
+    ToolProgress("toolu_task", "Task", output="▸ Grep TODO\n  ✓ 2 files\n"),
+    ToolProgress("toolu_task", "Task", output="▸ Read src/app.py\n"),
+    ToolCallReady(3, "toolu_mcp", "mcp__notes__add_note", {"name": "todo", "text": "wire it"}),
+    ToolProgress("toolu_mcp", "mcp__notes__add_note", status="calling notes"),
+]
+
+
+async def test_the_plan_stays_on_top_and_a_finished_task_folds_to_one_line() -> None:
+    app = PaneApp()
+    async with app.run_test(size=SIZE) as pilot:
+        await feed(pilot, *TOOLSET_EVENTS)
+        pane = app.pane
+        plan = str(pane.plan.render())
+        assert plan.splitlines() == [
+            "Plan · 1/3 done",
+            "☑ Find the TODOs",
+            "▶ Inspecting it…",
+            "☐ Write a note",
+        ]
+        assert pane.children[0] is pane.plan
+        running = [line.strip() for line in lines(pane, "toolu_task")]
+        assert running[1:] == ["▸ Grep TODO", "✓ 2 files", "▸ Read src/app.py"]
+        await feed(pilot, ToolFinished("toolu_task", "Task", False, "3 steps · $0.0120", 2.0))
+        assert lines(pane, "toolu_task")[1:] == ["  3 steps · $0.0120"]
+        # a new turn clears the calls but keeps the plan
+        await feed(pilot, TurnStarted("next"))
+        assert pane.entry("toolu_task") is None and pane.plan.display
+
+
+def test_snapshot_pane_with_plan_subagent_and_mcp(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    async def run_before(pilot: Pilot[None]) -> None:
+        await feed(pilot, *TOOLSET_EVENTS)
+
+    assert snap_compare(PaneApp(), terminal_size=SIZE, run_before=run_before)

@@ -90,8 +90,14 @@ def entry_rows(activity: ToolActivity, icon: Segment, elapsed: float | None) -> 
     return [header_row(activity, icon, elapsed), *([_INDENT, *r] for r in body_rows(activity))]
 
 
+#: tools whose live steps fold into their one-line summary when they finish (a sub-agent's)
+FOLD_WHEN_DONE = ("Task",)
+
+
 def body_rows(activity: ToolActivity) -> list[Row]:
     rows: list[Row] = []
+    if activity.finished and activity.name in FOLD_WHEN_DONE:
+        return [[(activity.summary, summary_style(activity))]] if activity.summary else []
     if activity.is_search:
         rows += [search_row(s) for s in activity.searches]
     # WebFetch reports its final status as the summary too; say it once.
