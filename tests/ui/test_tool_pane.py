@@ -541,7 +541,7 @@ def test_snapshot_pane_mid_search(snap_compare) -> None:  # type: ignore[no-unty
     assert snap_compare(PaneApp(), terminal_size=SIZE, run_before=run_before)
 
 
-# --- the toolset: plan, sub-agents, MCP ------------------------------------------------------------
+# --- the toolset: plan, sub-agents, MCP ----------------------------------------------------------
 
 TODOS = [
     {"content": "Find the TODOs", "status": "completed", "activeForm": "Finding the TODOs"},
