@@ -248,12 +248,13 @@ class PermissionEngine:
 
     def read_denied(self, path: Path) -> bool:
         """A deny rule keeps `path` from being read (Grep and Glob leave it out)."""
+        rules = [r for r in self._rules if r.behavior == "deny" and r.rule.tool == "Read"]
+        if not rules:
+            return False
         resolved, lexical = self.paths_of(str(path))
         return any(
-            r.behavior == "deny"
-            and r.rule.tool == "Read"
-            and (match_path(r.rule, resolved, self.cwd) or match_path(r.rule, lexical, self.cwd))
-            for r in self._rules
+            match_path(r.rule, resolved, self.cwd) or match_path(r.rule, lexical, self.cwd)
+            for r in rules
         )
 
     def _check(self, tool: str, input: dict[str, Any], read_only: bool) -> Decision:

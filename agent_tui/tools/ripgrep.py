@@ -15,6 +15,8 @@ from pathlib import Path
 
 #: bytes of rg output read before it is stopped
 MAX_OUTPUT_BYTES = 4_000_000
+#: the same for lists of file names: past ~20k names the count is "more" and rg can stop early
+MAX_NAMES_BYTES = 1_000_000
 #: rg options every search starts with: no user config, no colour, hidden files (but not .git)
 BASE_ARGS = ("--no-config", "--color=never", "--hidden", "--glob=!.git")
 
@@ -46,8 +48,9 @@ class RgResult:
     truncated: bool
 
 
-async def run_rg(args: list[str], cwd: Path) -> RgResult:
-    """Run `rg BASE_ARGS args` in `cwd`; killed if the caller is cancelled."""
+async def run_rg(args: list[str], cwd: Path, max_bytes: int = MAX_OUTPUT_BYTES) -> RgResult:
+    """Run `rg BASE_ARGS args` in `cwd`, reading at most `max_bytes` of its output; killed if
+    the caller is cancelled."""
     proc = await asyncio.create_subprocess_exec(
         rg_path(),
         *BASE_ARGS,
@@ -65,7 +68,7 @@ async def run_rg(args: list[str], cwd: Path) -> RgResult:
         while chunk := await proc.stdout.read(65536):
             chunks.append(chunk)
             size += len(chunk)
-            if size >= MAX_OUTPUT_BYTES:
+            if size >= max_bytes:
                 truncated = True
                 break
         if truncated:
@@ -78,10 +81,10 @@ async def run_rg(args: list[str], cwd: Path) -> RgResult:
             proc.kill()
         await proc.wait()
         raise
-    text = b"".join(chunks).decode("utf-8", "replace")
-    lines = text.split("\n")
-    if truncated:
-        lines.pop()  # the last line may be cut in the middle
-    elif lines and lines[-1] == "":
+    raw = b"".join(chunks)
+    if truncated:  # the last entry may be cut in the middle: end at the last whole one
+        raw = raw[: max(raw.rfind(b"\n"), raw.rfind(b"\0")) + 1]
+    lines = raw.decode("utf-8", "replace").split("\n")
+    if lines and lines[-1] == "":
         lines.pop()
     return RgResult(lines, 0 if truncated else code, error, truncated)

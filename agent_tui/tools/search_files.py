@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -13,7 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui import pathutil
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput
-from agent_tui.tools.ripgrep import RgResult, RipgrepMissing, run_rg
+from agent_tui.tools.ripgrep import (
+    MAX_NAMES_BYTES,
+    MAX_OUTPUT_BYTES,
+    RgResult,
+    RipgrepMissing,
+    run_rg,
+)
 
 #: entries (files, or lines of content) returned when `head_limit` is not given
 DEFAULT_ENTRIES = 250
@@ -21,6 +28,8 @@ DEFAULT_ENTRIES = 250
 MAX_CHARS = 40_000
 #: files Glob returns at most
 GLOB_LIMIT = 100
+#: results beyond this many files are left in rg's order instead of sorted by time
+SORT_LIMIT = 2000
 #: a matched line longer than this is cut by rg (with a preview)
 MAX_COLUMNS = 400
 
@@ -40,15 +49,15 @@ def _search_root(raw: str | None, ctx: ToolContext) -> tuple[Path, str] | ToolOu
     return path, str(path)
 
 
-def _allowed(lines: list[str], ctx: ToolContext, *, sep: str = "\0") -> list[str]:
-    """Drop lines about files a deny rule keeps from being read (rg's `--null` output)."""
-    kept = []
-    for line in lines:
+def _readable(ctx: ToolContext, *, sep: str = "\0") -> Callable[[str], bool]:
+    """Is a result line (rg's `--null` output) about a file no deny rule keeps from being read?
+    Asked only of the lines that are shown, so a search matching 100k files costs 250 checks."""
+
+    def keep(line: str) -> bool:
         name = line.split(sep, 1)[0] if sep else line
-        if name and ctx.read_denied(pathutil.resolve(name, ctx.cwd)):
-            continue
-        kept.append(line)
-    return kept
+        return not (name and ctx.read_denied(ctx.cwd / name))
+
+    return keep
 
 
 def _failed(result: RgResult, pattern: str) -> ToolOutput | None:
@@ -140,17 +149,18 @@ class GrepTool(Tool):
                 if value is not None:
                     args.append(f"{flag}{value}")
         try:
-            result = await run_rg([*args, "--regexp", p.pattern, "--", target], ctx.cwd)
+            cap = MAX_NAMES_BYTES if p.output_mode == "files_with_matches" else MAX_OUTPUT_BYTES
+            result = await run_rg([*args, "--regexp", p.pattern, "--", target], ctx.cwd, cap)
         except RipgrepMissing as exc:
             return ToolOutput(str(exc), is_error=True, summary="rg missing")
         failed = _failed(result, p.pattern)
         if failed:
             return failed
         if p.output_mode == "files_with_matches":
-            lines = _newest_first(_allowed(_names(result), ctx, sep=""), ctx.cwd)
-        else:
-            lines = _allowed([_tidy(line) for line in result.lines], ctx)
-        return _report(p, lines, result.truncated)
+            lines, note = _newest_first(_names(result), ctx.cwd)
+            return _report(p, lines, result.truncated, _readable(ctx, sep=""), note)
+        lines = [_tidy(line) for line in result.lines]
+        return _report(p, lines, result.truncated, _readable(ctx))
 
 
 def _joined(line: str) -> str:
@@ -176,40 +186,58 @@ def _names(result: RgResult) -> list[str]:
     return [_tidy(n) for line in result.lines for n in line.split("\0") if n]
 
 
-def _newest_first(paths: list[str], cwd: Path) -> list[str]:
+def _newest_first(paths: list[str], cwd: Path) -> tuple[list[str], str]:
+    """Newest first, as Claude Code lists them; past SORT_LIMIT files (a stat each) in rg's
+    order, and the note says so."""
+    if len(paths) > SORT_LIMIT:
+        return paths, f" (over {SORT_LIMIT:,} files: not sorted by time)"
+
     def mtime(name: str) -> float:
         try:
             return (cwd / name).stat().st_mtime
         except OSError:
             return 0.0
 
-    return sorted(paths, key=mtime, reverse=True)
+    return sorted(paths, key=mtime, reverse=True), ""
 
 
-def _report(p: GrepInput, lines: list[str], truncated: bool) -> ToolOutput:
+def _report(
+    p: GrepInput,
+    lines: list[str],
+    truncated: bool,
+    keep: Callable[[str], bool],
+    order_note: str = "",
+) -> ToolOutput:
     unit = {"files_with_matches": "file", "count": "file", "content": "line"}[p.output_mode]
-    if not lines:
-        return ToolOutput("No matches found.", summary="no matches")
     limit = p.head_limit or DEFAULT_ENTRIES
     shown: list[str] = []
     chars = 0
-    for line in lines[:limit]:
+    denied = 0
+    for line in lines:
+        if len(shown) >= limit:
+            break
+        if not keep(line):
+            denied += 1
+            continue
         text = _joined(line)
         if shown and chars + len(text) > MAX_CHARS:
             break
         shown.append(text)
         chars += len(text) + 1
+    if not shown:
+        return ToolOutput("No matches found.", summary="no matches")
+    seen = len(shown) + denied
     notes = []
-    if len(shown) < len(lines) or truncated:
-        more = "more" if truncated else f"{len(lines) - len(shown):,} more"
+    if seen < len(lines) or truncated:
+        more = "more" if truncated else f"{len(lines) - seen:,} more"
         notes.append(
-            f"[showing {_plural(len(shown), unit)}; {more} not shown. Narrow the pattern, path "
-            "or glob, or set head_limit.]"
+            f"[showing {_plural(len(shown), unit)}{order_note}; {more} not shown. Narrow the "
+            "pattern, path or glob, or set head_limit.]"
         )
     if p.output_mode == "count":
         matches = sum(int(x.rsplit(":", 1)[1]) for x in shown if x.rsplit(":", 1)[-1].isdigit())
         summary = f"{_plural(matches, 'match')} in {_plural(len(lines), 'file')}"
-    elif len(shown) == len(lines) and not truncated:
+    elif seen == len(lines) and not truncated:
         summary = _plural(len(shown), unit)
     else:
         summary = f"{len(shown):,} of {'more' if truncated else f'{len(lines):,}'} {unit}s"
@@ -253,19 +281,32 @@ class GlobTool(Tool):
             pattern = "/" + pattern
         try:
             # run in the folder itself: rg anchors "/pattern" at the folder it runs in
-            result = await run_rg(["--files", "--null", f"--glob={pattern}", "--", "."], path)
+            result = await run_rg(
+                ["--files", "--null", f"--glob={pattern}", "--", "."], path, MAX_NAMES_BYTES
+            )
         except RipgrepMissing as exc:
             return ToolOutput(str(exc), is_error=True, summary="rg missing")
         failed = _failed(result, p.pattern)
         if failed:
             return failed
         found = [n if target == "." else os.path.join(target, n) for n in _names(result)]
-        names = _newest_first(_allowed(found, ctx, sep=""), ctx.cwd)
-        if not names:
+        names, order_note = _newest_first(found, ctx.cwd)
+        keep = _readable(ctx, sep="")
+        shown: list[str] = []
+        seen = 0
+        for name in names:
+            if len(shown) >= GLOB_LIMIT:
+                break
+            seen += 1
+            if keep(name):
+                shown.append(name)
+        if not shown:
             return ToolOutput("No files found.", summary="no files")
-        shown = names[:GLOB_LIMIT]
         body = "\n".join(shown)
-        if len(names) > len(shown) or result.truncated:
-            more = "more" if result.truncated else f"{len(names) - len(shown):,} more"
-            body += f"\n\n[showing the {len(shown)} newest; {more} not shown. Narrow the pattern.]"
-        return ToolOutput(body, summary=_plural(len(names), "file"), meta={"files": len(names)})
+        total = len(shown) + len(names) - seen
+        if seen < len(names) or result.truncated:
+            more = "more" if result.truncated else f"{len(names) - seen:,} more"
+            which = "first" if order_note else "newest"
+            body += f"\n\n[showing the {len(shown)} {which}{order_note}; {more} not shown. "
+            body += "Narrow the pattern.]"
+        return ToolOutput(body, summary=_plural(total, "file"), meta={"files": total})

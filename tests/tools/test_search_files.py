@@ -132,3 +132,17 @@ def test_permissions_search_inside_freely_and_ask_outside(project: Path, tmp_pat
     assert engine.check("TodoWrite", {"todos": []}, read_only=True).behavior == "allow"
     engine_plan = make_engine(project, mode="plan")
     assert engine_plan.check("Grep", {"pattern": "x"}, read_only=True).behavior == "allow"
+
+
+async def test_a_search_past_the_output_cap_stops_rg_and_says_more(
+    ctx: ToolContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_tui.tools import search_files
+
+    for n in range(300):
+        (tmp_path / f"file_{n:03}.txt").write_text("needle\n")
+    monkeypatch.setattr(search_files, "MAX_NAMES_BYTES", 2000)  # ~200 names
+    out = await call(GrepTool(), ctx, pattern="needle")
+    shown = out.content.split("\n\n")[0].splitlines()
+    assert 100 < len(shown) < 300 and all(n.startswith("file_") for n in shown)
+    assert "more not shown" in out.content and out.summary.endswith("of more files")
