@@ -39,7 +39,7 @@ from agent_tui.web.extract import (
     is_preapproved,
     run_extraction,
 )
-from agent_tui.web.fetch import FetchConfig, FetchError, FetchResult, OffHostRedirect, fetch
+from agent_tui.web.fetch_types import FetchConfig, FetchError, FetchResult, OffHostRedirect
 from agent_tui.web.urls import UrlRefused, check_url
 
 _SAFE_EXTENSION = re.compile(r"\.[a-z0-9]{1,8}")
@@ -117,6 +117,8 @@ class WebFetchTool(Tool):
             page, cached_age = hit
         else:
             try:
+                from agent_tui.web.fetch import fetch  # httpx loads with the first fetch
+
                 result = await fetch(checked, ctx.explicit_hosts, self.config)
             except FetchError as exc:
                 return _error(ctx, exc.message, kind=exc.kind, status=exc.status)

@@ -11,11 +11,12 @@ from __future__ import annotations
 import codecs
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-import trafilatura
-from lxml import etree
-from lxml import html as lxml_html
+# trafilatura and lxml take ~200 ms to import: they load with the first page converted, not with
+# the agent (which would put them on every session's path to its first prompt).
+if TYPE_CHECKING:
+    from lxml import html as lxml_html
 
 Kind = Literal["html", "markdown", "text", "json", "binary"]
 
@@ -130,6 +131,8 @@ def html_to_markdown(text: str, url: str | None = None) -> Document:
         return Document(None, "", "fallback")
     title = _title(tree)
     _fence_highlighted_code(tree)
+    import trafilatura
+
     markdown = trafilatura.extract(
         tree,
         url=url,
@@ -175,6 +178,9 @@ def _codec(label: str | None) -> str | None:
 
 
 def _parse(text: str) -> lxml_html.HtmlElement | None:
+    from lxml import etree
+    from lxml import html as lxml_html
+
     # lxml refuses str input that carries an XML encoding declaration; the text is decoded already.
     text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text, count=1)
     if not text.strip():
@@ -201,7 +207,8 @@ def _fence_highlighted_code(tree: lxml_html.HtmlElement) -> None:
         for child in list(pre):
             pre.remove(child)
         pre.text = None
-        code = etree.SubElement(pre, "code")
+        code = pre.makeelement("code", {})
+        pre.append(code)
         code.text = text
 
 

@@ -18,7 +18,6 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-import httpx
 
 from agent_tui.permissions.hosts import canonical_host, ipv4_number, normalize_host
 
@@ -143,6 +142,8 @@ def check_url(raw: str, explicit_hosts: Collection[str] = frozenset()) -> Checke
     authority = re.split(r"[/?#]", rest, maxsplit=1)[0]
     if "@" in authority:
         raise UrlRefused("URLs with a user name or password are not fetched.")
+    import httpx  # deferred: ~100 ms, only needed once a URL is checked
+
     try:
         url = httpx.URL(raw)
     except (httpx.InvalidURL, ValueError) as exc:
