@@ -18,7 +18,6 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-
 from agent_tui.permissions.hosts import canonical_host, ipv4_number, normalize_host
 
 MAX_URL_LENGTH = 2000
