@@ -15,3 +15,4 @@ def tune_gc() -> None:
     if gc.get_freeze_count() == 0:
         gc.freeze()
     gc.set_threshold(5_000, 10, 1_000)
+

@@ -158,3 +158,31 @@ async def test_incomplete_answer_is_marked_and_empty_answer_hidden() -> None:
         assert "Half an ans" in painted and "incomplete" in painted
         assert cut_off.incomplete
         assert not empty.display
+
+
+async def test_pruned_messages_let_go_of_what_they_rendered() -> None:
+    """Textual's `lru_cache` on `StylesCache.get_inner_outer` keeps the styles cache (and with
+    it every rendered line) of up to 1,024 widgets alive; pruning must free them anyway."""
+    import gc
+    import weakref
+
+    from textual._styles_cache import StylesCache
+
+    app = ChatApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(ChatView)
+        view.max_messages = 4
+        first = MarkdownSegment("# Title\n\n" + "A line of an early answer.\n\n" * 30)
+        await view.add(first)
+        await pilot.pause()
+        caches = weakref.ref(first._styles_cache)
+        assert first._renders and first._styles_cache._cache  # it painted its lines
+        for n in range(8):
+            await view.add(MarkdownSegment(f"answer {n}\n\n" * 10))
+            await pilot.pause()
+        assert first not in view.children
+        assert not first._renders and not first._styles_cache._cache
+        assert StylesCache.get_inner_outer.cache_info().currsize < 4 * 8
+        del first
+        gc.collect()
+        assert caches() is None  # nothing holds the pruned widget's styles cache any more

@@ -41,6 +41,11 @@ _RULE = re.compile(r" {0,3}([-*_])( *\1){2,} *$")
 SEGMENT_CHARS = 2000
 #: the live part is re-rendered at most this often (seconds); deltas in between are coalesced
 LIVE_INTERVAL = 1 / 15
+#: messages (prompts, answers, tool blocks, notices) kept on screen. Each mounted answer costs
+#: ~0.5 MB in Textual's line caches and lengthens every full garbage collection, so a session's
+#: memory levels off once this many are on screen (about 60 plain turns); older ones stay in the
+#: session store (ctrl+o).
+MAX_MESSAGES = 120
 
 
 class _SplitScanner:
@@ -309,7 +314,7 @@ class ChatView(VerticalScroll):
     costs nothing per delta).
     """
 
-    def __init__(self, max_messages: int = 200, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, max_messages: int = MAX_MESSAGES, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(**kwargs)
         self.max_messages = max_messages
 
@@ -330,4 +335,26 @@ class ChatView(VerticalScroll):
     async def _prune(self) -> None:
         excess = len(self.children) - self.max_messages
         if excess > 0:
-            await self.remove_children(list(self.children)[:excess])
+            pruned = list(self.children)[:excess]
+            await self.remove_children(pruned)
+            release_render_caches(pruned)
+
+
+def release_render_caches(widgets: list[Widget]) -> None:
+    """Free what removed widgets rendered, now rather than when the collector gets to them.
+
+    Textual caches `StylesCache.get_inner_outer` with `lru_cache` on the method, so its keys
+    hold the `StylesCache` of up to 1,024 widgets — and with each one every line that widget
+    rendered (Strips, Segments and their caches: ~0.5 MB a turn in a long session). Emptying the
+    removed widgets' caches and that lru_cache (it holds two Styles per colour pair: cheap to
+    fill again) lets those lines go at once.
+    """
+    from textual._styles_cache import StylesCache
+
+    for widget in widgets:
+        for node in (widget, *widget.walk_children(with_self=False)):
+            node._styles_cache.clear()
+            renders = getattr(node, "_renders", None)  # MarkdownSegment's painted lines
+            if isinstance(renders, dict):
+                renders.clear()
+    StylesCache.get_inner_outer.cache_clear()

@@ -1,0 +1,138 @@
+"""A long session through the real app: N turns (default 500) of a ~1.5 KB markdown answer on the
+offline model (the same provider → assembler → loop → AgentApp pipeline as with a key, recorded
+to the session store), headless. At checkpoints it prints the process's RSS, the median turn
+time since the last checkpoint, and the longest garbage-collection pause so far (timed with
+`gc.callbacks`); at the end, what survived of the pruned widgets' render caches.
+
+    python benchmarks/bench_long_session.py [--turns 500] [--answer 1500]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import time
+from typing import Any
+
+from _common import app_ready, bench_env, machine, make_answer, median, offline_answers
+
+CHECKPOINTS = (1, 60, 160, 250, 500, 1000)
+
+
+def rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        pages = int(f.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 1e6
+
+
+class GcPauses:
+    """The duration of every collection, by generation."""
+
+    def __init__(self) -> None:
+        self.pauses: list[tuple[int, float]] = []
+        self._start = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            self._start = time.perf_counter()
+        else:
+            self.pauses.append((info["generation"], time.perf_counter() - self._start))
+
+    def longest(self) -> tuple[int, float]:
+        return max(self.pauses, key=lambda p: p[1], default=(0, 0.0))
+
+    def count(self, generation: int) -> int:
+        return sum(1 for g, _ in self.pauses if g == generation)
+
+
+def survivors() -> dict[str, int]:
+    gc.collect()
+    names = ("FIFOCache", "Strip", "Segment", "MarkdownSegment", "AssistantMessage")
+    counts = dict.fromkeys(names, 0)
+    for obj in gc.get_objects():
+        name = type(obj).__name__
+        if name in counts:
+            counts[name] += 1
+    return counts
+
+
+async def run(turns: int, answer_chars: int, max_messages: int = 0) -> None:
+    from agent_tui.runtime import Options
+    from agent_tui.ui.app import AgentApp
+
+    answer = make_answer(answer_chars, seed=11)
+    with bench_env(), offline_answers({"turn": answer}):
+        app = AgentApp(Options(offline=True), record=True)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await app_ready(app)
+            if max_messages:
+                app.chat.max_messages = max_messages
+            finished = 0
+
+            def on_event(event: Any) -> None:
+                nonlocal finished
+                if event.kind == "turn_finished":
+                    finished += 1
+
+            app.agent.listeners.append(on_event)
+            pauses = GcPauses()
+            times: list[float] = []
+            print(machine())
+            print(f"{turns} turns of a {len(answer):,}-character answer")
+            print(
+                f"{'turn':>5} {'RSS MB':>8} {'turn ms (median)':>17} {'longest GC ms':>14} "
+                f"{'gen2 GCs':>8}"
+            )
+            before = {}
+            for turn in range(1, turns + 1):
+                started = time.perf_counter()
+                target = finished + 1
+                from agent_tui.ui.widgets.prompt import PromptInput
+
+                app.query_one(PromptInput).post_message(PromptInput.Submitted(f"turn {turn}"))
+                while finished < target or app.live_view.streaming:
+                    await asyncio.sleep(0.005)
+                await pilot.pause()
+                times.append(time.perf_counter() - started)
+                if turn in CHECKPOINTS or turn == turns:
+                    gen, longest = pauses.longest()
+                    rss = rss_mb()
+                    gc.callbacks.remove(pauses._callback)  # the probe below is not the app's
+                    start = time.perf_counter()
+                    gc.collect()
+                    full = time.perf_counter() - start
+                    gc.callbacks.append(pauses._callback)
+                    print(
+                        f"{turn:>5} {rss:>8.1f} {1e3 * median(times):>17.1f} "
+                        f"{1e3 * longest:>11.1f} g{gen} {pauses.count(2):>8} {1e3 * full:>15.1f} "
+                        f"{rss_mb():>13.1f}"
+                    )
+                    times = []
+                if turn == 60:
+                    before = survivors()
+            gc.callbacks.remove(pauses._callback)
+            after = survivors()
+            if before:
+                grown = {k: after[k] - before[k] for k in after}
+                per_turn = {k: round(v / max(1, turns - 60), 1) for k, v in grown.items()}
+                print(
+                    f"objects alive after a full collection, growth per turn after 60: {per_turn}"
+                )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=500)
+    parser.add_argument("--answer", type=int, default=1500)
+    parser.add_argument(
+        "--max-messages", type=int, default=0, help="the chat's cap (default: the app's own)"
+    )
+    args = parser.parse_args()
+    asyncio.run(run(args.turns, args.answer, args.max_messages))
+
+
+if __name__ == "__main__":
+    main()
