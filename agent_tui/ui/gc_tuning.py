@@ -15,4 +15,3 @@ def tune_gc() -> None:
     if gc.get_freeze_count() == 0:
         gc.freeze()
     gc.set_threshold(5_000, 10, 1_000)
-
