@@ -21,6 +21,7 @@ from textual.widgets import Footer
 from agent_tui.runtime import Options, use_offline
 from agent_tui.ui.gc_tuning import tune_gc
 from agent_tui.ui.session_actions import SessionActions, decisions_of, stored_runs
+from agent_tui.ui.slash_actions import SlashActions, SlashHints
 from agent_tui.ui.view_actions import ViewActions
 from agent_tui.ui.widgets.chat import ChatView, NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput, QueuedPrompts
@@ -49,7 +50,7 @@ STYLES = Path(__file__).parent / "styles"
 RESUME_TAIL = 40
 
 
-class AgentApp(SessionActions, ViewActions):
+class AgentApp(SessionActions, ViewActions, SlashActions):
     TITLE = "agent-tui"
     # CSS is loaded one way: each screen names its own `.tcss` (approval, trust, sessions); the
     # app names `app.tcss` and the stylesheets of the widgets on its own screen.
@@ -122,6 +123,7 @@ class AgentApp(SessionActions, ViewActions):
                     )
             yield Vertical(id="side")  # filled after the first frame (`_mount_side`)
         yield QueuedPrompts(id="queued")
+        yield SlashHints(id="slash-hints")
         yield PromptInput(id="prompt")
         status = StatusLine(id="status")
         status.set_reactive(StatusLine.model, self._model_label())
@@ -289,6 +291,8 @@ class AgentApp(SessionActions, ViewActions):
         agent = self.agent
         if agent is not None and not self._turn and text.strip() == "r" and agent.can_retry:
             self.action_retry()
+            return
+        if agent is not None and text.startswith("/") and self.handle_slash(text):
             return
         if agent is None or self._turn is not None:
             # Starting up, or a turn is starting or running: one turn at a time. The prompt

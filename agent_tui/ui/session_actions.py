@@ -129,19 +129,8 @@ class SessionActions(AppParts):
             return
 
         def chosen(model: str | None) -> None:
-            if not model or self.agent is None or model == self.agent.config.model:
-                return
-            self.agent.switch_model(model)
-            self.status.model = model
-            if self.recorder is not None and self.recorder.session_id:
-                self.recorder.store.set_system_prompt(
-                    self.recorder.session_id, self.agent.config.system
-                )
-            self.chat.append(
-                NoticeMessage(
-                    f"Model switched to {model}; the prompt cache starts anew for it.", "info"
-                )
-            )
+            if model and self.agent is not None and model != self.agent.config.model:
+                self.use_model(model)
 
         self.push_screen(AskTextScreen("Model for the next requests:", agent.config.model), chosen)
 
@@ -155,6 +144,24 @@ class SessionActions(AppParts):
 
                 self._store = SessionStore.open_default()
             return self._store
+
+    def use_model(self, model: str) -> None:
+        """Switch the model from the next request on, and say that the cache starts anew."""
+        assert self.agent is not None
+        if self.agent.provider.name == "offline":
+            self.notify("The offline model has no other models to switch to.")
+            return
+        self.agent.switch_model(model)
+        self.status.model = model
+        if self.recorder is not None and self.recorder.session_id:
+            self.recorder.store.set_system_prompt(
+                self.recorder.session_id, self.agent.config.system
+            )
+        self.chat.append(
+            NoticeMessage(
+                f"Model switched to {model}; the prompt cache starts anew for it.", "info"
+            )
+        )
 
     def action_sessions(self) -> None:
         from agent_tui.ui.screens.sessions import SessionBrowser

@@ -20,6 +20,9 @@ class PromptInput(TextArea):
     class Submitted(Message):
         text: str
 
+    class TabPressed(Message):
+        """Tab in a half-typed `/command`: the app completes it."""
+
     def __init__(self, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(soft_wrap=True, tab_behavior="focus", **kwargs)
         self.prompts: list[str] = []
@@ -35,6 +38,11 @@ class PromptInput(TextArea):
                 self._history_at = None
                 self.clear()
                 self.post_message(self.Submitted(text))
+            return
+        if event.key == "tab" and self.text.startswith("/") and " " not in self.text:
+            event.stop()
+            event.prevent_default()
+            self.post_message(self.TabPressed())
             return
         if event.key in NEWLINE_KEYS:
             event.stop()

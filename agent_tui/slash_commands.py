@@ -1,0 +1,127 @@
+"""Slash commands: the built-in ones (what the app does when a prompt is `/name args`) and the
+person's own, in Claude Code's format: markdown files in `<config>/commands/` and, in a trusted
+project, `.claude/commands/` (a sub-folder makes a `folder:name` command), with optional front
+matter (`description`, `argument-hint`) and `$ARGUMENTS` (or `$1`, `$2`, …) in the body where
+the words after the command go. No Textual here: the UI runs what `parse` recognises."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+#: a command word: `/name` or `/folder:name` (so `/etc/hosts …` is a prompt, not a command)
+_COMMAND = re.compile(r"/([A-Za-z][A-Za-z0-9_-]*(?::[A-Za-z0-9_-]+)*)")
+_FRONT = re.compile(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)", re.DOTALL)
+_POSITIONAL = re.compile(r"\$([1-9])")
+
+
+@dataclass(frozen=True, slots=True)
+class SlashCommand:
+    name: str
+    help: str
+    args: str = ""
+    #: a user command's prompt template (None: a built-in the app runs)
+    body: str | None = None
+    source: str = "built-in"
+
+
+BUILT_IN: tuple[SlashCommand, ...] = (
+    SlashCommand("help", "keys, modes and these commands"),
+    SlashCommand("new", "start a new session (this one stays in the sessions list)"),
+    SlashCommand("clear", "the same as /new"),
+    SlashCommand("model", "switch the model from the next request on", "[name]"),
+    SlashCommand("compact", "summarise the older turns now to free context", "[instructions]"),
+    SlashCommand("cost", "what this session has cost, and its tokens"),
+    SlashCommand("context", "how full the context window is, and how it is compacted"),
+    SlashCommand("memory", "the AGENTS.md / CLAUDE.md files the model was given"),
+    SlashCommand("mode", "the permission mode: default, accept-edits, plan, yolo", "[mode]"),
+    SlashCommand("thinking", "extended thinking on / off"),
+    SlashCommand("mcp", "the MCP servers and their state"),
+    SlashCommand("resume", "find a past session to resume or replay"),
+    SlashCommand("export", "write this session's transcript as Markdown", "[path]"),
+    SlashCommand("init", "ask the model to write an AGENTS.md for this project"),
+)
+
+INIT_PROMPT = (
+    "Please analyse this repository and write an AGENTS.md file at its root for future agents "
+    "working here: what the project is, how it is laid out, how to install, build, run and "
+    "test it (the exact commands), its code style and conventions, and anything surprising. "
+    "Read the README, the build and CI files and a sample of the code first; keep it concise. "
+    "If an AGENTS.md or CLAUDE.md exists already, improve it instead of starting over."
+)
+
+
+def parse(text: str) -> tuple[str, str] | None:
+    """(name, arguments) when the prompt is a slash command, else None."""
+    stripped = text.strip()
+    first, _, rest = stripped.partition(" ")
+    if "\n" in first:
+        first, _, more = first.partition("\n")
+        rest = more + (" " + rest if rest else "")
+    m = _COMMAND.fullmatch(first)
+    return (m.group(1), rest.strip()) if m else None
+
+
+def expand(body: str, arguments: str) -> str:
+    """A user command's prompt: `$ARGUMENTS` is everything after the command, `$1`… its words;
+    without either placeholder the arguments follow the body."""
+    words = arguments.split()
+    if "$ARGUMENTS" not in body and not _POSITIONAL.search(body):
+        return body + (f"\n\n{arguments}" if arguments else "")
+    out = body.replace("$ARGUMENTS", arguments)
+    return _POSITIONAL.sub(
+        lambda m: words[int(m.group(1)) - 1] if int(m.group(1)) <= len(words) else "", out
+    )
+
+
+def _read(path: Path, name: str, source: str) -> SlashCommand | None:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    fields: dict[str, str] = {}
+    m = _FRONT.match(text)
+    if m is not None:
+        for line in m.group(1).splitlines():
+            key, sep, value = line.partition(":")
+            if sep:
+                fields[key.strip().lower()] = value.strip().strip("\"'")
+        text = text[m.end() :]
+    body = text.strip()
+    if not body:
+        return None
+    first_line = body.splitlines()[0].lstrip("# ").strip()
+    help_text = fields.get("description") or first_line[:80]
+    return SlashCommand(name, help_text, fields.get("argument-hint", ""), body, source)
+
+
+def load_user_commands(cwd: Path, config_dir: Path, *, project_trusted: bool) -> list[SlashCommand]:
+    """The person's commands, then (trusted projects only) the project's; a project command
+    takes the name of a user one; neither can take a built-in's name."""
+    found: dict[str, SlashCommand] = {}
+    folders = [(config_dir / "commands", "user")]
+    if project_trusted:
+        folders.append((cwd / ".claude" / "commands", "project"))
+    reserved = {c.name for c in BUILT_IN}
+    for folder, source in folders:
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*.md")):
+            parts = path.relative_to(folder).with_suffix("").parts
+            name = ":".join(parts)
+            if name in reserved or not _COMMAND.fullmatch("/" + name):
+                continue
+            command = _read(path, name, source)
+            if command is not None:
+                found[name] = command
+    return list(found.values())
+
+
+def matching(prefix: str, commands: list[SlashCommand]) -> list[SlashCommand]:
+    """The commands a half-typed `/pre` may mean: those starting with it first, then the rest
+    containing it."""
+    prefix = prefix.lstrip("/").lower()
+    starts = [c for c in commands if c.name.lower().startswith(prefix)]
+    contains = [c for c in commands if prefix in c.name.lower() and c not in starts]
+    return starts + contains

@@ -1,0 +1,275 @@
+"""Slash commands in the prompt box: a `/` at the start lists the commands as you type (Tab
+completes the first), Enter runs one. Built-ins map to what the palette and keys do; the
+person's own commands (`slash_commands.load_user_commands`) become prompts. A `/word` that is
+no command asks before it goes to the model as text."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual.widgets import Static, TextArea
+
+from agent_tui.slash_commands import BUILT_IN, INIT_PROMPT, SlashCommand, expand, matching, parse
+from agent_tui.ui.app_parts import AppParts
+from agent_tui.ui.widgets.chat import NoticeMessage
+from agent_tui.ui.widgets.prompt import PromptInput
+
+if TYPE_CHECKING:
+    from agent_tui.sessions.recorder import Recorder
+
+#: suggestions shown under a half-typed command
+MAX_HINTS = 8
+
+
+class SlashHints(Static):
+    """The commands a half-typed `/…` may mean, above the prompt box."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__("", **kwargs)
+        self.display = False
+        self.shown: list[SlashCommand] = []
+
+    def show(self, commands: list[SlashCommand]) -> None:
+        self.shown = commands[:MAX_HINTS]
+        self.display = bool(self.shown)
+        text = Text()
+        for n, command in enumerate(self.shown):
+            if n:
+                text.append("\n")
+            text.append(f"/{command.name}", style="bold")
+            if command.args:
+                text.append(f" {command.args}", style="italic")
+            text.append(f"  {command.help}", style="dim")
+            if command.source != "built-in":
+                text.append(f"  ({command.source})", style="dim italic")
+        self.update(text)
+
+
+class SlashActions(AppParts):
+    recorder: Recorder | None
+    record: bool
+    _turn: Any
+    _user_commands: list[SlashCommand] | None = None
+
+    # --- what the mixin uses of the app and its other mixins ---
+
+    def _start(self, text: str) -> None:
+        raise NotImplementedError
+
+    def action_compact(self) -> None:
+        raise NotImplementedError
+
+    def action_switch_model(self) -> None:
+        raise NotImplementedError
+
+    def use_model(self, model: str) -> None:
+        raise NotImplementedError
+
+    # --- the commands ---
+
+    @property
+    def slash_commands(self) -> list[SlashCommand]:
+        if self._user_commands is None and self.agent is not None:
+            from agent_tui.paths import config_dir
+            from agent_tui.slash_commands import load_user_commands
+
+            trusted = getattr(self.agent.permissions, "project_trusted", False)
+            self._user_commands = load_user_commands(
+                self.agent.config.cwd, config_dir(), project_trusted=trusted
+            )
+        return [*BUILT_IN, *(self._user_commands or [])]
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if not isinstance(event.text_area, PromptInput):
+            return
+        text = event.text_area.text
+        typing_command = text.startswith("/") and " " not in text and "\n" not in text
+        hints = self.query_one(SlashHints)
+        hints.show(matching(text, self.slash_commands) if typing_command else [])
+
+    def on_prompt_input_tab_pressed(self, message: PromptInput.TabPressed) -> None:
+        hints = self.query_one(SlashHints)
+        if hints.shown:
+            prompt = self.query_one(PromptInput)
+            prompt.text = f"/{hints.shown[0].name} "
+            prompt.move_cursor(prompt.document.end)
+
+    def handle_slash(self, text: str) -> bool:
+        """Run `text` if it is a slash command; False if it is an ordinary prompt."""
+        parsed = parse(text)
+        if parsed is None:
+            return False
+        name, args = parsed
+        self.query_one(SlashHints).show([])
+        command = next((c for c in self.slash_commands if c.name == name), None)
+        if command is None:
+            from agent_tui.ui.screens.confirm import ConfirmScreen
+
+            def send(yes: bool | None) -> None:
+                if yes:
+                    self._start(text)
+
+            question = f"/{name} is not a command (/help lists them). Send it to the model?"
+            self.push_screen(ConfirmScreen(question), send)
+            return True
+        if command.body is not None:
+            self._start(expand(command.body, args))
+        else:
+            getattr(self, f"_slash_{name}")(args)
+        return True
+
+    def _say(self, text: str) -> None:
+        self.chat.append(NoticeMessage(text, "info"))
+
+    def _slash_help(self, args: str) -> None:
+        lines = [f"/{c.name} {c.args}".rstrip() + f" — {c.help}" for c in self.slash_commands]
+        self._say("Commands:\n" + "\n".join(lines) + "\nF1 shows the keys.")
+
+    def _slash_new(self, args: str) -> None:
+        self.run_worker(self.new_session(), group="turn", exclusive=False)
+
+    _slash_clear = _slash_new
+
+    def _slash_model(self, args: str) -> None:
+        if not args:
+            self.action_switch_model()
+        elif self.agent is not None:
+            self.use_model(args)
+
+    def _slash_compact(self, args: str) -> None:
+        if not args:
+            self.action_compact()
+        elif self.agent is not None and self._turn is None:
+            from functools import partial
+
+            self._turn = self.run_worker(partial(self.agent.compact, args), group="turn")
+
+    def _slash_cost(self, args: str) -> None:
+        view = self.live_view
+        usage = view.usage
+        if usage is None:
+            self._say("Nothing spent yet in this session.")
+            return
+        sent = (
+            usage.input_tokens + usage.cache_read_input_tokens + usage.cache_creation_input_tokens
+        )
+        cached = (
+            f", {100 * usage.cache_read_input_tokens / sent:.0f}% read from cache" if sent else ""
+        )
+        self._say(
+            f"This session: ${view.cost:.4f} — {sent:,} input tokens{cached}, "
+            f"{usage.output_tokens:,} output tokens, {usage.web_search_requests} web searches."
+        )
+
+    def _slash_context(self, args: str) -> None:
+        if self.agent is None:
+            return
+        compactor = self.agent.compactor
+        used, window = compactor.used, compactor.window
+        how = "by the API" if compactor.server else "by a summary request"
+        share = f"{100 * used / window:.0f}%" if used else "not measured yet"
+        at = f"{100 * self.agent.config.compact_at:.0f}%"
+        when = (
+            "Automatic compaction is off"
+            if self.agent.config.compaction == "off"
+            else f"At {at} it is compacted {how}"
+        )
+        self._say(
+            f"Context: {used:,} of {window:,} tokens ({share}). {when}; /compact does it now."
+        )
+
+    def _slash_memory(self, args: str) -> None:
+        files = self.agent.memory_files if self.agent is not None else ()
+        if not files:
+            self._say(
+                "No memory files were loaded. The model reads AGENTS.md or CLAUDE.md from the "
+                "repository root down to this folder, and AGENTS.md in your config dir; /init "
+                "writes one for this project."
+            )
+            return
+        names = "\n".join(
+            f"{m.path} ({'yours' if m.scope == 'user' else 'project'})" for m in files
+        )
+        self._say(f"Memory the model was given at the start of this session:\n{names}")
+
+    def _slash_mode(self, args: str) -> None:
+        from agent_tui.permissions.types import MODES
+
+        if not args:
+            self.action_cycle_mode()  # type: ignore[attr-defined]
+        elif args not in MODES:
+            self._say(f"Modes: {', '.join(MODES)}.")
+        elif args == "yolo":
+            from agent_tui.ui.screens.confirm import ConfirmScreen
+
+            question = "Switch to yolo mode? Every tool call not denied by a rule will run."
+            self.push_screen(ConfirmScreen(question), self._yolo_answered)  # type: ignore[attr-defined]
+        else:
+            self._set_mode(args)  # type: ignore[attr-defined]
+
+    def _slash_thinking(self, args: str) -> None:
+        self.action_toggle_thinking()  # type: ignore[attr-defined]
+
+    def _slash_mcp(self, args: str) -> None:
+        self.action_mcp_status()  # type: ignore[attr-defined]
+
+    def _slash_resume(self, args: str) -> None:
+        self.action_sessions()  # type: ignore[attr-defined]
+
+    def _slash_export(self, args: str) -> None:
+        from pathlib import Path
+
+        from agent_tui.paths import data_dir
+
+        session = self.recorder.session_id if self.recorder is not None else None
+        if session is None:
+            self._say("Nothing to export yet: this session has no messages.")
+            return
+        path = (
+            Path(args).expanduser() if args else data_dir() / "exports" / f"agent-tui-{session}.md"
+        )
+        self.run_worker(lambda: self._export_to(session, path), thread=True)
+
+    def _export_to(self, session: str, path: Any) -> None:
+        from agent_tui.sessions.export import export_markdown
+
+        assert self.recorder is not None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(export_markdown(self.recorder.store, session), encoding="utf-8")
+        except OSError as exc:
+            self.call_from_thread(
+                self.notify, f"Export failed: {exc}", severity="error", markup=False
+            )
+            return
+        self.call_from_thread(self._say, f"Transcript written to {path}")
+
+    def _slash_init(self, args: str) -> None:
+        self._start(INIT_PROMPT + (f"\n\nAlso: {args}" if args else ""))
+
+    # --- sessions and models ---
+
+    async def new_session(self) -> None:
+        """Leave this session (it stays in the store) and start an empty one."""
+        if self._busy():  # type: ignore[attr-defined]
+            return
+        from agent_tui.agent.conversation import Conversation
+        from agent_tui.protocol.events import Usage
+
+        agent = self.agent
+        assert agent is not None
+        old = self.recorder
+        agent.conversation = Conversation()
+        agent.session_usage, agent.session_cost = Usage(), 0.0
+        agent.compactor.used = 0
+        if old is not None:
+            from agent_tui.sessions.recorder import Recorder
+
+            old.detach()
+            self.recorder = Recorder(old.store, agent)
+        self.live_view.set_totals(None, 0.0)
+        await self.redraw_conversation(history=False)  # type: ignore[attr-defined]
+        self.tool_pane.show_plan([])  # type: ignore[attr-defined]
+        self.status.context = None
+        self._say("New session. The previous one is in the sessions list (ctrl+o).")

@@ -1,0 +1,91 @@
+"""Slash commands in the prompt box: hints while typing, Tab completion, built-ins run, unknown
+words ask first, user commands become prompts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from app_helpers import make_app, type_prompt, wait_for
+
+from agent_tui.ui.screens.confirm import ConfirmScreen
+from agent_tui.ui.slash_actions import SlashHints
+from agent_tui.ui.widgets.chat import AssistantMessage, NoticeMessage, UserMessage
+from agent_tui.ui.widgets.prompt import PromptInput
+
+pytestmark = pytest.mark.usefixtures("offline_env")
+
+
+def notices(app) -> list[str]:  # type: ignore[no-untyped-def]
+    return [n.text for n in app.query(NoticeMessage)]
+
+
+async def test_hints_while_typing_and_tab_completes(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        for key in "/co":
+            await pilot.press(key)
+        hints = app.query_one(SlashHints)
+        assert hints.display and [c.name for c in hints.shown][:3] == ["compact", "cost", "context"]
+        await pilot.press("tab")
+        assert app.query_one(PromptInput).text == "/compact "
+        await pilot.press("backspace", *"x")
+        assert not hints.display  # a space typed: the command word is done
+
+
+async def test_built_ins_run_without_reaching_the_model(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        await type_prompt(pilot, "hello")
+        await wait_for(pilot, lambda: app._turn is None, timeout=30)
+        await type_prompt(pilot, "/cost")
+        await pilot.pause()
+        assert any(t.startswith("This session: $0.0000") for t in notices(app))
+        await type_prompt(pilot, "/context")
+        await pilot.pause()
+        assert any(t.startswith("Context: ") for t in notices(app))
+        await type_prompt(pilot, "/mode plan")
+        await pilot.pause()
+        assert app.agent.approvals.mode == "plan" and app.status.mode == "plan"
+        await type_prompt(pilot, "/help")
+        await pilot.pause()
+        assert any("/compact [instructions]" in t for t in notices(app))
+        # none of these was sent as a prompt
+        assert [m["content"][0]["text"] for m in app.agent.messages if m["role"] == "user"] == [
+            "hello"
+        ]
+        await type_prompt(pilot, "/new")
+        await wait_for(pilot, lambda: not app.agent.messages and not app.query(UserMessage))
+        assert any(t.startswith("New session.") for t in notices(app))
+
+
+async def test_unknown_words_ask_and_paths_are_prompts(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        await type_prompt(pilot, "/frobnicate now")
+        await pilot.pause()
+        assert isinstance(app.screen, ConfirmScreen)
+        await pilot.press("n")
+        await pilot.pause()
+        assert not app.agent.messages
+        await type_prompt(pilot, "/etc/hosts what is it")
+        await wait_for(pilot, lambda: bool(app.query(AssistantMessage)), timeout=30)
+        assert app.agent.messages[0]["content"][0]["text"] == "/etc/hosts what is it"
+
+
+async def test_a_user_command_becomes_the_prompt(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        from agent_tui.paths import config_dir
+
+        commands = config_dir() / "commands"
+        commands.mkdir(parents=True, exist_ok=True)
+        (commands / "greet.md").write_text("---\ndescription: Say hello\n---\nhello $ARGUMENTS\n")
+        app._user_commands = None  # read the folder again
+        await type_prompt(pilot, "/greet world")
+        await wait_for(pilot, lambda: bool(app.agent.messages), timeout=30)
+        assert app.agent.messages[0]["content"][0]["text"] == "hello world"
