@@ -89,8 +89,19 @@ _IMAGE_WORD = re.compile(r"\.(png|jpe?g|gif|webp)$", re.IGNORECASE)
 
 
 def prompt_attachments(prompt: str, cwd: Path) -> tuple[list[dict[str, Any]], list[str]]:
-    """Images whose paths appear in a prompt (pasted, or dropped into the terminal — quoted or
-    with escaped spaces): (image blocks, one note per attached file)."""
+    """What a prompt attaches: the files it `@`-mentions (their text) and the images whose paths
+    appear in it (pasted, dropped into the terminal — quoted or with escaped spaces — or
+    `@`-mentioned): (blocks, one note per attached file)."""
+    from agent_tui.tools.mentions import mention_attachments
+
+    texts, text_notes = mention_attachments(
+        prompt, cwd, skip=lambda path: path.suffix.lower() in IMAGE_SUFFIXES
+    )
+    images, image_notes = _image_attachments(prompt, cwd)
+    return texts + images, text_notes + image_notes
+
+
+def _image_attachments(prompt: str, cwd: Path) -> tuple[list[dict[str, Any]], list[str]]:
     try:
         words = shlex.split(prompt, posix=True)
     except ValueError:
@@ -99,7 +110,7 @@ def prompt_attachments(prompt: str, cwd: Path) -> tuple[list[dict[str, Any]], li
     notes: list[str] = []
     seen: set[Path] = set()
     for word in words:
-        word = word.removeprefix("file://")
+        word = word.removeprefix("file://").removeprefix("@")
         if not _IMAGE_WORD.search(word):
             continue
         path = pathutil.resolve(word, cwd)

@@ -23,14 +23,26 @@ MAX_HINTS = 8
 
 
 class SlashHints(Static):
-    """The commands a half-typed `/…` may mean, above the prompt box."""
+    """Above the prompt box: the commands a half-typed `/…` may mean, or the files a half-typed
+    `@…` may name."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__("", **kwargs)
         self.display = False
         self.shown: list[SlashCommand] = []
+        self.files: list[str] = []
+
+    def show_files(self, paths: list[str]) -> None:
+        self.shown = []
+        self.files = paths[:MAX_HINTS]
+        self.display = bool(self.files)
+        text = Text()
+        for n, path in enumerate(self.files):
+            text.append(("\n" if n else "") + f"@{path}", style="bold" if n == 0 else "")
+        self.update(text)
 
     def show(self, commands: list[SlashCommand]) -> None:
+        self.files = []
         self.shown = commands[:MAX_HINTS]
         self.display = bool(self.shown)
         text = Text()
@@ -51,6 +63,8 @@ class SlashActions(AppParts):
     record: bool
     _turn: Any
     _user_commands: list[SlashCommand] | None = None
+    #: the project's files for the `@` picker (loaded once, on the first `@`)
+    _project_files: list[str] | None = None
 
     # --- what the mixin uses of the app and its other mixins ---
 
@@ -83,17 +97,47 @@ class SlashActions(AppParts):
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if not isinstance(event.text_area, PromptInput):
             return
-        text = event.text_area.text
-        typing_command = text.startswith("/") and " " not in text and "\n" not in text
+        self._update_hints(event.text_area.text)
+
+    def _update_hints(self, text: str) -> None:
+        from agent_tui.tools.mentions import fuzzy_rank, typing_mention
+
         hints = self.query_one(SlashHints)
+        mention = typing_mention(text)
+        if mention is not None and self.agent is not None:
+            if self._project_files is None:
+                self._project_files = []
+                self.run_worker(self._load_files, thread=True, group="files")
+            hints.show_files(fuzzy_rank(mention, self._project_files, MAX_HINTS))
+            return
+        typing_command = text.startswith("/") and " " not in text and "\n" not in text
         hints.show(matching(text, self.slash_commands) if typing_command else [])
 
+    def _load_files(self) -> None:
+        from agent_tui.tools.mentions import project_files
+
+        assert self.agent is not None
+        files = project_files(self.agent.config.cwd)
+        self.call_from_thread(self._files_loaded, files)
+
+    def _files_loaded(self, files: list[str]) -> None:
+        self._project_files = files
+        self._update_hints(self.query_one(PromptInput).text)
+
     def on_prompt_input_tab_pressed(self, message: PromptInput.TabPressed) -> None:
+        from agent_tui.tools.mentions import typing_mention
+
         hints = self.query_one(SlashHints)
-        if hints.shown:
-            prompt = self.query_one(PromptInput)
+        prompt = self.query_one(PromptInput)
+        if hints.files:
+            mention = typing_mention(prompt.text) or ""
+            prompt.text = prompt.text[: len(prompt.text) - len(mention)] + hints.files[0] + " "
+        elif hints.shown:
             prompt.text = f"/{hints.shown[0].name} "
-            prompt.move_cursor(prompt.document.end)
+        else:
+            return
+        prompt.move_cursor(prompt.document.end)
+        hints.show([])
 
     def handle_slash(self, text: str) -> bool:
         """Run `text` if it is a slash command; False if it is an ordinary prompt."""

@@ -89,3 +89,19 @@ async def test_a_user_command_becomes_the_prompt(tmp_path: Path) -> None:
         await type_prompt(pilot, "/greet world")
         await wait_for(pilot, lambda: bool(app.agent.messages), timeout=30)
         assert app.agent.messages[0]["content"][0]["text"] == "hello world"
+
+
+async def test_at_opens_the_file_picker_and_tab_completes(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        for key in "read @REA":
+            await pilot.press("space" if key == " " else key)
+        hints = app.query_one(SlashHints)
+        await wait_for(pilot, lambda: hints.files == ["README.md"])
+        await pilot.press("tab")
+        assert app.query_one(PromptInput).text == "read @README.md "
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(app.agent.messages), timeout=30)
+        content = app.agent.messages[0]["content"]
+        assert content[1]["text"].startswith("Contents of README.md:\n```\n# demo")

@@ -21,7 +21,7 @@ class PromptInput(TextArea):
         text: str
 
     class TabPressed(Message):
-        """Tab in a half-typed `/command`: the app completes it."""
+        """Tab in a half-typed `/command` or `@file`: the app completes it."""
 
     def __init__(self, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(soft_wrap=True, tab_behavior="focus", **kwargs)
@@ -39,7 +39,7 @@ class PromptInput(TextArea):
                 self.clear()
                 self.post_message(self.Submitted(text))
             return
-        if event.key == "tab" and self.text.startswith("/") and " " not in self.text:
+        if event.key == "tab" and self._completing():
             event.stop()
             event.prevent_default()
             self.post_message(self.TabPressed())
@@ -64,6 +64,14 @@ class PromptInput(TextArea):
             self._walk(1)
             return
         await super()._on_key(event)
+
+    def _completing(self) -> bool:
+        """A half-typed `/command` or `@file`: Tab completes it instead of moving focus."""
+        from agent_tui.tools.mentions import typing_mention
+
+        text = self.text
+        command = text.startswith("/") and " " not in text and "\n" not in text
+        return command or typing_mention(text) is not None
 
     def _walk(self, step: int) -> None:
         at = len(self.prompts) if self._history_at is None else self._history_at
