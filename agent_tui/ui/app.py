@@ -292,7 +292,7 @@ class AgentApp(SessionActions, ViewActions, SlashActions):
         if agent is not None and not self._turn and text.strip() == "r" and agent.can_retry:
             self.action_retry()
             return
-        if agent is not None and text.startswith("/") and self.handle_slash(text):
+        if text.startswith("/") and self.handle_slash(text):
             return
         if agent is None or self._turn is not None:
             # Starting up, or a turn is starting or running: one turn at a time. The prompt

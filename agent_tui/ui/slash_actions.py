@@ -71,6 +71,16 @@ class SlashActions(AppParts):
     def _start(self, text: str) -> None:
         raise NotImplementedError
 
+    def _queue(self, text: str) -> None:
+        raise NotImplementedError
+
+    def send_prompt(self, text: str) -> None:
+        """Send `text` as a prompt now, or after the running turn (as Enter does)."""
+        if self.agent is None or self._turn is not None:
+            self._queue(text)
+        else:
+            self._start(text)
+
     def action_compact(self) -> None:
         raise NotImplementedError
 
@@ -144,6 +154,10 @@ class SlashActions(AppParts):
         parsed = parse(text)
         if parsed is None:
             return False
+        if self.agent is None:  # commands need the agent: give the text back to try again
+            self.notify("Starting up: run the command again in a moment.")
+            self.query_one(PromptInput).text = text
+            return True
         name, args = parsed
         self.query_one(SlashHints).show([])
         command = next((c for c in self.slash_commands if c.name == name), None)
@@ -152,13 +166,13 @@ class SlashActions(AppParts):
 
             def send(yes: bool | None) -> None:
                 if yes:
-                    self._start(text)
+                    self.send_prompt(text)
 
             question = f"/{name} is not a command (/help lists them). Send it to the model?"
             self.push_screen(ConfirmScreen(question), send)
             return True
         if command.body is not None:
-            self._start(expand(command.body, args))
+            self.send_prompt(expand(command.body, args))
         else:
             getattr(self, f"_slash_{name}")(args)
         return True
@@ -290,7 +304,7 @@ class SlashActions(AppParts):
         self.call_from_thread(self._say, f"Transcript written to {path}")
 
     def _slash_init(self, args: str) -> None:
-        self._start(INIT_PROMPT + (f"\n\nAlso: {args}" if args else ""))
+        self.send_prompt(INIT_PROMPT + (f"\n\nAlso: {args}" if args else ""))
 
     # --- sessions and models ---
 

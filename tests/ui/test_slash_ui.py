@@ -105,3 +105,19 @@ async def test_at_opens_the_file_picker_and_tab_completes(tmp_path: Path) -> Non
         await wait_for(pilot, lambda: bool(app.agent.messages), timeout=30)
         content = app.agent.messages[0]["content"]
         assert content[1]["text"].startswith("Contents of README.md:\n```\n# demo")
+
+
+async def test_a_command_prompt_waits_for_the_running_turn(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        app.on_prompt_input_submitted(PromptInput.Submitted("hello"))
+        app.on_prompt_input_submitted(PromptInput.Submitted("/init"))  # a prompt-making command
+        app.on_prompt_input_submitted(PromptInput.Submitted("/cost"))  # runs at once
+        assert any(t.startswith("This session") or "Nothing spent" in t for t in notices(app))
+        # /init's prompt waits its turn instead of starting a second one beside "hello"
+        assert len(app._queued) == 1 and app._queued[0].startswith("Please analyse this repository")
+        await wait_for(pilot, lambda: not app._queued, timeout=60)
+        prompts = [m["content"][0]["text"] for m in app.agent.messages if m["role"] == "user"]
+        assert prompts[0] == "hello" and prompts[-1].startswith("Please analyse this repository")
+        app.action_cancel()
