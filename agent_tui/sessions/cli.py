@@ -35,6 +35,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="one JSON array of session objects")
     p.add_argument("--hide-empty", action="store_true", help="leave out sessions without an answer")
     p.add_argument(
+        "--review",
+        choices=("unreviewed", "denied"),
+        help="only sessions where a tool call ran without your review (allowed by a rule, the "
+        "mode or --approve-asks), or where one was denied",
+    )
+    p.add_argument(
         "--hide-failed",
         action="store_true",
         help="leave out sessions whose last turn failed or was cancelled",
@@ -113,6 +119,7 @@ def _run(store: SessionStore, args: argparse.Namespace) -> int:
             cwd=args.cwd,
             hide_empty=args.hide_empty,
             hide_failed=args.hide_failed,
+            review=args.review,
         )
         if args.json:
             out.write(json.dumps([s.to_dict() for s in sessions], ensure_ascii=False) + "\n")

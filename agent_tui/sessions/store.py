@@ -55,6 +55,19 @@ from agent_tui.sessions.schema import migrate
 DB_NAME = "sessions.db"
 
 
+#: the audit filters: sessions with a tool call that ran without the person's review (allowed by
+#: a rule, the mode or a headless flag), or with a call that was denied
+REVIEW_FILTERS = {
+    "unreviewed": (
+        "EXISTS (SELECT 1 FROM tool_runs r WHERE r.session_id = s.id AND r.decision = 'allow' "
+        "AND coalesce(r.decided_by, '') <> 'user')"
+    ),
+    "denied": (
+        "EXISTS (SELECT 1 FROM tool_runs r WHERE r.session_id = s.id AND r.decision = 'deny')"
+    ),
+}
+
+
 class SessionStore(MessageLog, RunLog):
     """See the module docstring for what is recorded when, and the threading rule."""
 
@@ -183,6 +196,7 @@ class SessionStore(MessageLog, RunLog):
         hide_empty: bool = False,
         hide_failed: bool = False,
         top_level: bool = False,
+        review: str | None = None,
     ) -> list[SessionInfo]:
         """Sessions, most recently active first; optionally without those that never got an
         answer (`hide_empty`) or whose last turn failed or was cancelled (`hide_failed`)."""
@@ -196,6 +210,8 @@ class SessionStore(MessageLog, RunLog):
             where.append("message_count >= 2")
         if top_level:  # not a sub-agent's conversation
             where.append("parent_id IS NULL")
+        if review in REVIEW_FILTERS:
+            where.append(REVIEW_FILTERS[review])
         if hide_failed:
             where.append(
                 "NOT EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND t.stop_reason "

@@ -42,6 +42,12 @@ from agent_tui.ui.session_rows import (
 __all__ = ["PAGE", "BrowserChoice", "ConfirmScreen", "SessionBrowser"]
 
 
+FILTER_NAMES = {
+    "unreviewed": "a tool call ran without your review",
+    "denied": "a tool call was denied",
+}
+
+
 def _default_export_dir() -> Path:
     from agent_tui.paths import data_dir
 
@@ -67,6 +73,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         Binding("r", "replay", "Replay"),
         Binding("e", "export", "Export"),
         Binding("d", "delete", "Delete"),
+        Binding("f", "cycle_filter", "Filter"),
         # While the search box has focus, arrows still move through the list.
         Binding("down", "move(1)", show=False),
         Binding("up", "move(-1)", show=False),
@@ -93,6 +100,8 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         self.loaded = False  # the first listing has arrived (tests and the empty state use it)
         self._more = False
         self._debounce: Timer | None = None
+        #: the audit filter: None (all), "unreviewed" (a call ran without your review), "denied"
+        self.review: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Static("Sessions", id="sessions-header")
@@ -145,7 +154,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
             infos = ((store.get_session(sid), snippet) for sid, snippet in seen.items())
             rows = [Row(info, snippet) for info, snippet in infos if info is not None]
         else:
-            infos = store.list_sessions(limit=PAGE + 1, offset=offset)
+            infos = store.list_sessions(limit=PAGE + 1, offset=offset, review=self.review)
             more = len(infos) > PAGE
             rows = [Row(info) for info in infos[:PAGE]]
         if not get_current_worker().is_cancelled:
@@ -177,7 +186,9 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         self.option_list.display = has_rows
         empty.display = not has_rows
         self.query_one("#session-preview-pane").display = has_rows
-        if self.query_text.strip():
+        if self.review and not self.query_text.strip():
+            empty.update(Text(f"No sessions where {FILTER_NAMES[self.review]} (f: next filter)."))
+        elif self.query_text.strip():
             empty.update(Text(f"No sessions match “{one_line(self.query_text, 80, sep=' ')}”."))
         else:
             empty.update(
@@ -188,9 +199,14 @@ class SessionBrowser(Screen[BrowserChoice | None]):
             )
         count = len(self.rows)
         header = "Sessions" if not count else f"Sessions · {count}{'+' if self._more else ''}"
+        if self.review:
+            header += f" · {FILTER_NAMES[self.review]}"
         if self.query_text.strip():
             header += f" matching “{one_line(self.query_text, 40, sep=' ')}”"
-        hint = "\u00a0\u00a0 Enter resume · r replay · e export · d delete · / search · Esc close"
+        hint = (
+            "\u00a0\u00a0 Enter resume · r replay · e export · d delete · f filter · / search · "
+            "Esc close"
+        )
         self.query_one("#sessions-header", Static).update(
             Text.assemble(header, (hint if has_rows else "", "dim"))
         )
@@ -303,6 +319,12 @@ class SessionBrowser(Screen[BrowserChoice | None]):
             )
             return
         self.app.call_from_thread(self.notify, f"Exported to {path}", markup=False)
+
+    def action_cycle_filter(self) -> None:
+        """All sessions → those where a call ran without your review → those with a denial."""
+        order: list[str | None] = [None, "unreviewed", "denied"]
+        self.review = order[(order.index(self.review) + 1) % len(order)]
+        self._reload()
 
     def action_delete(self) -> None:
         row = self.selected
