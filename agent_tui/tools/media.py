@@ -123,10 +123,9 @@ def _image_attachments(prompt: str, cwd: Path) -> tuple[list[dict[str, Any]], li
             if kind is None or kind == "application/pdf":
                 continue
             block, note = image_block(path.read_bytes(), kind)
-        except (OSError, ValueError) as exc:
-            notes.append(f"could not attach {path}: {exc}")
-            continue
-        except Exception as exc:  # a damaged image: say so, send the prompt anyway
+        except (
+            Exception
+        ) as exc:  # unreadable or damaged (Pillow's errors vary): say so, send anyway
             notes.append(f"could not attach {path}: {exc}")
             continue
         blocks.append(block)

@@ -60,11 +60,16 @@ def _readable(ctx: ToolContext, *, sep: str = "\0") -> Callable[[str], bool]:
     return keep
 
 
-def _failed(result: RgResult, pattern: str) -> ToolOutput | None:
+async def _search(args: list[str], cwd: Path, max_bytes: int) -> RgResult | ToolOutput:
+    """rg's result, or the error result for the model (rg missing, a bad pattern or path)."""
+    try:
+        result = await run_rg(args, cwd, max_bytes)
+    except RipgrepMissing as exc:
+        return ToolOutput(str(exc), is_error=True, summary="rg missing")
     if result.code == 2 and not result.lines:
         why = result.error.splitlines()[-1] if result.error else "ripgrep failed"
         return ToolOutput(f"The search failed: {why}", is_error=True, summary="search failed")
-    return None
+    return result
 
 
 class GrepInput(BaseModel):
@@ -148,14 +153,10 @@ class GrepTool(Tool):
             for flag, value in (("-A", p.after), ("-B", p.before), ("-C", p.context)):
                 if value is not None:
                     args.append(f"{flag}{value}")
-        try:
-            cap = MAX_NAMES_BYTES if p.output_mode == "files_with_matches" else MAX_OUTPUT_BYTES
-            result = await run_rg([*args, "--regexp", p.pattern, "--", target], ctx.cwd, cap)
-        except RipgrepMissing as exc:
-            return ToolOutput(str(exc), is_error=True, summary="rg missing")
-        failed = _failed(result, p.pattern)
-        if failed:
-            return failed
+        cap = MAX_NAMES_BYTES if p.output_mode == "files_with_matches" else MAX_OUTPUT_BYTES
+        result = await _search([*args, "--regexp", p.pattern, "--", target], ctx.cwd, cap)
+        if isinstance(result, ToolOutput):
+            return result
         if p.output_mode == "files_with_matches":
             lines, note = _newest_first(_names(result), ctx.cwd)
             return _report(p, lines, result.truncated, _readable(ctx, sep=""), note)
@@ -279,16 +280,11 @@ class GlobTool(Tool):
         # "*.py" means the top level, as in a shell: anchor it.
         if "/" not in pattern:
             pattern = "/" + pattern
-        try:
-            # run in the folder itself: rg anchors "/pattern" at the folder it runs in
-            result = await run_rg(
-                ["--files", "--null", f"--glob={pattern}", "--", "."], path, MAX_NAMES_BYTES
-            )
-        except RipgrepMissing as exc:
-            return ToolOutput(str(exc), is_error=True, summary="rg missing")
-        failed = _failed(result, p.pattern)
-        if failed:
-            return failed
+        # run in the folder itself: rg anchors "/pattern" at the folder it runs in
+        args = ["--files", "--null", f"--glob={pattern}", "--", "."]
+        result = await _search(args, path, MAX_NAMES_BYTES)
+        if isinstance(result, ToolOutput):
+            return result
         found = [n if target == "." else os.path.join(target, n) for n in _names(result)]
         names, order_note = _newest_first(found, ctx.cwd)
         keep = _readable(ctx, sep="")
