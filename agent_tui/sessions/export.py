@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.sessions.records import SessionNotFound, ToolRun
@@ -60,6 +61,24 @@ def _decision(run: ToolRun | None) -> str:
 
 def _money(cost: float) -> str:
     return f"${cost:.4f}" if cost < 1 else f"${cost:.2f}"
+
+
+def export_dir() -> Path:
+    """Where transcripts go by default: the data dir, not the project (which may be a repository
+    the transcript shouldn't land in)."""
+    from agent_tui.paths import data_dir
+
+    return data_dir() / "exports"
+
+
+def export_file_name(session_id: str) -> str:
+    return f"agent-tui-{session_id}.md"
+
+
+def write_markdown(store: SessionStore, session_id: str, path: Path) -> None:
+    """Write a session's Markdown transcript to `path` (its folder made); raises OSError."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(export_markdown(store, session_id), encoding="utf-8")
 
 
 def export_markdown(store: SessionStore, session_id: str) -> str:

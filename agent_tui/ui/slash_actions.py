@@ -278,24 +278,21 @@ class SlashActions(AppParts):
     def _slash_export(self, args: str) -> None:
         from pathlib import Path
 
-        from agent_tui.paths import data_dir
+        from agent_tui.sessions.export import export_dir, export_file_name
 
         session = self.recorder.session_id if self.recorder is not None else None
         if session is None:
             self._say("Nothing to export yet: this session has no messages.")
             return
-        path = (
-            Path(args).expanduser() if args else data_dir() / "exports" / f"agent-tui-{session}.md"
-        )
+        path = Path(args).expanduser() if args else export_dir() / export_file_name(session)
         self.run_worker(lambda: self._export_to(session, path), thread=True)
 
     def _export_to(self, session: str, path: Any) -> None:
-        from agent_tui.sessions.export import export_markdown
+        from agent_tui.sessions.export import write_markdown
 
         assert self.recorder is not None
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(export_markdown(self.recorder.store, session), encoding="utf-8")
+            write_markdown(self.recorder.store, session, path)
         except OSError as exc:
             self.call_from_thread(
                 self.notify, f"Export failed: {exc}", severity="error", markup=False

@@ -121,3 +121,15 @@ async def test_a_command_prompt_waits_for_the_running_turn(tmp_path: Path) -> No
         prompts = [m["content"][0]["text"] for m in app.agent.messages if m["role"] == "user"]
         assert prompts[0] == "hello" and prompts[-1].startswith("Please analyse this repository")
         app.action_cancel()
+
+
+async def test_export_writes_this_sessions_transcript(tmp_path: Path) -> None:
+    app = make_app(tmp_path, record=True)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        await type_prompt(pilot, "hello")
+        await wait_for(pilot, lambda: app._turn is None and bool(app.agent.messages), timeout=30)
+        target = tmp_path / "out" / "t.md"
+        await type_prompt(pilot, f"/export {target}")
+        await wait_for(pilot, lambda: any("Transcript written" in t for t in notices(app)))
+        assert "hello" in target.read_text(encoding="utf-8")

@@ -24,7 +24,8 @@ from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
-from agent_tui.sessions.export import export_markdown
+from agent_tui.sessions.export import export_dir as default_export_dir
+from agent_tui.sessions.export import export_file_name, write_markdown
 from agent_tui.sessions.records import StoredMessage
 from agent_tui.sessions.store import SessionStore
 from agent_tui.text import one_line
@@ -46,12 +47,6 @@ FILTER_NAMES = {
     "unreviewed": "a tool call ran without your review",
     "denied": "a tool call was denied",
 }
-
-
-def _default_export_dir() -> Path:
-    from agent_tui.paths import data_dir
-
-    return data_dir() / "exports"
 
 
 #: sessions listed per page; the next page loads when the cursor reaches the end
@@ -93,7 +88,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         self.cwd = cwd
         #: where exports are offered by default: the data dir, not the project (which may be
         #: a repository the transcript shouldn't land in)
-        self.export_dir = export_dir or _default_export_dir()
+        self.export_dir = export_dir or default_export_dir()
         self.current_session = current_session
         self.rows: list[Row] = []
         self.query_text = ""
@@ -300,7 +295,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         if row is None:
             return
         session_id = row.info.id
-        default = str(self.export_dir / f"agent-tui-{session_id}.md")
+        default = str(self.export_dir / export_file_name(session_id))
 
         def chosen(where: str | None) -> None:
             if where:
@@ -311,8 +306,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
 
     def _export(self, session_id: str, path: Path) -> None:
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(export_markdown(self.store(), session_id), encoding="utf-8")
+            write_markdown(self.store(), session_id, path)
         except OSError as exc:
             self.app.call_from_thread(
                 self.notify, f"Export failed: {exc}", severity="error", markup=False
