@@ -10,13 +10,14 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.widgets import Static, TextArea
 
-from agent_tui.slash_commands import BUILT_IN, INIT_PROMPT, SlashCommand, expand, matching, parse
 from agent_tui.ui.app_parts import AppParts
 from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
+# The command table loads with the first command typed, not with the first frame.
 if TYPE_CHECKING:
     from agent_tui.sessions.recorder import Recorder
+    from agent_tui.slash_commands import SlashCommand
 
 #: suggestions shown under a half-typed command
 MAX_HINTS = 8
@@ -102,6 +103,8 @@ class SlashActions(AppParts):
             self._user_commands = load_user_commands(
                 self.agent.config.cwd, config_dir(), project_trusted=trusted
             )
+        from agent_tui.slash_commands import BUILT_IN
+
         return [*BUILT_IN, *(self._user_commands or [])]
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
@@ -121,7 +124,12 @@ class SlashActions(AppParts):
             hints.show_files(fuzzy_rank(mention, self._project_files, MAX_HINTS))
             return
         typing_command = text.startswith("/") and " " not in text and "\n" not in text
-        hints.show(matching(text, self.slash_commands) if typing_command else [])
+        if not typing_command:
+            hints.show([])
+            return
+        from agent_tui.slash_commands import matching
+
+        hints.show(matching(text, self.slash_commands))
 
     def _load_files(self) -> None:
         from agent_tui.tools.mentions import project_files
@@ -151,6 +159,8 @@ class SlashActions(AppParts):
 
     def handle_slash(self, text: str) -> bool:
         """Run `text` if it is a slash command; False if it is an ordinary prompt."""
+        from agent_tui.slash_commands import expand, parse
+
         parsed = parse(text)
         if parsed is None:
             return False
@@ -301,6 +311,8 @@ class SlashActions(AppParts):
         self.call_from_thread(self._say, f"Transcript written to {path}")
 
     def _slash_init(self, args: str) -> None:
+        from agent_tui.slash_commands import INIT_PROMPT
+
         self.send_prompt(INIT_PROMPT + (f"\n\nAlso: {args}" if args else ""))
 
     # --- sessions and models ---
