@@ -23,6 +23,11 @@ class MemoryFile:
     scope: Literal["user", "project"]
     truncated: bool = False
 
+    @property
+    def label(self) -> str:
+        """How the person sees it listed: the path, and whose it is."""
+        return f"{self.path} ({'yours' if self.scope == 'user' else 'project'})"
+
 
 def _read(path: Path, scope: Literal["user", "project"]) -> MemoryFile | None:
     try:

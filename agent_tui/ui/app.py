@@ -233,10 +233,7 @@ class AgentApp(SessionActions, ViewActions, SlashActions):
         if error:
             self.chat.append(NoticeMessage(error, "error"))
         if agent.memory_files and not agent.messages:
-            names = ", ".join(
-                f"{m.path} ({'yours' if m.scope == 'user' else 'project'})"
-                for m in agent.memory_files
-            )
+            names = ", ".join(m.label for m in agent.memory_files)
             self.chat.append(NoticeMessage(f"Memory loaded: {names}", "info"))
         for warning in getattr(agent.permissions, "load_warnings", ()):
             self.chat.append(NoticeMessage(f"Settings: {warning}", "warning"))

@@ -256,9 +256,7 @@ class SlashActions(AppParts):
                 "writes one for this project."
             )
             return
-        names = "\n".join(
-            f"{m.path} ({'yours' if m.scope == 'user' else 'project'})" for m in files
-        )
+        names = "\n".join(m.label for m in files)
         self._say(f"Memory the model was given at the start of this session:\n{names}")
 
     def _slash_mode(self, args: str) -> None:
