@@ -78,6 +78,8 @@ class Approvals:
         self.cwd = cwd
         self.headless = headless
         self.allow_asks = allow_asks
+        #: tool_use ids of calls allowed as read-only commands (no checkpoint needed)
+        self.read_only_calls: dict[str, bool] = {}
 
     @property
     def mode(self) -> str:
@@ -96,13 +98,20 @@ class Approvals:
 
         def decided(allowed: bool, by: str, **extra: Any) -> None:
             verdict = "allow" if allowed else "deny"
-            self.emit(ApprovalDecided(tool_use_id, tool.name, subject, verdict, by, **extra))
+            if by != "user" and decision.rule:
+                extra.update(rule=decision.rule, rule_source=decision.rule_source)
+            event = ApprovalDecided(
+                tool_use_id, tool.name, subject, verdict, by, mode=self.mode, **extra
+            )
+            self.emit(event)
 
         if decision.behavior == "allow":
-            decided(True, decision.source, rule=decision.rule)
+            decided(True, decision.source)
+            if decision.read_only:
+                self.read_only_calls[tool_use_id] = True
             return None
         if decision.behavior == "deny":
-            decided(False, decision.source, rule=decision.rule)
+            decided(False, decision.source)
             return ToolOutput(
                 f"Permission denied: {decision.reason or decision.rule}. Do not retry this call; "
                 "ask the user or try another approach.",
@@ -121,7 +130,13 @@ class Approvals:
             )
         answer = await self._ask(tool_use_id, tool, raw, params, ctx, subject, decision)
         allowed = answer.choice in ("once", "always")
-        decided(allowed, "user", saved_rules=list(answer.saved_rules), message=answer.message)
+        decided(
+            allowed,
+            "user",
+            saved_rules=list(answer.saved_rules),
+            message=answer.message,
+            answer=answer.choice,
+        )
         if allowed:
             return None
         text = "The user denied this tool call."

@@ -64,6 +64,16 @@ class Conversation:
                 starts.append(i)
         return starts
 
+    def keep_partial(self, assembler: Any, opened: bool) -> None:
+        """Keep the text of a stream's unfinished block so nothing the person saw is lost
+        (`opened`: the assistant message it belongs to has begun)."""
+        finished = {id(b) for b in assembler.content}
+        extra = [b for b in assembler.salvage() if id(b) not in finished]
+        if extra and not opened:
+            self.begin("assistant")
+        for block in extra:
+            self.append(block)
+
     @property
     def last_role(self) -> str | None:
         return self.messages[-1]["role"] if self.messages else None

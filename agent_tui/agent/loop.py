@@ -28,6 +28,7 @@ from agent_tui.agent.stop_reasons import (
     stop_notice,
 )
 from agent_tui.agent.tool_runner import ToolRunner, tool_result
+from agent_tui.checkpoints.checkpointer import Checkpointer
 from agent_tui.protocol.assembler import StreamAssembler, StreamError
 from agent_tui.protocol.events import (
     BlockFinished,
@@ -95,6 +96,8 @@ class Agent:
             allow_asks=config.allow_asks,
         )
         self.runner = ToolRunner(tools, self.approvals, self.emit, config, provider)
+        #: what each turn changed on disk (a sub-agent's calls go to its parent's)
+        self.checkpoints = self.runner.checkpoints = Checkpointer(config.cwd, self.emit)
         #: the memory files (AGENTS.md, CLAUDE.md) in the system prompt, for the person to see
         self.memory_files: tuple[Any, ...] = ()
         #: Task's runner (`agent.subagents.SubAgents`), the MCP servers (`runtime.McpSetup`)
@@ -149,6 +152,7 @@ class Agent:
         self._close_dangling_tool_uses("not run: the previous turn ended first")
         images, notes = prompt_attachments(prompt, self.config.cwd)
         self.conversation.add_prompt(prompt, images)
+        self.checkpoints.begin_turn(len(self.messages) - 1, prompt)
         self.emit(TurnStarted(prompt))
         for note in notes:
             self.emit(Notice("info", f"{note[0].upper()}{note[1:]}."))
@@ -224,25 +228,25 @@ class Agent:
                     continue
                 self._end_notice(stop_reason)
                 break
-            return self._finish(stop_reason, usage, cost, requests)
+            return await self._finish(stop_reason, usage, cost, requests)
         except _StreamBroken as exc:
             self._close_dangling_tool_uses("not run: the stream failed before the call completed")
             self.can_retry = True
             usage += exc.assembler.usage
             cost += cost_usd(self.config.model, exc.assembler.usage)
             self.emit(StreamFailed(exc.message, exc.retryable, exc.assembler.partial_text()))
-            return self._finish(None, usage, cost, requests, failed=True)
+            return await self._finish(None, usage, cost, requests, failed=True)
         except asyncio.CancelledError:
             if not self._cancel_requested:
                 raise
             self._close_dangling_tool_uses(CANCELLED)
             self.emit(Notice("warning", "Cancelled."))
-            return self._finish(None, usage, cost, requests, cancelled=True)
+            return await self._finish(None, usage, cost, requests, cancelled=True)
         finally:
             self.running = False
             self._task = None
 
-    def _finish(
+    async def _finish(
         self,
         stop_reason: str | None,
         usage: Usage,
@@ -252,6 +256,7 @@ class Agent:
         failed: bool = False,
         cancelled: bool = False,
     ) -> TurnFinished:
+        await self.checkpoints.end_turn()
         self.session_usage += usage
         self.session_cost += cost
         event = TurnFinished(stop_reason, usage, cost, requests, cancelled, failed)
@@ -295,7 +300,7 @@ class Agent:
         finally:
             self.running = False
             self._task = None
-        return self._finish(None, usage, cost_usd(self.config.model, usage), 1)
+        return await self._finish(None, usage, cost_usd(self.config.model, usage), 1)
 
     async def _compact_step(self, instructions: str = "") -> Usage:
         return await self.compactor.run(self.tools.schemas(), instructions)
@@ -364,7 +369,7 @@ class Agent:
                             commit([event.block])
                     self.emit(event)
         except BaseException:
-            self._keep_partial(assembler, opened)
+            self.conversation.keep_partial(assembler, opened)
             raise
         finally:
             with contextlib.suppress(Exception):
@@ -372,23 +377,12 @@ class Agent:
         if assembler.stopped:
             commit(held)
         else:
-            self._keep_partial(assembler, opened)
+            self.conversation.keep_partial(assembler, opened)
             raise ProviderError(
                 "The stream ended before the response was complete.",
                 retryable=True,
                 kind="incomplete_stream",
             )
-
-    def _keep_partial(self, assembler: StreamAssembler, opened: bool) -> None:
-        """Keep the text of an unfinished block so nothing the person saw is lost."""
-        finished = {id(b) for b in assembler.content}
-        extra = [b for b in assembler.salvage() if id(b) not in finished]
-        if not extra:
-            return
-        if not opened:
-            self.conversation.begin("assistant")
-        for block in extra:
-            self.conversation.append(block)
 
     # --- tools -------------------------------------------------------------------------------
 

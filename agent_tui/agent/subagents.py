@@ -141,7 +141,7 @@ class SubAgents:
         async def ask(request: ApprovalRequest) -> ApprovalAnswer:
             return await parent.approvals.ask(dataclasses.replace(request, agent=label))
 
-        return Agent(
+        sub = Agent(
             parent.provider,
             ToolRegistry(allowed),
             config,
@@ -150,6 +150,8 @@ class SubAgents:
             conversation=Conversation(),
             confirm_spend=parent.budget.confirm,
         )
+        sub.runner.checkpoints = parent.checkpoints  # its changes belong to the parent's turn
+        return sub
 
     async def run(self, params: TaskInput, ctx: ToolContext) -> ToolOutput:
         name = params.subagent_type or GENERAL

@@ -18,6 +18,7 @@ from agent_tui.tools.base import ToolContext, ToolInputError, ToolOutput, ToolRe
 
 if TYPE_CHECKING:
     from agent_tui.agent.config import AgentConfig
+    from agent_tui.checkpoints.checkpointer import Checkpointer
     from agent_tui.providers.base import Provider
 
 
@@ -37,6 +38,8 @@ class ToolRunner:
         self.provider = provider
         #: tool_use id -> why its streamed input was unusable (invalid JSON): never run those
         self.input_errors: dict[str, str] = {}
+        #: records what calls that may change files are about to change (set by the Agent)
+        self.checkpoints: Checkpointer | None = None
 
     async def run_all(
         self, calls: list[dict[str, Any]]
@@ -102,6 +105,10 @@ class ToolRunner:
         denied = await self.approvals.authorize(call["id"], tool, raw_input, params, ctx)
         if denied is not None:
             return denied
+        read_only = tool.read_only or self.approvals.read_only_calls.pop(call["id"], False)
+        if self.checkpoints is not None and not read_only:
+            path = tool.changed_path(params, self.config.cwd)
+            await self.checkpoints.before(tool.subject(params), name, path)
         try:
             return await tool.run(params, ctx)
         except asyncio.CancelledError:

@@ -192,11 +192,13 @@ class _Check:
     def allowed(self) -> Decision:
         a, e = self.a, self.e
         used: list[str] = []
+        sources: list[str] = []
         asked_parts: list[Part] = []
         for part in a.parts:
             rule = self.allow_rule(part)
             if rule:
                 used.append(rule.rule.text)
+                sources.append(rule.source)
             elif not self.runs_by_default(part):
                 asked_parts.append(part)
         asked_writes: list[_Write] = []
@@ -208,6 +210,7 @@ class _Check:
                 continue  # a file the command names, inside the project: its rule covers it
             elif rule := e.edit_rule_for("allow", w.resolved):
                 used.append(rule.rule.text)
+                sources.append(rule.source)
             elif e.mode == "accept-edits":
                 by_mode = True
             else:
@@ -215,14 +218,20 @@ class _Check:
         if not asked_parts and not asked_writes:
             names = ", ".join(dict.fromkeys(used))
             if names:
-                return Decision("allow", rule=names, reason=f"allowed by {names}", source="rule")
+                return Decision(
+                    "allow",
+                    rule=names,
+                    reason=f"allowed by {names}",
+                    source="rule",
+                    rule_source=", ".join(dict.fromkeys(sources)),
+                )
             if by_mode:
                 return Decision(
                     "allow",
                     reason="accept-edits mode allows writes in the working directory",
                     source="mode",
                 )
-            return Decision("allow", reason="a read-only command")
+            return Decision("allow", reason="a read-only command", read_only=True)
         return self.ask_for(asked_parts, asked_writes)
 
     def ask_for(self, parts: list[Part], writes: list[_Write]) -> Decision:

@@ -17,7 +17,11 @@ def rule_reason(behavior: str, r: SourcedRule, reason: str = "") -> str:
 
 def by_rule(behavior: Behavior, r: SourcedRule, reason: str = "") -> Decision:
     return Decision(
-        behavior, rule=r.rule.text, reason=rule_reason(behavior, r, reason), source="rule"
+        behavior,
+        rule=r.rule.text,
+        reason=rule_reason(behavior, r, reason),
+        source="rule",
+        rule_source=r.source,
     )
 
 

@@ -21,10 +21,14 @@ class Decision:
     suggestions: tuple[str, ...] = ()
     #: decided by "rule", "mode" or "default"
     source: str = "default"
+    #: for a rule: the settings it came from ("user", "project", "local", "cli", "session")
+    rule_source: str = ""
     #: what the call does that matters, in one plain line ("pushes to a remote"); "" if nothing
     risk: str = ""
     #: the parts of a long command that made it ask, to show without scrolling
     highlights: tuple[str, ...] = ()
+    #: the call only reads (a read-only shell command): it changes no file
+    read_only: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -257,10 +257,16 @@ class ApprovalDecided(Event):
     tool: str
     subject: str
     decision: str  # "allow" | "deny"
-    by: str  # "rule" | "user" | "mode" | "headless"
+    by: str  # "rule" | "user" | "mode" | "default" | "headless"
     rule: str | None = None
     saved_rules: list[str] = field(default_factory=list)
     message: str = ""
+    #: where the deciding rule came from: "user", "project", "local", "cli", "session"
+    rule_source: str = ""
+    #: the person's answer ("once", "always", "deny"), when they were asked
+    answer: str = ""
+    #: the permission mode at the time
+    mode: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,6 +281,34 @@ class ContextCompacted(Event):
     #: context tokens in use before the compaction (0: not known)
     tokens_before: int = 0
     start: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FilesChanged(Event):
+    """What one turn changed on disk (see `agent_tui.checkpoints`): each file as
+    `{"path", "before", "after", "before_mode", "after_mode", "by"}`, where before/after are blob
+    ids (None: the file did not exist); `trees` are the git snapshots before and after (empty
+    outside git), `unrestorable` the calls whose changes could not be captured."""
+
+    commit_boundary: ClassVar[bool] = True
+    checkpoint: int
+    #: the index of the message that began the turn (its prompt), and the prompt's first words
+    message_index: int
+    prompt: str
+    files: list[dict[str, Any]] = field(default_factory=list)
+    trees: list[str] = field(default_factory=list)
+    unrestorable: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class FilesRestored(Event):
+    """An undo or rewind put files back as they were before checkpoint `to` and every later one."""
+
+    commit_boundary: ClassVar[bool] = True
+    to: int
+    restored: list[str] = field(default_factory=list)
+    #: files the person changed since, left as they are
+    kept: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,6 +352,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ApprovalRequested,
         ApprovalDecided,
         ContextCompacted,
+        FilesChanged,
+        FilesRestored,
         Notice,
         TurnFinished,
     )

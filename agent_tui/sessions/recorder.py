@@ -19,6 +19,7 @@ from agent_tui.protocol.events import (
     TurnFinished,
     TurnStarted,
 )
+from agent_tui.sessions.checkpoint_log import SessionBlobs
 from agent_tui.sessions.records import SessionInfo
 from agent_tui.sessions.store import SessionStore
 
@@ -48,6 +49,9 @@ class Recorder:
         self._turn_started = time.time()
         agent.conversation.observers.append(self)
         agent.listeners.append(self.on_event)
+        checkpoints = getattr(agent, "checkpoints", None)
+        if checkpoints is not None:  # file contents for undo go to the session
+            checkpoints.blobs = SessionBlobs(store, self._session)
         subagents = getattr(agent, "subagents", None)
         if subagents is not None:
             subagents.on_start = self.record_subagent
@@ -99,6 +103,9 @@ class Recorder:
                 decision=event.decision,
                 decided_by=event.by,
                 rule=event.rule,
+                rule_source=event.rule_source,
+                answer=event.answer,
+                mode=event.mode,
                 started_at=time.time(),
             )
         elif isinstance(event, ToolFinished):
@@ -194,4 +201,6 @@ def resume_into(store: SessionStore, agent: Agent, session_id: str) -> Recorder:
         and 0 < compacted.start < len(fixed)
     ):
         agent.conversation.compact(compacted.start, compacted.summary)
+    # what its turns changed on disk, for undo and rewind
+    agent.checkpoints.history, agent.checkpoints.next_id = store.load_checkpoints(session_id)
     return Recorder(store, agent, session_id)

@@ -95,6 +95,10 @@ class ToolRun:
     duration_s: float | None
     started_at: float
     finished_at: float | None
+    #: the audit's detail: the deciding rule's settings file, the person's answer, the mode
+    rule_source: str | None = None
+    answer: str | None = None
+    mode: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

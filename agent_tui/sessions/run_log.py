@@ -25,6 +25,9 @@ class RunLog(StoreBase):
         decision: str | None = None,
         decided_by: str | None = None,
         rule: str | None = None,
+        rule_source: str | None = None,
+        answer: str | None = None,
+        mode: str | None = None,
         started_at: float | None = None,
         summary: str | None = None,
         is_error: bool | None = None,
@@ -43,7 +46,8 @@ class RunLog(StoreBase):
             cur = conn.execute(
                 "INSERT INTO tool_runs (session_id, tool_use_id, tool, input_json, decision, "
                 "decided_by, rule, summary, is_error, exit_code, duration_s, started_at, "
-                "finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "finished_at, rule_source, answer, mode) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id,
                     tool_use_id,
@@ -58,6 +62,9 @@ class RunLog(StoreBase):
                     duration_s,
                     now if started_at is None else started_at,
                     finished_at,
+                    rule_source or None,
+                    answer or None,
+                    mode or None,
                 ),
             )
             return int(cur.lastrowid or 0)
@@ -89,7 +96,8 @@ class RunLog(StoreBase):
         with self._lock:
             rows = self._c.execute(
                 "SELECT id, tool_use_id, tool, input_json, decision, decided_by, rule, summary, "
-                "is_error, exit_code, duration_s, started_at, finished_at FROM tool_runs "
+                "is_error, exit_code, duration_s, started_at, finished_at, rule_source, answer, "
+                "mode FROM tool_runs "
                 "WHERE session_id = ? ORDER BY id",
                 (session_id,),
             ).fetchall()

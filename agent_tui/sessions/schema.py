@@ -124,7 +124,23 @@ _V2 = ("ALTER TABLE sessions ADD COLUMN system_prompt TEXT",)
 # `--continue` never picks it.
 _V3 = ("ALTER TABLE sessions ADD COLUMN parent_id TEXT",)
 
-MIGRATIONS: list[tuple[str, ...]] = [_V1, _V2, _V3]
+# Issue 15: file contents kept by checkpoints (named by git blob id, one copy per session so
+# deleting a session frees them), and the audit's detail of how each tool call was decided.
+_V4 = (
+    """CREATE TABLE blobs (
+        session_id TEXT NOT NULL,
+        id TEXT NOT NULL,
+        data BLOB NOT NULL,
+        PRIMARY KEY (session_id, id)
+    )""",
+    "CREATE INDEX blobs_id ON blobs (id)",
+    "ALTER TABLE tool_runs ADD COLUMN rule_source TEXT",
+    "ALTER TABLE tool_runs ADD COLUMN answer TEXT",
+    "ALTER TABLE tool_runs ADD COLUMN mode TEXT",
+    "CREATE INDEX tool_runs_rule ON tool_runs (rule)",
+)
+
+MIGRATIONS: list[tuple[str, ...]] = [_V1, _V2, _V3, _V4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -37,6 +37,7 @@ from typing import Any
 from agent_tui.protocol.events import Event, event_from_dict
 from agent_tui.redact import redact
 from agent_tui.sessions import search as search_mod
+from agent_tui.sessions.checkpoint_log import CheckpointLog
 from agent_tui.sessions.event_log import load_events
 from agent_tui.sessions.message_log import MessageLog
 from agent_tui.sessions.records import (
@@ -68,7 +69,7 @@ REVIEW_FILTERS = {
 }
 
 
-class SessionStore(MessageLog, RunLog):
+class SessionStore(MessageLog, RunLog, CheckpointLog):
     """See the module docstring for what is recorded when, and the threading rule."""
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -252,6 +253,7 @@ class SessionStore(MessageLog, RunLog):
                 ("events", "session_id"),
                 ("tool_runs", "session_id"),
                 ("turns", "session_id"),
+                ("blobs", "session_id"),
             ):
                 conn.execute(f"DELETE FROM {table} WHERE {col} = ?", (session_id,))
             return conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,)).rowcount > 0
@@ -265,13 +267,6 @@ class SessionStore(MessageLog, RunLog):
                 raise RuntimeError("session store is closed")
             if self._events.add(session_id, event):
                 self.flush()
-
-    def flush(self) -> None:
-        """Commit buffered events now."""
-        with self._lock:
-            if self._events and self._conn is not None:
-                with self._tx():
-                    pass  # _tx writes the buffer before committing
 
     def load_events(
         self, session_id: str, *, after: int = -1, limit: int | None = None

@@ -30,6 +30,13 @@ class StoreBase:
             raise RuntimeError("session store is closed")
         return self._conn
 
+    def flush(self) -> None:
+        """Commit buffered events now."""
+        with self._lock:
+            if self._events and self._conn is not None:
+                with self._tx():
+                    pass  # _tx writes the buffer before committing
+
     @contextmanager
     def batch(self) -> Iterator[None]:
         """Group many calls into one transaction (imports, benchmarks); nests freely."""

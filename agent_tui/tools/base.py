@@ -82,6 +82,11 @@ class Tool(ABC):
         """What the person is asked about: the command, the path, the URL (`tool_subject`)."""
         return tool_subject(self.name, params.model_dump(exclude_none=True))
 
+    def changed_path(self, params: Any, cwd: Path) -> Path | None:
+        """The one file this call replaces (Write, Edit), for checkpoints; None when the call's
+        effects are not known in advance."""
+        return None
+
     def preview(self, params: Any, ctx: ToolContext) -> str | None:
         """Extra text for the approval dialog, e.g. the diff a Write or Edit would make."""
         return None

@@ -160,6 +160,9 @@ class EditTool(Tool):
     )
     input_model: ClassVar[type[BaseModel]] = EditInput
 
+    def changed_path(self, params: Any, cwd: Path) -> Path | None:
+        return pathutil.resolve(params.path, cwd)
+
     def preview(self, params: Any, ctx: ToolContext) -> str | None:
         try:
             plan = plan_edit(params, ctx.cwd)

@@ -59,6 +59,9 @@ class WriteTool(Tool):
     )
     input_model: ClassVar[type[BaseModel]] = WriteInput
 
+    def changed_path(self, params: Any, cwd: Path) -> Path | None:
+        return pathutil.resolve(params.path, cwd)
+
     def preview(self, params: Any, ctx: ToolContext) -> str | None:
         path = pathutil.resolve(params.path, ctx.cwd)
         if path.is_dir():

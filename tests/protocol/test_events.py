@@ -34,9 +34,27 @@ SAMPLES: list[Event] = [
     ev.ToolFinished("toolu_1", "Bash", False, "exit 0", 0.25, content="out"),
     ev.ApprovalRequested("toolu_1", "Bash", "rm -rf x", "no rule allows `rm`"),
     ev.ApprovalDecided(
-        "toolu_1", "Bash", "ls", "allow", "user", None, ["Bash(ls:*)"], message="ok"
+        "toolu_1",
+        "Bash",
+        "ls",
+        "allow",
+        "user",
+        None,
+        ["Bash(ls:*)"],
+        message="ok",
+        answer="always",
+        mode="default",
     ),
     ev.ContextCompacted("client", "the summary", 170_000, 12),
+    ev.FilesChanged(
+        3,
+        7,
+        "fix the tests",
+        [{"path": "/p/a.py", "before": "ab12", "after": None, "by": "Bash"}],
+        ["t1", "t2"],
+        ["make clean"],
+    ),
+    ev.FilesRestored(3, ["/p/a.py"], ["/p/b.py"]),
     ev.Notice("warning", "max_tokens"),
     ev.TurnFinished("end_turn", USAGE, 0.0123, 2, cancelled=False, failed=True),
 ]

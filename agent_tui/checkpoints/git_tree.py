@@ -1,0 +1,124 @@
+"""Snapshots of a git work tree that touch neither the person's index nor any branch.
+
+A snapshot is `git add -A` into a temporary copy of the index, then `git write-tree`, as
+`git stash create` does: the tree holds every file git does not ignore, staged or not. The trees
+are kept alive (safe from `git gc`) by a chain of commits under `refs/agent-tui/checkpoints`, a
+ref no branch, tag or `git log` without `--all` shows.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+ANCHOR_REF = "refs/agent-tui/checkpoints"
+#: commits that anchor the snapshots need an identity, whatever the person's git config says
+_IDENTITY = {
+    "GIT_AUTHOR_NAME": "agent-tui",
+    "GIT_AUTHOR_EMAIL": "agent-tui@localhost",
+    "GIT_COMMITTER_NAME": "agent-tui",
+    "GIT_COMMITTER_EMAIL": "agent-tui@localhost",
+}
+
+
+class GitError(RuntimeError):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class TreeChange:
+    path: Path
+    #: blob ids and modes; None: the file is absent on that side
+    old: str | None
+    new: str | None
+    old_mode: str
+    new_mode: str
+
+
+class GitWorkTree:
+    def __init__(self, top: Path, index: Path) -> None:
+        self.top = top
+        self.index = index
+
+    @classmethod
+    def find(cls, cwd: Path) -> GitWorkTree | None:
+        """The work tree `cwd` is in, or None (not a repository, a bare one, no git)."""
+        if shutil.which("git") is None:
+            return None
+        try:
+            out = _git(cwd, "rev-parse", "--show-toplevel", "--git-path", "index")
+        except GitError:
+            return None
+        lines = out.decode(errors="surrogateescape").splitlines()
+        if len(lines) != 2 or not lines[0]:
+            return None
+        return cls(Path(lines[0]), cwd / lines[1])
+
+    def snapshot(self) -> str:
+        """The id of a tree holding the work tree as it is now."""
+        with tempfile.TemporaryDirectory(prefix="agent-tui-index-") as tmp:
+            index = Path(tmp) / "index"
+            if self.index.is_file():  # its stat data makes `add -A` skip unchanged files
+                shutil.copyfile(self.index, index)
+            env = {"GIT_INDEX_FILE": str(index)}
+            _git(self.top, "add", "-A", "--", ".", env=env)
+            return _git(self.top, "write-tree", env=env).decode().strip()
+
+    def anchor(self, trees: list[str], message: str) -> None:
+        """Keep `trees` from garbage collection: commits on top of the anchor ref."""
+        parent = _git(self.top, "rev-parse", "-q", "--verify", ANCHOR_REF, check=False)
+        head = parent.decode().strip()
+        for tree in trees:
+            args = ["commit-tree", tree, "-m", message] + (["-p", head] if head else [])
+            head = _git(self.top, *args, env=_IDENTITY).decode().strip()
+        if head:
+            _git(self.top, "update-ref", ANCHOR_REF, head)
+
+    def changes(self, old: str, new: str) -> list[TreeChange]:
+        """The files that differ between two trees."""
+        out = _git(self.top, "diff-tree", "-r", "-z", "--no-renames", old, new)
+        fields = out.split(b"\0")
+        found: list[TreeChange] = []
+        for meta, raw_path in zip(fields[0::2], fields[1::2], strict=False):
+            if not meta.startswith(b":"):
+                continue
+            old_mode, new_mode, old_id, new_id, _status = meta[1:].decode().split(" ")
+            found.append(
+                TreeChange(
+                    self.top / os.fsdecode(raw_path),
+                    None if set(old_id) == {"0"} else old_id,
+                    None if set(new_id) == {"0"} else new_id,
+                    old_mode,
+                    new_mode,
+                )
+            )
+        return found
+
+    def blob(self, blob: str) -> bytes | None:
+        """A blob's content, or None if the repository no longer has it."""
+        try:
+            return _git(self.top, "cat-file", "blob", blob)
+        except GitError:
+            return None
+
+
+def _git(cwd: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> bytes:
+    full_env = {**os.environ, **(env or {}), "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    try:
+        done = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            env=full_env,
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise GitError(f"git {args[0]}: {exc}") from None
+    if check and done.returncode != 0:
+        raise GitError(f"git {args[0]}: {done.stderr.decode(errors='replace').strip()}")
+    return done.stdout

@@ -1,0 +1,68 @@
+"""The store's side of checkpoints: the file contents they keep, and a session's checkpoints
+as they stand after its undos (`agent_tui.checkpoints`)."""
+
+from __future__ import annotations
+
+import json
+
+from agent_tui.checkpoints.blobs import blob_id
+from agent_tui.protocol.events import FilesChanged, FilesRestored, event_from_dict
+from agent_tui.redact import secret_values
+from agent_tui.sessions.store_base import StoreBase
+
+#: a file bigger than this is not kept (a restore says so; in git the repository still has it)
+MAX_BLOB_BYTES = 20 * 1024 * 1024
+
+
+class CheckpointLog(StoreBase):
+    def put_blob(self, session_id: str, data: bytes) -> str:
+        """Keep a file's content for `session_id`; returns its id. Content holding a secret
+        (the API key) or too big is not kept, so it can't be restored from here."""
+        key = blob_id(data)
+        if len(data) > MAX_BLOB_BYTES or any(v.encode() in data for v in secret_values()):
+            return key
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO blobs (session_id, id, data) VALUES (?, ?, ?)",
+                (session_id, key, data),
+            )
+        return key
+
+    def get_blob(self, blob: str) -> bytes | None:
+        with self._lock:
+            row = self._c.execute("SELECT data FROM blobs WHERE id = ? LIMIT 1", (blob,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def load_checkpoints(self, session_id: str) -> tuple[list[FilesChanged], int]:
+        """The session's checkpoints still in effect (oldest first) and the next number."""
+        self.flush()
+        with self._lock:
+            rows = self._c.execute(
+                "SELECT json FROM events WHERE session_id = ? AND type IN "
+                "('files_changed', 'files_restored') ORDER BY seq",
+                (session_id,),
+            ).fetchall()
+        history: list[FilesChanged] = []
+        next_id = 0
+        for (raw,) in rows:
+            event = event_from_dict(json.loads(raw))
+            if isinstance(event, FilesChanged):
+                history.append(event)
+                next_id = max(next_id, event.checkpoint + 1)
+            elif isinstance(event, FilesRestored):
+                history = [c for c in history if c.checkpoint < event.to]
+        return history, next_id
+
+
+class SessionBlobs:
+    """A `BlobStore` for one recorder: blobs go to its session (created when first needed)."""
+
+    def __init__(self, log: CheckpointLog, session: object) -> None:
+        self._log = log
+        self._session = session
+
+    def put_blob(self, data: bytes) -> str:
+        return self._log.put_blob(self._session(), data)  # type: ignore[operator]
+
+    def get_blob(self, blob: str) -> bytes | None:
+        return self._log.get_blob(blob)

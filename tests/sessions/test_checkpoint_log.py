@@ -1,0 +1,47 @@
+"""The store's side of checkpoints: kept contents, and checkpoints as they stand after undos."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agent_tui.checkpoints.blobs import blob_id
+from agent_tui.protocol.events import FilesChanged, FilesRestored
+from agent_tui.sessions.checkpoint_log import SessionBlobs
+from agent_tui.sessions.store import SessionStore
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SessionStore:
+    return SessionStore(tmp_path / "s.db")
+
+
+def test_blobs_are_kept_per_session_and_freed_with_it(store: SessionStore) -> None:
+    sid = store.create_session("/p", "m")
+    blobs = SessionBlobs(store, lambda: sid)
+    key = blobs.put_blob(b"hello\n")
+    assert key == blob_id(b"hello\n") and blobs.get_blob(key) == b"hello\n"
+    store.delete_session(sid)
+    assert store.get_blob(key) is None
+
+
+def test_content_holding_the_api_key_is_not_kept(
+    store: SessionStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-api03-" + "x" * 40)
+    sid = store.create_session("/p", "m")
+    data = b"ANTHROPIC_API_KEY=sk-ant-api03-" + b"x" * 40 + b"\n"
+    key = store.put_blob(sid, data)
+    assert key == blob_id(data) and store.get_blob(key) is None
+    store.close()
+    assert b"sk-ant-api03" not in Path(store.path).read_bytes()
+
+
+def test_checkpoints_load_as_they_stand_after_undos(store: SessionStore) -> None:
+    sid = store.create_session("/p", "m")
+    for n in range(3):
+        store.append_event(sid, FilesChanged(n, n * 2, f"turn {n}", [{"path": f"/p/{n}"}]))
+    store.append_event(sid, FilesRestored(1, ["/p/1", "/p/2"]))
+    history, next_id = store.load_checkpoints(sid)
+    assert [c.checkpoint for c in history] == [0] and next_id == 3
