@@ -203,6 +203,14 @@ class PermissionEngine:
         parsed = [parse_rule(t) for t in texts]
         self._rules.extend(SourcedRule(r, behavior, source) for r in parsed)
 
+    def remove_rule(self, r: SourcedRule) -> None:
+        """Drop a rule now, and from the settings file it came from (raises SettingsError when
+        that file can't be changed; the rule then stays)."""
+        if r.source in ("user", "project", "local"):
+            where = settings_mod.settings_paths(self.cwd, self.config_dir or default_config_dir())
+            settings_mod.remove_rule(where[r.source], r.behavior, r.rule.text)
+        self._rules = [x for x in self._rules if x != r]
+
     def save_always(self, rules: Iterable[str]) -> tuple[str, ...]:
         """Apply allow rules at once and append them to the local settings file.
 

@@ -246,6 +246,39 @@ def append_allow_rules(path: Path, rules: Sequence[str]) -> None:
     _write_atomic(path, updated)
 
 
+def remove_rule(path: Path, behavior: str, rule: str) -> None:
+    """Take `rule` out of `permissions.<behavior>` in `path`, keeping everything else (comments
+    inside that one array excepted); atomic write. Raises SettingsError when it can't."""
+    try:
+        text = path.read_text("utf-8")
+        data = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise SettingsError(f"{path}: can't be read, so nothing was changed ({e})") from e
+    perms = data.get("permissions", {})
+    existing = perms.get(behavior) if isinstance(perms, dict) else None
+    if not isinstance(existing, list) or rule not in existing:
+        raise SettingsError(f"{path}: {rule} is not in permissions.{behavior}")
+    kept = [r for r in existing if r != rule]
+    header = _HEADER.search(text)
+    key = None
+    if header is not None:
+        nxt = _ANY_HEADER.search(text, header.end() + 1)
+        pattern = re.compile(rf"^[ \t]*{behavior}[ \t]*=[ \t]*(?=\[)", re.MULTILINE)
+        key = pattern.search(text, header.end(), nxt.start() if nxt else len(text))
+    if key is None:
+        raise SettingsError(f"{path}: its layout is too unusual to edit safely; nothing changed")
+    close, _ = _array_end(text, key.end())
+    items = "".join(f"  {toml_string(r)},\n" for r in kept)
+    updated = f"{text[: key.end()]}[\n{items}]{text[close + 1 :]}"
+    try:
+        after = tomllib.loads(updated)
+    except tomllib.TOMLDecodeError:
+        after = {}
+    if after != {**data, "permissions": {**perms, behavior: kept}}:
+        raise SettingsError(f"{path}: its layout is too unusual to edit safely; nothing changed")
+    _write_atomic(path, updated)
+
+
 _HEADER = re.compile(r"^[ \t]*\[[ \t]*permissions[ \t]*\][ \t]*(#.*)?$", re.MULTILINE)
 _ANY_HEADER = re.compile(r"^[ \t]*\[", re.MULTILINE)
 _ALLOW_KEY = re.compile(r"^[ \t]*allow[ \t]*=[ \t]*(?=\[)", re.MULTILINE)

@@ -33,8 +33,17 @@ class CheckpointLog(StoreBase):
             row = self._c.execute("SELECT data FROM blobs WHERE id = ? LIMIT 1", (blob,)).fetchone()
         return None if row is None else bytes(row[0])
 
-    def load_checkpoints(self, session_id: str) -> tuple[list[FilesChanged], int]:
-        """The session's checkpoints still in effect (oldest first) and the next number."""
+    def copy_blobs(self, source: str, target: str) -> None:
+        """Give session `target` the kept contents of `source` (a rewound conversation's copy)."""
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT OR IGNORE INTO blobs (session_id, id, data) "
+                "SELECT ?, id, data FROM blobs WHERE session_id = ?",
+                (target, source),
+            )
+
+    def file_events(self, session_id: str) -> list[FilesChanged | FilesRestored]:
+        """Every checkpoint and restore of the session, in order (the Changes view)."""
         self.flush()
         with self._lock:
             rows = self._c.execute(
@@ -42,14 +51,18 @@ class CheckpointLog(StoreBase):
                 "('files_changed', 'files_restored') ORDER BY seq",
                 (session_id,),
             ).fetchall()
+        found = [event_from_dict(json.loads(raw)) for (raw,) in rows]
+        return [e for e in found if isinstance(e, FilesChanged | FilesRestored)]
+
+    def load_checkpoints(self, session_id: str) -> tuple[list[FilesChanged], int]:
+        """The session's checkpoints still in effect (oldest first) and the next number."""
         history: list[FilesChanged] = []
         next_id = 0
-        for (raw,) in rows:
-            event = event_from_dict(json.loads(raw))
+        for event in self.file_events(session_id):
             if isinstance(event, FilesChanged):
                 history.append(event)
                 next_id = max(next_id, event.checkpoint + 1)
-            elif isinstance(event, FilesRestored):
+            else:
                 history = [c for c in history if c.checkpoint < event.to]
         return history, next_id
 

@@ -41,6 +41,11 @@ def _parser() -> argparse.ArgumentParser:
         "mode or --approve-asks), or where one was denied",
     )
     p.add_argument(
+        "--rule",
+        metavar="RULE",
+        help='only sessions where this rule decided a tool call, e.g. --rule "Bash(git push:*)"',
+    )
+    p.add_argument(
         "--hide-failed",
         action="store_true",
         help="leave out sessions whose last turn failed or was cancelled",
@@ -119,7 +124,7 @@ def _run(store: SessionStore, args: argparse.Namespace) -> int:
             cwd=args.cwd,
             hide_empty=args.hide_empty,
             hide_failed=args.hide_failed,
-            review=args.review,
+            review=f"rule:{args.rule}" if args.rule else args.review,
         )
         if args.json:
             out.write(json.dumps([s.to_dict() for s in sessions], ensure_ascii=False) + "\n")

@@ -69,6 +69,15 @@ REVIEW_FILTERS = {
 }
 
 
+#: `review="rule:<rule>"`: sessions where that rule decided a call (alone, or as one of the
+#: rules that together allowed a compound command, stored as "A, B")
+RULE_FILTER = "rule:"
+RULE_CLAUSE = (
+    "EXISTS (SELECT 1 FROM tool_runs r WHERE r.session_id = s.id AND "
+    "instr(', ' || r.rule || ', ', ', ' || ? || ', ') > 0)"
+)
+
+
 class SessionStore(MessageLog, RunLog, CheckpointLog):
     """See the module docstring for what is recorded when, and the threading rule."""
 
@@ -213,6 +222,9 @@ class SessionStore(MessageLog, RunLog, CheckpointLog):
             where.append("parent_id IS NULL")
         if review in REVIEW_FILTERS:
             where.append(REVIEW_FILTERS[review])
+        elif review and review.startswith(RULE_FILTER):
+            where.append(RULE_CLAUSE)
+            args.append(review[len(RULE_FILTER) :])
         if hide_failed:
             where.append(
                 "NOT EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND t.stop_reason "
@@ -225,6 +237,25 @@ class SessionStore(MessageLog, RunLog, CheckpointLog):
         with self._lock:
             rows = self._c.execute(sql, args).fetchall()
         return [session_info(r) for r in rows]
+
+    def rule_counts(self, cwd: str | os.PathLike[str] | None = None) -> dict[str, int]:
+        """How many tool calls each rule decided (in `cwd`'s sessions): rule text -> count. A
+        compound command allowed by several rules counts for each."""
+        sql = "SELECT r.rule, count(*) FROM tool_runs r"
+        args: list[Any] = []
+        if cwd is not None:
+            sql += " JOIN sessions s ON s.id = r.session_id WHERE s.cwd = ? AND"
+            args.append(os.path.abspath(os.fspath(cwd)))
+        else:
+            sql += " WHERE"
+        sql += " r.rule IS NOT NULL AND coalesce(r.decided_by, '') <> 'user' GROUP BY r.rule"
+        with self._lock:
+            rows = self._c.execute(sql, args).fetchall()
+        counts: dict[str, int] = {}
+        for rule, n in rows:
+            for part in dict.fromkeys([rule, *rule.split(", ")] if ", " in rule else [rule]):
+                counts[part] = counts.get(part, 0) + n
+        return counts
 
     def count_sessions(self, cwd: str | os.PathLike[str] | None = None) -> int:
         with self._lock:

@@ -22,6 +22,7 @@ from agent_tui.runtime import Options, use_offline
 from agent_tui.ui.gc_tuning import tune_gc
 from agent_tui.ui.session_actions import SessionActions, decisions_of, stored_runs
 from agent_tui.ui.slash_actions import SlashActions, SlashHints
+from agent_tui.ui.undo_actions import UndoActions
 from agent_tui.ui.view_actions import ViewActions
 from agent_tui.ui.widgets.chat import ChatView, NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput, QueuedPrompts
@@ -50,7 +51,7 @@ STYLES = Path(__file__).parent / "styles"
 RESUME_TAIL = 40
 
 
-class AgentApp(SessionActions, ViewActions, SlashActions):
+class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
     TITLE = "agent-tui"
     # CSS is loaded one way: each screen names its own `.tcss` (approval, trust, sessions); the
     # app names `app.tcss` and the stylesheets of the widgets on its own screen.

@@ -49,6 +49,21 @@ class SessionActions(AppParts):
             self.action_sessions,
         )
         yield SystemCommand(
+            "Undo: the last turn's file changes",
+            "Put back what the last turn changed on disk, after a preview (/undo)",
+            self.action_undo,  # type: ignore[attr-defined]
+        )
+        yield SystemCommand(
+            "Rewind: to an earlier prompt",
+            "Go back to before a prompt: its files, the conversation, or both (/rewind)",
+            self.action_rewind,  # type: ignore[attr-defined]
+        )
+        yield SystemCommand(
+            "Permissions: rules in force",
+            "The rules by source, how often each fired; delete one (/permissions)",
+            self.action_permissions,  # type: ignore[attr-defined]
+        )
+        yield SystemCommand(
             "Context: compact",
             "Summarise the older turns now to free context (/compact)",
             self.action_compact,
@@ -164,12 +179,18 @@ class SessionActions(AppParts):
         )
 
     def action_sessions(self) -> None:
+        self.browse_sessions()
+
+    def browse_sessions(self, review: str | None = None) -> None:
+        """The sessions browser, optionally with an audit filter ("rule:<rule>", "denied"…)."""
         from agent_tui.ui.screens.sessions import SessionBrowser
 
         if isinstance(self.screen, SessionBrowser):
             return
         current = self.recorder.session_id if self.recorder is not None else None
-        browser = SessionBrowser(self.session_store, cwd=self.options.cwd, current_session=current)
+        browser = SessionBrowser(
+            self.session_store, cwd=self.options.cwd, current_session=current, review=review
+        )
         self.push_screen(browser, self._on_browser_choice)
 
     def _on_browser_choice(self, choice: BrowserChoice | None) -> None:

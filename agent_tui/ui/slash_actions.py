@@ -328,6 +328,7 @@ class SlashActions(AppParts):
         agent.conversation = Conversation()
         agent.session_usage, agent.session_cost = Usage(), 0.0
         agent.compactor.used = 0
+        agent.checkpoints.history, agent.checkpoints.next_id = [], 0
         if old is not None:
             from agent_tui.sessions.recorder import Recorder
 

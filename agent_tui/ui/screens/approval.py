@@ -21,24 +21,22 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from pygments.token import Token
 from textual import events, on
 from textual.app import App, ComposeResult, ScreenStackError
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.highlight import HighlightTheme, highlight
+from textual.highlight import highlight
 from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
 from agent_tui.text import visible, visible_lines
+from agent_tui.ui.widgets.diff_view import diff_content
 
 #: keys typed this soon after the dialog appears were meant for something else
 DEFAULT_GUARD_S = 0.5
-#: a diff longer than this is cut (the person can still deny and read the file)
-MAX_PREVIEW_LINES = 400
 MAX_PREVIEW_LINE_CHARS = 1_000
 MAX_MESSAGE_CHARS = 2_000
 #: a command longer than this gets the parts that made it ask shown above it
@@ -55,16 +53,6 @@ _SUBJECT_LABELS = {
 }
 
 
-class _DiffTheme(HighlightTheme):
-    STYLES = {
-        **HighlightTheme.STYLES,
-        Token.Generic.Inserted: "$text-success",
-        Token.Generic.Deleted: "$text-error",
-        Token.Generic.Subheading: "$text-accent",
-        Token.Generic.Heading: "bold",
-    }
-
-
 def _plain(text: str) -> Content:
     # Content never parses markup; it is how untrusted text reaches the screen.
     return Content("\n".join(visible_lines(text)))
@@ -73,17 +61,6 @@ def _plain(text: str) -> Content:
 def _command(tool: str, subject: str) -> Content:
     code = "\n".join(visible_lines(subject))
     return highlight(code, language="bash") if tool == "Bash" else Content(code)
-
-
-def _diff(preview: str) -> tuple[Content, str | None]:
-    lines = visible_lines(preview.rstrip("\n"))
-    note = None
-    if len(lines) > MAX_PREVIEW_LINES:
-        note = f"… {len(lines) - MAX_PREVIEW_LINES} more lines not shown ({len(lines)} in all)"
-        lines = lines[:MAX_PREVIEW_LINES]
-    cut = MAX_PREVIEW_LINE_CHARS
-    lines = [line if len(line) <= cut else line[:cut] + " …(line cut)" for line in lines]
-    return highlight("\n".join(lines), language="diff", theme=_DiffTheme), note
 
 
 def _long(subject: str) -> bool:
@@ -187,7 +164,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                     yield Static("why", classes="label")
                     yield Static(_plain(decision.reason), id="reason")
                 if request.preview:
-                    diff, note = _diff(request.preview)
+                    diff, note = diff_content(request.preview)
                     yield Static("changes", classes="label")
                     yield Static(diff, id="preview")
                     if note:

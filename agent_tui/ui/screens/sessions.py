@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on
@@ -49,6 +49,13 @@ FILTER_NAMES = {
 }
 
 
+def filter_name(review: str) -> str:
+    """The audit filter in words (`rule:<rule>` is "approved by rule X")."""
+    if review.startswith("rule:"):
+        return f"rule {review[5:]} decided a tool call"
+    return FILTER_NAMES[review]
+
+
 #: sessions listed per page; the next page loads when the cursor reaches the end
 PAGE = 100
 #: search hits fetched (several may belong to one session)
@@ -67,6 +74,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         Binding("enter", "resume", "Resume", show=True),
         Binding("r", "replay", "Replay"),
         Binding("e", "export", "Export"),
+        Binding("c", "changes", "Changes"),
         Binding("d", "delete", "Delete"),
         Binding("f", "cycle_filter", "Filter"),
         # While the search box has focus, arrows still move through the list.
@@ -81,6 +89,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         cwd: Path,
         current_session: str | None = None,
         export_dir: Path | None = None,
+        review: str | None = None,
     ) -> None:
         super().__init__()
         self._open_store = open_store
@@ -95,8 +104,9 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         self.loaded = False  # the first listing has arrived (tests and the empty state use it)
         self._more = False
         self._debounce: Timer | None = None
-        #: the audit filter: None (all), "unreviewed" (a call ran without your review), "denied"
-        self.review: str | None = None
+        #: the audit filter: None (all), "unreviewed" (a call ran without your review), "denied",
+        #: or "rule:<rule>" (a call that rule decided)
+        self.review: str | None = review
 
     def compose(self) -> ComposeResult:
         yield Static("Sessions", id="sessions-header")
@@ -182,7 +192,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         empty.display = not has_rows
         self.query_one("#session-preview-pane").display = has_rows
         if self.review and not self.query_text.strip():
-            empty.update(Text(f"No sessions where {FILTER_NAMES[self.review]} (f: next filter)."))
+            empty.update(Text(f"No sessions where {filter_name(self.review)} (f: next filter)."))
         elif self.query_text.strip():
             empty.update(Text(f"No sessions match “{one_line(self.query_text, 80, sep=' ')}”."))
         else:
@@ -195,7 +205,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         count = len(self.rows)
         header = "Sessions" if not count else f"Sessions · {count}{'+' if self._more else ''}"
         if self.review:
-            header += f" · {FILTER_NAMES[self.review]}"
+            header += f" · {filter_name(self.review)}"
         if self.query_text.strip():
             header += f" matching “{one_line(self.query_text, 40, sep=' ')}”"
         hint = (
@@ -290,6 +300,31 @@ class SessionBrowser(Screen[BrowserChoice | None]):
     def action_close(self) -> None:
         self.dismiss(None)
 
+    def action_changes(self) -> None:
+        """The files the highlighted session changed, per turn, with diffs."""
+        from agent_tui.ui.screens.changes import ChangesScreen
+
+        row = self.selected
+        if row is None:
+            return
+        store, session, cwd = self.store(), row.info.id, Path(row.info.cwd)
+        git: list[Any] = []
+
+        def read_blob(blob: str) -> bytes | None:
+            found = store.get_blob(blob)
+            if found is None:  # a change made by a command: the repository has it
+                from agent_tui.checkpoints.git_tree import GitWorkTree
+
+                if not git:
+                    git.append(GitWorkTree.find(cwd) if cwd.is_dir() else None)
+                found = git[0].blob(blob) if git[0] is not None else None
+            return found
+
+        title = row.info.title or session
+        self.app.push_screen(
+            ChangesScreen(title, cwd, lambda: store.file_events(session), read_blob)
+        )
+
     def action_export(self) -> None:
         row = self.selected
         if row is None:
@@ -317,7 +352,8 @@ class SessionBrowser(Screen[BrowserChoice | None]):
     def action_cycle_filter(self) -> None:
         """All sessions → those where a call ran without your review → those with a denial."""
         order: list[str | None] = [None, "unreviewed", "denied"]
-        self.review = order[(order.index(self.review) + 1) % len(order)]
+        at = order.index(self.review) if self.review in order else -1
+        self.review = order[(at + 1) % len(order)]
         self._reload()
 
     def action_delete(self) -> None:

@@ -1,0 +1,217 @@
+"""`/undo` and `/rewind`: take back what the agent changed on disk, with a preview first, and go
+back to an earlier prompt. The plans and restores run in a thread (they read files and call git);
+the person answers in `RestoreScreen` / `RewindScreen`. A mixin of `AgentApp`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from agent_tui.ui.app_parts import AppParts
+from agent_tui.ui.widgets.chat import NoticeMessage
+from agent_tui.ui.widgets.prompt import PromptInput
+
+if TYPE_CHECKING:
+    from agent_tui.checkpoints.restore import RestorePlan
+    from agent_tui.protocol.events import FilesRestored
+    from agent_tui.sessions.recorder import Recorder
+    from agent_tui.ui.screens.restore import RewindChoice, RewindPoint
+
+#: prompts the app itself sends to go on after a cut; not places to rewind to
+_SYNTHETIC_PREFIXES = ("Your answer was cut off by the output limit", "Your previous response")
+
+
+class UndoActions(AppParts):
+    recorder: Recorder | None
+
+    def _busy(self) -> bool:
+        raise NotImplementedError
+
+    def session_store(self) -> Any:
+        raise NotImplementedError
+
+    def browse_sessions(self, review: str | None = None) -> None:
+        raise NotImplementedError
+
+    async def redraw_conversation(self, *, history: bool = True, notice: str | None = None) -> None:
+        raise NotImplementedError
+
+    def _slash_permissions(self, args: str) -> None:
+        self.action_permissions()
+
+    def action_permissions(self) -> None:
+        """The rules in force, by source, with how often each fired; delete one at once."""
+        from agent_tui.ui.screens.permissions import PermissionsScreen
+
+        engine = self.agent.permissions if self.agent is not None else None
+        if engine is None or not hasattr(engine, "remove_rule"):
+            self.notify("Starting up: try again in a moment.")
+            return
+        cwd = self.agent.config.cwd if self.agent is not None else None
+
+        def counts() -> dict[str, int]:
+            return self.session_store().rule_counts(cwd)
+
+        def chosen(review: str | None) -> None:
+            if review:
+                self.browse_sessions(review)
+
+        self.push_screen(PermissionsScreen(engine, counts), chosen)
+
+    def _slash_undo(self, args: str) -> None:
+        self.action_undo()
+
+    def _slash_rewind(self, args: str) -> None:
+        self.action_rewind()
+
+    def action_undo(self) -> None:
+        """Put back the files the last turn with changes changed (after a preview)."""
+        if self._busy():
+            return
+        assert self.agent is not None
+        history = self.agent.checkpoints.history
+        if not history:
+            self.chat.append(
+                NoticeMessage("Nothing to undo: no turn of this session changed files.", "info")
+            )
+            return
+        title = f"Undo the file changes of: {history[-1].prompt.splitlines()[0][:70]}"
+        self._plan_then(None, lambda plan: self._preview(title, plan, None))
+
+    def _plan_then(self, to: int | None, then: Callable[[RestorePlan], None]) -> None:
+        assert self.agent is not None
+        checkpoints = self.agent.checkpoints
+
+        def work() -> None:
+            plan = checkpoints.plan(to)
+            if plan is not None:
+                self.call_from_thread(then, plan)
+
+        self.run_worker(work, thread=True, group="restore", exit_on_error=False)
+
+    def _preview(self, title: str, plan: RestorePlan, after: Callable[[], Any] | None) -> None:
+        from agent_tui.ui.screens.restore import RestoreScreen
+
+        assert self.agent is not None
+        checkpoints = self.agent.checkpoints
+
+        def answered(answer: str | None) -> None:
+            if answer is None:
+                if after is not None and not plan.changes:
+                    after()  # nothing to restore: the conversation part still goes ahead
+                return
+
+            def work() -> None:
+                done = checkpoints.restore(plan, overwrite=answer == "overwrite")
+                self.call_from_thread(self._restored, done, after)
+
+            self.run_worker(work, thread=True, group="restore", exit_on_error=False)
+
+        self.push_screen(RestoreScreen(title, plan, self.agent.config.cwd), answered)
+
+    def _restored(self, done: FilesRestored, after: Callable[[], Any] | None) -> None:
+        parts = [f"Restored {len(done.restored)} file(s)."]
+        if done.kept:
+            parts.append(f"Left as they are (changed since): {', '.join(done.kept)}.")
+        self.chat.append(NoticeMessage(" ".join(parts), "warning" if done.kept else "info"))
+        if after is not None:
+            after()
+
+    # --- rewind ---
+
+    def rewind_points(self) -> list[RewindPoint]:
+        from agent_tui.ui.screens.restore import RewindPoint
+
+        assert self.agent is not None
+        messages = self.agent.messages
+        history = self.agent.checkpoints.history
+        points = []
+        for index in self.agent.conversation.prompt_starts():
+            text = _prompt_text(messages[index]["content"])
+            if text.startswith(_SYNTHETIC_PREFIXES):
+                continue
+            files = {f["path"] for c in history if c.message_index >= index for f in c.files}
+            points.append(RewindPoint(index, text, len(files)))
+        return points
+
+    def action_rewind(self) -> None:
+        """Go back to just before an earlier prompt: its files, its conversation, or both."""
+        from agent_tui.ui.screens.restore import RewindScreen
+
+        if self._busy():
+            return
+        points = self.rewind_points()
+        if not points:
+            self.chat.append(NoticeMessage("Nothing to rewind: no prompt yet.", "info"))
+            return
+        self.push_screen(RewindScreen(points), self._rewind_chosen)
+
+    def _rewind_chosen(self, choice: RewindChoice | None) -> None:
+        if choice is None or self.agent is None:
+            return
+
+        def conversation() -> None:
+            self.run_worker(self._rewind_conversation(choice), group="restore")
+
+        later = [
+            c for c in self.agent.checkpoints.history if c.message_index >= choice.message_index
+        ]
+        if choice.scope in ("files", "both") and later:
+            first_line = choice.prompt.strip().splitlines()[0][:70] if choice.prompt.strip() else ""
+            then = conversation if choice.scope == "both" else None
+            self._plan_then(
+                later[0].checkpoint,
+                lambda plan: self._preview(f"Rewind files to before: {first_line}", plan, then),
+            )
+            return
+        if choice.scope == "files":
+            self.chat.append(NoticeMessage("No file changes since that prompt.", "info"))
+            return
+        conversation()
+
+    async def _rewind_conversation(self, choice: RewindChoice) -> None:
+        """The conversation goes on from before the chosen prompt, in a new session (the old one
+        keeps everything); the prompt comes back into the box to edit and send again."""
+        from agent_tui.agent.conversation import Conversation
+
+        agent = self.agent
+        assert agent is not None
+        upto = choice.message_index
+        old = self.recorder
+        if old is not None:
+            from agent_tui.sessions.fork import fork_session
+            from agent_tui.sessions.recorder import Recorder
+
+            session = await _in_thread(fork_session, old.store, agent, old.session_id, upto)
+        previous = agent.conversation
+        agent.conversation = Conversation(previous.messages[:upto])
+        if previous.summary is not None and 0 < previous.start < upto:
+            agent.conversation.compact(previous.start, previous.summary)
+        agent.checkpoints.forget_after(upto)
+        if old is not None:
+            old.detach()
+            self.recorder = Recorder(old.store, agent, session)
+        await self.redraw_conversation(
+            history=bool(agent.messages),
+            notice="Rewound. The conversation goes on from here in a new session; the old one "
+            "is in the sessions list (ctrl+o).",
+        )
+        if not agent.messages:
+            self.chat.append(NoticeMessage("Rewound to the start of the session.", "info"))
+        prompt = self.query_one(PromptInput)
+        prompt.text = choice.prompt
+        prompt.focus()
+
+
+async def _in_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    import asyncio
+
+    return await asyncio.to_thread(fn, *args)
+
+
+def _prompt_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "\n".join(
+        b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
+    )
