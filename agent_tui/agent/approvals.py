@@ -80,6 +80,8 @@ class Approvals:
         self.allow_asks = allow_asks
         #: tool_use ids of calls allowed as read-only commands (no checkpoint needed)
         self.read_only_calls: dict[str, bool] = {}
+        #: tool_use id -> (hunks the person kept, the hunks shown) for a partly approved edit
+        self.hunk_choices: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {}
 
     @property
     def mode(self) -> str:
@@ -128,8 +130,10 @@ class Approvals:
                 is_error=True,
                 summary="denied (headless)",
             )
-        answer = await self._ask(tool_use_id, tool, raw, params, ctx, subject, decision)
+        answer, shown = await self._ask(tool_use_id, tool, raw, params, ctx, subject, decision)
         allowed = answer.choice in ("once", "always")
+        if allowed and answer.hunks is not None:
+            self.hunk_choices[tool_use_id] = (answer.hunks, shown)
         decided(
             allowed,
             "user",
@@ -153,11 +157,12 @@ class Approvals:
         ctx: ToolContext,
         subject: str,
         decision: Decision,
-    ) -> ApprovalAnswer:
+    ) -> tuple[ApprovalAnswer, tuple[str, ...]]:
         try:
             preview = tool.preview(params, ctx)
+            shown = tuple(h.text for h in tool.hunks(params, ctx))
         except Exception as exc:  # a preview that cannot be made must not block the question
-            preview = f"(no preview: {exc})"
+            preview, shown = f"(no preview: {exc})", ()
         request = ApprovalRequest(
             tool_use_id,
             tool.name,
@@ -167,6 +172,7 @@ class Approvals:
             str(self.cwd),
             preview,
             save_to=str(self.permissions.local_settings),
+            hunks=shown,
         )
         self.emit(ApprovalRequested(tool_use_id, tool.name, subject, decision.reason))
         answer = await self.ask(request)
@@ -182,4 +188,4 @@ class Approvals:
                         f"{problem or 'unknown error'}. It applies for this session only.",
                     )
                 )
-        return answer
+        return answer, shown

@@ -105,6 +105,7 @@ class ToolRunner:
         denied = await self.approvals.authorize(call["id"], tool, raw_input, params, ctx)
         if denied is not None:
             return denied
+        ctx.hunks = self.approvals.hunk_choices.pop(call["id"], None)
         read_only = tool.read_only or self.approvals.read_only_calls.pop(call["id"], False)
         if self.checkpoints is not None and not read_only:
             path = tool.changed_path(params, self.config.cwd)

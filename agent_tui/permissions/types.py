@@ -46,6 +46,8 @@ class ApprovalRequest:
     save_to: str = ""
     #: who asks, when not the main agent: the sub-agent's label ("Task: find the tests")
     agent: str = ""
+    #: a Write/Edit diff cut into hunks the person may keep or leave out one by one
+    hunks: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,3 +57,5 @@ class ApprovalAnswer:
     message: str = ""
     #: rules actually saved by an "always" answer
     saved_rules: tuple[str, ...] = field(default_factory=tuple)
+    #: the hunks to write (indexes into the request's `hunks`); None: the whole change
+    hunks: tuple[int, ...] | None = None

@@ -17,6 +17,7 @@ from agent_tui.tools.subject import tool_subject
 
 if TYPE_CHECKING:
     from agent_tui.providers.base import Provider
+    from agent_tui.tools.diffs import Hunk
 
 
 @dataclass(slots=True)
@@ -52,6 +53,8 @@ class ToolContext:
     emit: Callable[[Any], None] = lambda _event: None
     #: a deny rule keeps this file from being read (Grep and Glob leave it out of results)
     read_denied: Callable[[Path], bool] = lambda _path: False
+    #: a partly approved Write/Edit: (the hunks the person kept, the hunks they were shown)
+    hunks: tuple[tuple[int, ...], tuple[str, ...]] | None = None
 
 
 class Tool(ABC):
@@ -86,6 +89,10 @@ class Tool(ABC):
         """The one file this call replaces (Write, Edit), for checkpoints; None when the call's
         effects are not known in advance."""
         return None
+
+    def hunks(self, params: Any, ctx: ToolContext) -> list[Hunk]:
+        """The change cut into hunks the person may keep one by one (Write, Edit)."""
+        return []
 
     def preview(self, params: Any, ctx: ToolContext) -> str | None:
         """Extra text for the approval dialog, e.g. the diff a Write or Edit would make."""

@@ -4,6 +4,7 @@ keeping the file's encoding and line endings, with a diff preview for the dialog
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,7 +14,14 @@ from pydantic import BaseModel, Field
 
 from agent_tui import pathutil
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput
-from agent_tui.tools.diffs import diff_stats, unified_diff
+from agent_tui.tools.diffs import (
+    Hunk,
+    HunksChanged,
+    diff_stats,
+    hunks,
+    partial_change,
+    unified_diff,
+)
 from agent_tui.tools.text_files import (
     TextFile,
     ToolFailure,
@@ -163,6 +171,13 @@ class EditTool(Tool):
     def changed_path(self, params: Any, cwd: Path) -> Path | None:
         return pathutil.resolve(params.path, cwd)
 
+    def hunks(self, params: Any, ctx: ToolContext) -> list[Hunk]:
+        try:
+            plan = plan_edit(params, ctx.cwd)
+        except ToolFailure:
+            return []
+        return hunks(plan.file.text, plan.new_text)
+
     def preview(self, params: Any, ctx: ToolContext) -> str | None:
         try:
             plan = plan_edit(params, ctx.cwd)
@@ -174,13 +189,17 @@ class EditTool(Tool):
         return await asyncio.to_thread(self._run, params, ctx)
 
     def _run(self, p: EditInput, ctx: ToolContext) -> ToolOutput:
+        note = ""
         try:
             plan = plan_edit(p, ctx.cwd)
+            if ctx.hunks is not None:
+                new_text, note = partial_change(plan.file.text, plan.new_text, ctx.hunks)
+                plan = dataclasses.replace(plan, new_text=new_text)
             try:
                 atomic_write(plan.path, plan.file.encode(plan.new_text))
             except OSError as exc:
                 raise open_error(exc, plan.path, "write") from None
-        except ToolFailure as exc:
+        except (ToolFailure, HunksChanged) as exc:
             return ToolOutput(str(exc), is_error=True, summary="not edited")
 
         stats = diff_stats(plan.file.text, plan.new_text)
@@ -197,7 +216,7 @@ class EditTool(Tool):
         snippet = numbered([(n, clip_line(new_lines[n - 1])[0]) for n in range(lo, hi + 1)])
         shown = display_path(plan.path, ctx.cwd)
         return ToolOutput(
-            f"{head}\n{snippet}",
+            f"{head}\n{snippet}" + (f"\n{note}" if note else ""),
             summary=f"edited {shown} · {stats}",
             meta={"path": str(plan.path), "replacements": plan.replacements},
         )

@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 
 from agent_tui import pathutil
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput
-from agent_tui.tools.diffs import unified_diff
+from agent_tui.tools.diffs import Hunk, HunksChanged, hunks, partial_change, unified_diff
 from agent_tui.tools.text_files import (
     ToolFailure,
     atomic_write,
@@ -62,6 +62,11 @@ class WriteTool(Tool):
     def changed_path(self, params: Any, cwd: Path) -> Path | None:
         return pathutil.resolve(params.path, cwd)
 
+    def hunks(self, params: Any, ctx: ToolContext) -> list[Hunk]:
+        path = pathutil.resolve(params.path, ctx.cwd)
+        old, note = (None, "") if path.is_dir() else _old_for_preview(path)
+        return [] if note or old is None else hunks(old, params.content)
+
     def preview(self, params: Any, ctx: ToolContext) -> str | None:
         path = pathutil.resolve(params.path, ctx.cwd)
         if path.is_dir():
@@ -81,8 +86,14 @@ class WriteTool(Tool):
                 is_error=True,
                 summary="not written",
             )
+        content, note = p.content, ""
+        if ctx.hunks is not None:
+            try:
+                content, note = partial_change(read_text_file(path).text, p.content, ctx.hunks)
+            except (HunksChanged, ToolFailure) as exc:
+                return ToolOutput(str(exc), is_error=True, summary="not written")
         try:
-            data = p.content.encode("utf-8")
+            data = content.encode("utf-8")
         except UnicodeEncodeError as exc:
             return ToolOutput(
                 f"The content cannot be encoded as UTF-8: {exc.reason}.",
@@ -96,7 +107,7 @@ class WriteTool(Tool):
             return ToolOutput(
                 str(open_error(exc, path, "write")), is_error=True, summary="not written"
             )
-        lines = count_lines(p.content)
+        lines = count_lines(content)
         size = f"{plural(len(data), 'byte')}, {plural(lines, 'line')}"
         if created:
             content = f"Created {path} ({size})."
@@ -104,6 +115,8 @@ class WriteTool(Tool):
             was = f"; it had {plural(old_size, 'byte')}" if old_size is not None else ""
             content = f"Overwrote {path} ({size}{was})."
         verb = "created" if created else "overwrote"
+        if note:
+            content, verb = f"{content}\n{note}", "partly overwrote"
         return ToolOutput(
             content,
             summary=f"{verb} {shown} · {plural(lines, 'line')}",

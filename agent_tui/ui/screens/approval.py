@@ -34,6 +34,7 @@ from textual.widgets import Input, Static
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
 from agent_tui.text import visible, visible_lines
 from agent_tui.ui.widgets.diff_view import diff_content
+from agent_tui.ui.widgets.hunks import HunkPicker
 
 #: keys typed this soon after the dialog appears were meant for something else
 DEFAULT_GUARD_S = 0.5
@@ -90,6 +91,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         Binding("escape", "escape", show=False),
         Binding("t", "tell", show=False),
         Binding("enter", "confirm", show=False),
+        Binding("space", "toggle_hunk", show=False),
+        Binding("up", "move_hunk(-1)", show=False, priority=True),
+        Binding("down", "move_hunk(1)", show=False, priority=True),
     ]
 
     #: how many more requests are queued behind this one
@@ -163,7 +167,10 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                 if decision.reason:
                     yield Static("why", classes="label")
                     yield Static(_plain(decision.reason), id="reason")
-                if request.preview:
+                if len(request.hunks) > 1:
+                    yield Static("changes: space keeps or leaves out a hunk", classes="label")
+                    yield HunkPicker(request.hunks, id="hunks")
+                elif request.preview:
                     diff, note = diff_content(request.preview)
                     yield Static("changes", classes="label")
                     yield Static(diff, id="preview")
@@ -263,9 +270,25 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             self._on_answer(answer)
         self.dismiss(answer)
 
+    @property
+    def hunks_chosen(self) -> tuple[int, ...] | None:
+        pickers = self.query(HunkPicker)
+        return pickers.first().chosen if pickers else None
+
+    def action_toggle_hunk(self) -> None:
+        for picker in self.query(HunkPicker):
+            picker.toggle()
+
+    def action_move_hunk(self, delta: int) -> None:
+        pickers = self.query(HunkPicker)
+        if pickers:
+            pickers.first().move(delta)
+        else:
+            self.query_one("#body", VerticalScroll).scroll_relative(y=delta, animate=False)
+
     def action_once(self) -> None:
         if self._ready() and not self._telling:
-            self._finish(ApprovalAnswer("once"))
+            self._finish(ApprovalAnswer("once", hunks=self.hunks_chosen))
 
     def action_always(self) -> None:
         if not (self._ready() and not self._telling and self.can_always):
@@ -278,7 +301,8 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     def action_confirm(self) -> None:
         if self._ready() and self._confirming:
             suggestions = self.request.decision.suggestions
-            self._finish(ApprovalAnswer("always", saved_rules=suggestions))
+            answer = ApprovalAnswer("always", saved_rules=suggestions, hunks=self.hunks_chosen)
+            self._finish(answer)
 
     def _set_confirming(self, confirming: bool) -> None:
         self._confirming = confirming
