@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from app_helpers import make_app, type_prompt, wait_for
@@ -129,3 +130,40 @@ async def test_the_changes_view_shows_each_turns_diff(tmp_path: Path) -> None:
         )
         detail = str(screen.query_one("#changes-detail").render())
         assert "+# Notes" in detail and "(Write)" in detail
+
+
+def test_changes_view_snapshot(snap_compare: Any, tmp_path: Path) -> None:
+    app = make_app(tmp_path, record=True)
+
+    async def run_before(pilot: Any) -> None:
+        await wait_for(pilot, lambda: app.agent is not None)
+        await approve_write(app, pilot, "write a note")
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionBrowser) and app.screen.loaded)
+        await pilot.press("c")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChangesScreen) and app.screen.loaded)
+        screen = app.screen
+        await wait_for(
+            pilot, lambda: "NOTES.md" in str(screen.query_one("#changes-detail").render())
+        )
+        app.query_one(PromptInput).cursor_blink = False
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=(110, 30), run_before=run_before)
+
+
+def test_permissions_view_snapshot(snap_compare: Any, tmp_path: Path) -> None:
+    app = make_app(
+        tmp_path,
+        allow=["Bash(git status:*)", "WebFetch(domain:docs.python.org)"],
+        deny=["Bash(rm:*)"],
+    )
+
+    async def run_before(pilot: Any) -> None:
+        await wait_for(pilot, lambda: app.agent is not None)
+        app.query_one(PromptInput).cursor_blink = False
+        await type_prompt(pilot, "/permissions")
+        await wait_for(pilot, lambda: isinstance(app.screen, PermissionsScreen))
+        await pilot.pause(0.3)  # the fire counts arrive from a thread
+
+    assert snap_compare(app, terminal_size=(110, 30), run_before=run_before)
