@@ -11,6 +11,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from agent_tui.sessions.export import export_jsonl, export_markdown
 from agent_tui.sessions.records import AmbiguousSessionId, SessionInfo, SessionNotFound
@@ -29,7 +30,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("list", help="sessions, most recently active first")
-    p.add_argument("--limit", type=int, default=20, metavar="N")
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N (0: all)")
     p.add_argument("--offset", type=int, default=0, metavar="N", help=argparse.SUPPRESS)
     p.add_argument("--cwd", metavar="DIR", help="only sessions started in DIR")
     p.add_argument("--json", action="store_true", help="one JSON array of session objects")
@@ -58,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("search", help="full-text search of prompts, answers, commands, output")
     p.add_argument("text", nargs="+")
-    p.add_argument("--limit", type=int, default=20, metavar="N")
+    p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N (0: all)")
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("export", help="a transcript (md) or the API messages (jsonl)")
@@ -115,25 +116,50 @@ def main(argv: list[str]) -> int:
         store.close()
 
 
-def _run(store: SessionStore, args: argparse.Namespace) -> int:
-    out = sys.stdout
-    if args.command == "list":
-        sessions = store.list_sessions(
-            limit=args.limit,
-            offset=args.offset,
+#: sessions fetched per query when listing: the first rows print at once, however many follow
+LIST_PAGE = 200
+
+
+def _list(store: SessionStore, args: argparse.Namespace, out: Any) -> int:
+    """Stream the listing page by page (10,000 sessions: the first screen comes at once)."""
+    limit = args.limit if args.limit > 0 else None
+    offset, shown = args.offset, 0
+    review = f"rule:{args.rule}" if args.rule else args.review
+    while limit is None or shown < limit:
+        want = LIST_PAGE if limit is None else min(LIST_PAGE, limit - shown)
+        page = store.list_sessions(
+            limit=want,
+            offset=offset,
             cwd=args.cwd,
             hide_empty=args.hide_empty,
             hide_failed=args.hide_failed,
-            review=f"rule:{args.rule}" if args.rule else args.review,
+            review=review,
         )
         if args.json:
-            out.write(json.dumps([s.to_dict() for s in sessions], ensure_ascii=False) + "\n")
-        elif not sessions:
-            print("no sessions", file=sys.stderr)
+            lead = "[" if shown == 0 else ","
+            items = ",".join(json.dumps(s.to_dict(), ensure_ascii=False) for s in page)
+            if items:
+                out.write(lead + items)
         else:
-            header = "" if args.no_header else HEADER + "\n"
-            out.write(header + "".join(_row(s) + "\n" for s in sessions))
-        return 0
+            if shown == 0 and page and not args.no_header:
+                out.write(HEADER + "\n")
+            out.write("".join(_row(s) + "\n" for s in page))
+        out.flush()
+        shown += len(page)
+        offset += len(page)
+        if len(page) < want:
+            break
+    if args.json:
+        out.write(("[" if shown == 0 else "") + "]\n")
+    elif not shown:
+        print("no sessions", file=sys.stderr)
+    return 0
+
+
+def _run(store: SessionStore, args: argparse.Namespace) -> int:
+    out = sys.stdout
+    if args.command == "list":
+        return _list(store, args, out)
 
     if args.command == "search":
         hits = store.search(" ".join(args.text), limit=args.limit)

@@ -77,3 +77,46 @@ async def test_the_browser_cycles_the_filters(tmp_path: Path) -> None:
         await pilot.press("f")
         await wait_for(pilot, lambda: titles() == everything)
     store.close()
+
+
+def test_the_rule_filter_and_fire_counts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    store = SessionStore(tmp_path / "s.db")
+    ids = {}
+    for title, rules in {
+        "git": ["Bash(git status:*)", "Bash(git status:*)"],
+        "both": ["Bash(ls:*), Bash(git status:*)"],
+        "asked": [],
+    }.items():
+        sid = store.create_session(tmp_path, "m", title=title)
+        store.add_message(sid, "user", title)
+        for n, rule in enumerate(rules):
+            store.record_tool_run(
+                sid, f"t{n}", "Bash", {}, decision="allow", decided_by="rule", rule=rule
+            )
+        ids[title] = sid
+    # a call the person allowed by hand doesn't count for a rule, even with one recorded
+    store.record_tool_run(ids["asked"], "t9", "Bash", {}, decision="allow", decided_by="user")
+    found = {s.title for s in store.list_sessions(review="rule:Bash(git status:*)")}
+    assert found == {"git", "both"}
+    assert {s.title for s in store.list_sessions(review="rule:Bash(ls:*)")} == {"both"}
+    counts = store.rule_counts(tmp_path)
+    assert counts["Bash(git status:*)"] == 3 and counts["Bash(ls:*)"] == 1
+    store.close()
+    code = sessions_main(["--db", str(tmp_path / "s.db"), "list", "--rule", "Bash(ls:*)", "--json"])
+    assert code == 0 and [s["title"] for s in json.loads(capsys.readouterr().out)] == ["both"]
+
+
+def test_the_cli_streams_a_long_listing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with SessionStore(tmp_path / "s.db") as store, store.batch():
+        for n in range(450):
+            store.create_session(tmp_path, "m", title=f"s{n}", created_at=1_700_000_000 + n)
+    db = ["--db", str(tmp_path / "s.db")]
+    assert sessions_main([*db, "list", "--limit", "0"]) == 0
+    header, *rows = capsys.readouterr().out.splitlines()
+    assert header.startswith("ID") and len(rows) == 450 and "s449" in rows[0]
+    assert sessions_main([*db, "list", "--limit", "0", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 450
+    assert sessions_main([*db, "list", "--limit", "250", "--json"]) == 0
+    assert len(json.loads(capsys.readouterr().out)) == 250
