@@ -19,6 +19,7 @@ Each timing is the median of several runs (the first, cold-cache run is shown as
 from __future__ import annotations
 
 import argparse
+import io
 import itertools
 import random
 import statistics
@@ -37,7 +38,7 @@ from agent_tui.sessions.store import SessionStore
 SESSIONS = 10_000
 MESSAGES = 1_000_000
 BIG = 5_000
-GOALS = {"list": 0.050, "search": 0.100, "open": 0.300}
+GOALS = {"list": 0.050, "search": 0.100, "open": 0.300, "all": 1.0}
 
 
 def _vocabulary(rng: random.Random, n: int = 5_000) -> list[str]:
@@ -174,6 +175,34 @@ def main(argv: list[str] | None = None) -> int:
         )
         check("list", "list page 100 (offset 5000)", lambda: store.list_sessions(50, 5000),
               lambda r: f"{len(r)}")  # fmt: skip
+
+        def cli_list_all() -> tuple[float, int]:
+            """`sessions list --limit 0`: time to its first screen (first page written), rows."""
+            from agent_tui.sessions.cli import _list
+
+            class Clock(io.StringIO):
+                first: float | None = None
+
+                def flush(self) -> None:
+                    if self.first is None:
+                        self.first = time.perf_counter() - started
+
+            args = argparse.Namespace(limit=0, offset=0, cwd=None, hide_empty=False,
+                                      hide_failed=False, review=None, rule=None, json=False,
+                                      no_header=False)  # fmt: skip
+            out = Clock()
+            started = time.perf_counter()
+            _list(store, args, out)
+            return out.first or 0.0, out.getvalue().count("\n") - 1
+
+        screens = [cli_list_all() for _ in range(7)]
+        firsts = [first for first, _ in screens]
+        streamed = f"{screens[-1][1]:,} rows streamed"
+        median_first = statistics.median(firsts[1:])
+        rows.append(
+            ("list", "CLI list all: to its first screen", firsts[0], median_first, streamed)
+        )
+        check("all", "CLI list all: every row", cli_list_all, lambda r: f"{r[1]:,} rows")
         for label, query in [
             ("rare word", "needle"),
             ("common word", Corpus().words[0]),

@@ -116,17 +116,19 @@ def main(argv: list[str]) -> int:
         store.close()
 
 
-#: sessions fetched per query when listing: the first rows print at once, however many follow
+#: sessions fetched by the first query when listing (each next query fetches twice as many): the
+#: first rows print at once, and 10,000 take a handful of queries
 LIST_PAGE = 200
 
 
 def _list(store: SessionStore, args: argparse.Namespace, out: Any) -> int:
     """Stream the listing page by page (10,000 sessions: the first screen comes at once)."""
     limit = args.limit if args.limit > 0 else None
-    offset, shown = args.offset, 0
+    offset, shown, page_size = args.offset, 0, LIST_PAGE
     review = f"rule:{args.rule}" if args.rule else args.review
     while limit is None or shown < limit:
-        want = LIST_PAGE if limit is None else min(LIST_PAGE, limit - shown)
+        want = page_size if limit is None else min(page_size, limit - shown)
+        page_size *= 2
         page = store.list_sessions(
             limit=want,
             offset=offset,

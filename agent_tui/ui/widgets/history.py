@@ -17,7 +17,7 @@ from textual.widgets import Static
 from agent_tui.protocol.content import text_of
 from agent_tui.protocol.events import ToolCallReady, ToolFinished
 from agent_tui.sessions.records import ToolRun
-from agent_tui.ui.widgets.chat import UserMessage, render_markdown
+from agent_tui.ui.widgets.chat import MarkdownSegment, UserMessage
 from agent_tui.ui.widgets.tool_blocks import ToolBlock, tool_block_for
 
 
@@ -39,9 +39,9 @@ def history_widgets(
                 if message["role"] == "user":
                     widgets.append(UserMessage(block["text"]))
                 else:
-                    widgets.append(
-                        Static(render_markdown(block["text"]), classes="message assistant")
-                    )
+                    # Rendered once per width and kept as lines, like a finished live answer
+                    # (a Static would keep the parsed Markdown and render it twice).
+                    widgets.append(MarkdownSegment(block["text"], classes="message assistant"))
             elif kind == "tool_use":
                 tool = tool_block_for(block["id"], block.get("name", ""))
                 tool.handle(
