@@ -32,16 +32,23 @@ class GcPauses:
 
     def __init__(self) -> None:
         self.pauses: list[tuple[int, float]] = []
+        #: the app's full collections in the idle moment after a turn (`IdleCollector`)
+        self.idle: list[float] = []
         self._start = 0.0
         gc.callbacks.append(self._callback)
 
     def _callback(self, phase: str, info: dict[str, Any]) -> None:
+        from agent_tui.ui.gc_tuning import idle_collector
+
         if phase == "start":
             self._start = time.perf_counter()
+        elif idle_collector.collecting:  # the app's own full collection after a turn
+            self.idle.append(time.perf_counter() - self._start)
         else:
             self.pauses.append((info["generation"], time.perf_counter() - self._start))
 
     def longest(self) -> tuple[int, float]:
+        """The longest collection that could land while an answer streams or a key is typed."""
         return max(self.pauses, key=lambda p: p[1], default=(0, 0.0))
 
     def count(self, generation: int) -> int:
@@ -84,7 +91,7 @@ async def run(turns: int, answer_chars: int, max_messages: int = 0) -> None:
             print(f"{turns} turns of a {len(answer):,}-character answer")
             print(
                 f"{'turn':>5} {'RSS MB':>8} {'turn ms (median)':>17} {'longest GC ms':>14} "
-                f"{'gen2 GCs':>8}"
+                f"{'gen2 GCs':>8} {'idle full GCs (longest ms)':>27} {'probe full ms':>14}"
             )
             before = {}
             for turn in range(1, turns + 1):
@@ -105,14 +112,17 @@ async def run(turns: int, answer_chars: int, max_messages: int = 0) -> None:
                     gc.collect()
                     full = time.perf_counter() - start
                     gc.callbacks.append(pauses._callback)
+                    idle = f"{len(pauses.idle)} ({1e3 * max(pauses.idle, default=0):.1f})"
                     print(
                         f"{turn:>5} {rss:>8.1f} {1e3 * median(times):>17.1f} "
-                        f"{1e3 * longest:>11.1f} g{gen} {pauses.count(2):>8} {1e3 * full:>15.1f} "
-                        f"{rss_mb():>13.1f}"
+                        f"{1e3 * longest:>11.1f} g{gen} {pauses.count(2):>8} {idle:>27} "
+                        f"{1e3 * full:>14.1f}"
                     )
                     times = []
                 if turn == 60:
+                    gc.callbacks.remove(pauses._callback)  # the probe's collection, not the app's
                     before = survivors()
+                    gc.callbacks.append(pauses._callback)
             gc.callbacks.remove(pauses._callback)
             after = survivors()
             if before:

@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer
 
 from agent_tui.runtime import Options, use_offline
-from agent_tui.ui.gc_tuning import tune_gc
+from agent_tui.ui.gc_tuning import freeze_settled, idle_collector, tune_gc
 from agent_tui.ui.session_actions import SessionActions, decisions_of, stored_runs
 from agent_tui.ui.slash_actions import SlashActions, SlashHints
 from agent_tui.ui.undo_actions import UndoActions
@@ -210,6 +210,7 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
         warm_up = getattr(agent.provider, "warm_up", None)
         if warm_up is not None:
             warm_up()  # the SDK import takes seconds: do it here, not on the first request
+        freeze_settled()
 
     def _agent_ready(
         self,
@@ -396,9 +397,15 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
         self.live_view.handle(event)
         if event.kind == "turn_finished":
             self._turn = None
+            self.chat.call_after_refresh(self._after_turn)
             if self.recorder is not None and self.recorder.session_id:
                 self.status.session = self.recorder.session_id
             self.call_later(self._next_queued)
+
+    def _after_turn(self) -> None:
+        """The answer is painted: let go of what is far off screen, and collect when due."""
+        self.chat.trim_offscreen()
+        idle_collector.after_turn()
 
     async def action_quit(self) -> None:
         if self.agent is not None:

@@ -186,3 +186,33 @@ async def test_pruned_messages_let_go_of_what_they_rendered() -> None:
         del first
         gc.collect()
         assert caches() is None  # nothing holds the pruned widget's styles cache any more
+
+
+async def test_messages_far_above_the_view_drop_their_lines_and_paint_again() -> None:
+    """What a full collection walks stays near the view: lines of messages more than a screen
+    above it are dropped (their heights kept, so a layout renders nothing), and painted again,
+    the same, when scrolled to."""
+    app = ChatApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(ChatView)
+        answers = [
+            MarkdownSegment(f"# Answer {n}\n\n" + "Some words here.\n\n" * 8) for n in range(12)
+        ]
+        for answer in answers:
+            await view.add(answer)
+        await pilot.pause()
+        view.scroll_end(animate=False)
+        await pilot.pause()
+        width = answers[0].size.width
+        before = [line.text for line in answers[0]._render_at(width)]
+        assert view.trim_offscreen() >= 8
+        assert not answers[0]._renders and not answers[0]._styles_cache._cache
+        assert answers[-1]._renders  # on screen: kept
+        heights = [a.size.height for a in answers]
+        view.refresh(layout=True)
+        await pilot.pause()
+        assert not answers[0]._renders  # a layout measured it without painting it
+        assert [a.size.height for a in answers] == heights
+        view.scroll_home(animate=False)
+        await pilot.pause()
+        assert [line.text for line in answers[0]._render_at(width)] == before
