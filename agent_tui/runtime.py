@@ -198,6 +198,8 @@ def make_agent(
         kwargs["confirm_spend"] = confirm_spend
     agent = Agent(provider, make_tools(provider, model), config, **kwargs)
     agent.memory_files = tuple(memory)
+    # undo's checkpoints (git snapshots, kept file contents): on unless turned off
+    agent.checkpoints.enabled = os.environ.get("AGENT_TUI_CHECKPOINTS", "on").lower() != "off"
     add_subagents(agent, options, trusted=not getattr(permissions, "untrusted_grants", ()))
     add_mcp(agent, options)
     return agent

@@ -95,6 +95,10 @@ def main() -> None:
     home = tempfile.mkdtemp(prefix="agent-tui-bench-")
     env = {**os.environ, "AGENT_TUI_HOME": home}
     env.pop("ANTHROPIC_API_KEY", None)
+    # Bytecode is cached as for any installed package (pip compiles on install): with
+    # PYTHONDONTWRITEBYTECODE set, as on some CI machines, our modules (an editable install) would
+    # be compiled from source at every start while Textual's come compiled.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     # Warm the OS file cache and bytecode once for each, so neither pays for the first import.
     run_once(BARE, env)
     run_once(AGENT, env)

@@ -22,6 +22,10 @@ from agent_tui.ui.widgets.diff_view import diff_content
 
 #: per file in the preview: a longer diff is cut (the whole restore still happens)
 MAX_FILE_DIFF_LINES = 120
+#: files listed, and files whose diff is shown, in one preview (a restore of thousands of files,
+#: say a dependency folder, still restores them all)
+MAX_LISTED = 200
+MAX_DIFFS = 30
 _ACTION_STYLE = {
     "restore": "bold $text-accent",
     "delete": "bold $text-error",
@@ -39,7 +43,8 @@ def shown_path(path: Path, cwd: Path) -> str:
 def plan_summary(plan: RestorePlan, cwd: Path) -> Content:
     """One line per file and per thing that can't be done, for the top of the preview."""
     lines: list[Content] = []
-    for f in plan.changes:
+    changes = plan.changes
+    for f in changes[:MAX_LISTED]:
         name = visible(shown_path(f.path, cwd))
         if f.conflict:
             lines.append(
@@ -49,6 +54,8 @@ def plan_summary(plan: RestorePlan, cwd: Path) -> Content:
             )
         else:
             lines.append(Content.assemble((f"{f.action:<8} ", _ACTION_STYLE[f.action]), name))
+    if len(changes) > MAX_LISTED:
+        lines.append(Content(f"… and {len(changes) - MAX_LISTED:,} more files"))
     for name in plan.missing:
         lines.append(
             Content.assemble(
@@ -91,7 +98,8 @@ class RestoreScreen(ModalScreen[str | None]):
             box.border_title = Content(self.title_text)
             yield Static(plan_summary(self.plan, self.cwd), id="restore-summary")
             with VerticalScroll(id="restore-diffs"):
-                for f in self.plan.changes:
+                changes = self.plan.changes
+                for f in changes[:MAX_DIFFS]:
                     shown = shown_path(f.path, self.cwd)
                     diff, note = diff_content(
                         file_diff(f.current, f.target, shown), MAX_FILE_DIFF_LINES
@@ -99,6 +107,9 @@ class RestoreScreen(ModalScreen[str | None]):
                     yield Static(diff, classes="restore-diff")
                     if note:
                         yield Static(note, classes="restore-note")
+                if len(changes) > MAX_DIFFS:
+                    more = f"(diffs of {len(changes) - MAX_DIFFS:,} more files not shown)"
+                    yield Static(more, classes="restore-note")
             yield Static(self._keys(), id="restore-keys")
 
     def _keys(self) -> Content:
