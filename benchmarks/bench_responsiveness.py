@@ -32,7 +32,25 @@ from _common import (
 EARLIER_PIECES = 4  # earlier answers of (earlier-kb / 4) each, like a session's last few turns
 
 
-async def run(earlier_kb: int, answer_kb: int, rate: float) -> None:
+def code_fence(chars: int) -> str:
+    """One fenced Python block of about `chars` characters (a file shown whole)."""
+    lines = ["Here is the whole file:", "", "```python"]
+    n = 0
+    size = 0
+    while size < chars:
+        block = [
+            f"def handler_{n}(request, retries=3):",
+            f'    """Handle request {n}."""',
+            f"    return dispatch(request, route={n}, retries=retries)  # {n}",
+            "",
+        ]
+        lines += block
+        size += sum(len(line) + 1 for line in block)
+        n += 1
+    return "\n".join([*lines, "```", "", "That is all of it."]) + "\n"
+
+
+async def run(earlier_kb: int, answer_kb: int, rate: float, fence: bool = False) -> None:
     from agent_tui.runtime import Options
     from agent_tui.ui.app import AgentApp
 
@@ -40,7 +58,7 @@ async def run(earlier_kb: int, answer_kb: int, rate: float) -> None:
         f"earlier{i}": make_answer(earlier_kb * 1000 // EARLIER_PIECES, seed=i)
         for i in range(EARLIER_PIECES)
     }
-    live = make_answer(answer_kb * 1000, seed=99)
+    live = code_fence(answer_kb * 1000) if fence else make_answer(answer_kb * 1000, seed=99)
     answers["live"] = live
     with bench_env() as home, offline_answers(answers):
         app = AgentApp(Options(offline=True, cwd=home))
@@ -64,7 +82,8 @@ async def run(earlier_kb: int, answer_kb: int, rate: float) -> None:
     intervals = frames.intervals()
     print(f"machine: {machine()}")
     print(
-        f"{earlier_kb} KB of earlier answers on screen; a {answer_kb} KB answer streamed in "
+        f"{earlier_kb} KB of earlier answers on screen; a {answer_kb} KB "
+        f"{'code fence' if fence else 'answer'} streamed in "
         f"{seconds:.1f} s = {len(live) / CHARS_PER_TOKEN / seconds:.0f} tokens/s "
         f"(asked for {rate:.0f}; 1 token = {CHARS_PER_TOKEN} chars)"
     )
@@ -86,8 +105,11 @@ def main() -> None:
     parser.add_argument("--earlier-kb", type=int, default=100)
     parser.add_argument("--answer-kb", type=int, default=5)
     parser.add_argument("--rate", type=float, default=100.0, help="tokens/s of the live answer")
+    parser.add_argument(
+        "--fence", action="store_true", help="the live answer is one long code fence"
+    )
     args = parser.parse_args()
-    asyncio.run(run(args.earlier_kb, args.answer_kb, args.rate))
+    asyncio.run(run(args.earlier_kb, args.answer_kb, args.rate, args.fence))
 
 
 if __name__ == "__main__":

@@ -16,10 +16,9 @@ from agent_tui.ui.widgets.chat import (
     AssistantMessage,
     ChatView,
     MarkdownSegment,
-    _safe_split,
-    _SplitScanner,
     render_markdown,
 )
+from agent_tui.ui.widgets.markdown_split import _safe_split, _SplitScanner
 
 BLOCKS = [
     "Some text here.",
@@ -216,3 +215,29 @@ async def test_messages_far_above_the_view_drop_their_lines_and_paint_again() ->
         view.scroll_home(animate=False)
         await pilot.pause()
         assert [line.text for line in answers[0]._render_at(width)] == before
+
+
+async def test_a_long_code_block_streams_in_pieces_that_paint_as_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A file shown whole in one fence is cut while it streams (each update renders its last
+    lines, not all of it), and the pieces paint exactly the lines the whole block would."""
+    monkeypatch.setattr(chat, "SEGMENT_CHARS", 300)
+    code = "".join(f"value_{n} = compute({n})  # step {n}\n" for n in range(120))
+    answer = f"Here is the file:\n\n```python\n{code}```\n\nThat is all.\n"
+    app = ChatApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        message = AssistantMessage()
+        await app.query_one(ChatView).add(message)
+        for i in range(0, len(answer), 17):
+            message.write(answer[i : i + 17])
+            if i % 85 == 0:
+                await pilot.pause()
+        await message.finish()
+        await pilot.pause()
+        segments = list(message.query(MarkdownSegment))
+        assert len(segments) > 5  # cut while it streamed
+        assert message.text == answer
+        width = segments[0].size.width
+        painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
+        assert painted == lines(answer, width)

@@ -20,7 +20,6 @@ and rendered again (measured in `benchmarks/`, see BENCHMARKS.md), so:
 from __future__ import annotations
 
 import asyncio
-import re
 from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
@@ -32,11 +31,8 @@ from textual.visual import Visual, visualize
 from textual.widget import Widget
 from textual.widgets import Static
 
-_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
-# A line that starts a paragraph or a heading (not a list item, a table, a quote, HTML, code) ...
-_BLOCK_START = re.compile(r"(?![0-9]+[.)]([ \t]|$)|[*+-]([ \t]|$))[A-Za-z0-9#*_\[]")
-# ... and isn't a thematic break, after which Rich puts no blank line.
-_RULE = re.compile(r" {0,3}([-*_])( *\1){2,} *$")
+from agent_tui.ui.widgets.markdown_split import _SplitScanner
+
 #: markdown beyond this many characters (since the last frozen segment) is frozen at a safe point
 SEGMENT_CHARS = 2000
 #: the live part is re-rendered at most this often (seconds); deltas in between are coalesced
@@ -46,78 +42,6 @@ LIVE_INTERVAL = 1 / 15
 #: memory levels off once this many are on screen (about 60 plain turns); older ones stay in the
 #: session store (ctrl+o).
 MAX_MESSAGES = 120
-
-
-class _SplitScanner:
-    """Finds safe split points in growing markdown, scanning each line once.
-
-    A split point is the start of a paragraph or heading line that follows a blank line, outside
-    code fences, and not after a thematic break. Rendered apart and joined by one blank line, the
-    pieces look exactly like the whole (Rich puts one blank line between top-level blocks); no
-    fence, table, list or quote is ever cut. (Checked in tests/ui/test_chat_perf.py.)
-    """
-
-    def __init__(self) -> None:
-        self.points: list[int] = []
-        self._pos = 0  # where the first line not yet scanned starts
-        self._fence: str | None = None  # the opening marker of the fence we are in
-        self._after_blank = False
-        self._after_rule = False
-
-    def feed(self, text: str) -> None:
-        """Scan the complete lines of `text` (the whole buffer) not scanned yet."""
-        pos = self._pos
-        while True:
-            end = text.find("\n", pos)
-            if end < 0:
-                break
-            line = text[pos:end]
-            if self._fence is not None:
-                closing = line.strip()
-                if (
-                    closing
-                    and set(closing) == {self._fence[0]}
-                    and len(closing) >= len(self._fence)
-                ):
-                    self._fence = None
-            elif not line.strip():
-                self._after_blank = True
-            else:
-                rule = bool(_RULE.match(line))
-                if (
-                    self._after_blank
-                    and not self._after_rule
-                    and not rule
-                    and _BLOCK_START.match(line)
-                ):
-                    self.points.append(pos)
-                self._after_blank, self._after_rule = False, rule
-                opening = _FENCE.match(line)
-                if opening:
-                    self._fence = opening.group(1)
-            pos = end + 1
-        self._pos = pos
-
-    def cut(self, limit: int) -> int:
-        """The furthest split point at or before `limit` (else the first one; 0 when none), and
-        forget the points before it: the caller drops that many characters from the buffer."""
-        below = [p for p in self.points if p <= limit]
-        best = below[-1] if below else (self.points[0] if self.points else 0)
-        if best:
-            self.points = [p - best for p in self.points if p > best]
-            self._pos -= best
-        return best
-
-    @property
-    def last(self) -> int:
-        return self.points[-1] if self.points else 0
-
-
-def _safe_split(text: str) -> int:
-    """The offset of the last safe split point of `text` (0 when there is none)."""
-    scanner = _SplitScanner()
-    scanner.feed(text)
-    return scanner.last
 
 
 def render_markdown(text: str) -> RenderableType:
@@ -144,11 +68,15 @@ class MarkdownSegment(Widget):
         gap: bool = False,
         note: RenderableType | None = None,
         classes: str = "",
+        trim: tuple[bool, bool] = (False, False),
     ) -> None:
         super().__init__(classes=classes)
         self.markdown = markdown
         self._gap = gap  # a blank line first: the one Rich puts between blocks of one document
         self._note = note
+        #: (first, last): leave out the first / last painted line, the padding of a code block
+        #: cut in two (see `AssistantMessage._split_fence`)
+        self._trim = trim
         # Lines by (width, style, selection). Two widths are kept: a layout measures with and
         # without the vertical scrollbar, and must not re-render every segment each time.
         self._renders: dict[tuple[Any, ...], list[Strip]] = {}
@@ -161,11 +89,16 @@ class MarkdownSegment(Widget):
         self._renders.clear()
 
     def update(
-        self, markdown: str, *, gap: bool = False, note: RenderableType | None = None
+        self,
+        markdown: str,
+        *,
+        gap: bool = False,
+        note: RenderableType | None = None,
+        trim: tuple[bool, bool] = (False, False),
     ) -> None:
-        if (markdown, gap, note) == (self.markdown, self._gap, self._note):
+        if (markdown, gap, note, trim) == (self.markdown, self._gap, self._note, self._trim):
             return
-        self.markdown, self._gap, self._note = markdown, gap, note
+        self.markdown, self._gap, self._note, self._trim = markdown, gap, note, trim
         height = len(next(iter(self._renders.values()), ()))
         self._renders.clear()
         self._heights.clear()
@@ -188,6 +121,8 @@ class MarkdownSegment(Widget):
             if parts:
                 visual = visualize(self, Group(*parts))
                 lines = Visual.to_strips(self, visual, width, None, self.visual_style)
+                first, last = self._trim
+                lines = lines[int(first) : len(lines) - int(last)]
                 if self._gap:
                     lines.insert(0, Strip.blank(width, self.visual_style.rich_style))
             if len(self._renders) >= 2:
@@ -229,8 +164,10 @@ class AssistantMessage(Widget):
 
     def __init__(self) -> None:
         super().__init__(classes="message assistant")
-        self._frozen: list[str] = []  # finished segments' markdown
+        self._frozen: list[str] = []  # finished segments' markdown (as the model wrote it)
         self._open = ""  # the markdown after the last frozen segment: settled + live
+        #: the fence line `_open` starts with when a long code block was cut (not the model's)
+        self._reopened = ""
         self._pending: list[str] = []
         self._scanner = _SplitScanner()  # split points of `_open`
         self._wake = asyncio.Event()
@@ -249,7 +186,16 @@ class AssistantMessage(Widget):
 
     @property
     def text(self) -> str:
-        return "".join(self._frozen) + self._open + "".join(self._pending)
+        open_text = self._open[len(self._reopened) :]
+        return "".join(self._frozen) + open_text + "".join(self._pending)
+
+    def _lead(self, starts_open: bool, after: bool) -> dict[str, Any]:
+        """How a view that shows text from `_open` begins: after a cut code block, right where
+        its first piece ended (no gap, no top padding); otherwise with the usual blank line
+        when something (`after`) comes before it."""
+        if starts_open and self._reopened:
+            return {"gap": False, "trim": (True, False)}
+        return {"gap": after}
 
     def write(self, fragment: str) -> None:
         """Queue a fragment (called synchronously from the event listener)."""
@@ -265,8 +211,9 @@ class AssistantMessage(Widget):
                 await self._take_pending()
                 cut = self._scanner.last
                 settled = self._open[:cut]
-                self._settled_view.update(settled, gap=bool(self._frozen))
-                self._live_view.update(self._open[cut:], gap=bool(self._frozen or settled))
+                self._settled_view.update(settled, **self._lead(True, bool(self._frozen)))
+                live = self._lead(not settled, bool(self._frozen or settled))
+                self._live_view.update(self._open[cut:], **live)
             if self._done and not self._pending:
                 break
             # Coalesce: whatever arrives meanwhile is rendered together at the next wake.
@@ -285,12 +232,47 @@ class AssistantMessage(Widget):
         while len(self._open) > SEGMENT_CHARS:
             cut = self._scanner.cut(SEGMENT_CHARS)
             if not cut:
-                break  # one long block (a big code fence): it stays live until it ends
+                # one long block: a code fence is cut in two, any other block stays live
+                piece = self._split_fence()
+                if piece is None:
+                    break
+                segments.append(piece)
+                continue
             head, self._open = self._open[:cut], self._open[cut:]
-            segments.append(MarkdownSegment(head, gap=bool(self._frozen), classes="segment"))
-            self._frozen.append(head)
+            lead = self._lead(True, bool(self._frozen))
+            segments.append(MarkdownSegment(head, classes="segment", **lead))
+            self._frozen.append(head[len(self._reopened) :])
+            self._reopened = ""
         if segments:
             await self.mount_all(segments, before=self._settled_view)
+
+    def _split_fence(self) -> MarkdownSegment | None:
+        """Freeze the head of a long code block still being written: its complete lines up to
+        about a segment's length become a segment of their own, closed by a fence line of ours
+        and without its bottom padding; the rest goes on from a fence line of ours, without its
+        top padding. Painted one after the other they look like the one block, so a file shown
+        whole streams at the cost of its last lines, not of all of it on every update."""
+        fence = self._scanner.open_fence
+        if fence is None:
+            return None
+        marker, start = fence
+        if not self._open.startswith(marker, start):  # indented (in a list): leave it whole
+            return None
+        body = self._open.index("\n", start) + 1
+        cut = self._open.rfind("\n", body, max(SEGMENT_CHARS, body + 1)) + 1
+        if cut <= body:
+            cut = self._open.find("\n", body) + 1
+        if cut <= body:
+            return None  # not one complete line of code yet
+        opening = self._open[start:body]
+        first = self._lead(True, bool(self._frozen))
+        first["trim"] = (first.get("trim", (False, False))[0], True)
+        piece = MarkdownSegment(f"{self._open[:cut]}{marker}\n", classes="segment", **first)
+        self._frozen.append(self._open[len(self._reopened) : cut])
+        self._open, self._reopened = opening + self._open[cut:], opening
+        self._scanner = _SplitScanner()
+        self._scanner.feed(self._open)
+        return piece
 
     async def finish(self, incomplete: bool = False) -> None:
         """Stop streaming; settled and live become one last segment (frozen ones stay as they
@@ -307,7 +289,7 @@ class AssistantMessage(Widget):
             note = Text("⚠ incomplete: the answer was cut off", style="bold yellow")
         await self._settled_view.remove()
         if self._open.strip() or note is not None:
-            self._live_view.update(self._open, gap=bool(self._frozen), note=note)
+            self._live_view.update(self._open, note=note, **self._lead(True, bool(self._frozen)))
             self._live_view.set_classes("segment final")
         elif self._frozen:
             await self._live_view.remove()
