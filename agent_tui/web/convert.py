@@ -134,12 +134,16 @@ def html_to_markdown(text: str, url: str | None = None) -> Document:
     if tree is None:
         return Document(None, "", "fallback")
     title = _title(tree)
+    base = _base_url(tree, url)
     _fence_highlighted_code(tree)
     import trafilatura
 
     markdown = trafilatura.extract(
         tree,
-        url=url,
+        # No url: trafilatura would resolve every link of the page, boilerplate included (a
+        # third of its time on a big page), and against the site's root rather than the page.
+        # The links that survive extraction are resolved below, as a browser would.
+        url=None,
         # On big pages skip the second opinions (readability, justext): they cost a third of the
         # time and matter on small, oddly built pages, not on long articles.
         fast=len(text) > FAST_EXTRACTION_CHARS,
@@ -152,7 +156,8 @@ def html_to_markdown(text: str, url: str | None = None) -> Document:
         with_metadata=False,
     )
     if markdown and markdown.strip():
-        return Document(title, markdown.strip(), "trafilatura")
+        markdown = absolute_links(markdown.strip(), base) if base else markdown.strip()
+        return Document(title, markdown, "trafilatura")
     fallback = _parse(text)
     plain = trafilatura.html2txt(fallback) if fallback is not None else ""
     return Document(title, _squeeze(plain or ""), "fallback")
@@ -196,6 +201,51 @@ def _parse(text: str) -> lxml_html.HtmlElement | None:
         return lxml_html.document_fromstring(text)
     except (etree.ParserError, ValueError):
         return None
+
+
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+_MD_LINK = re.compile(r"\]\(([^)\s]+)\)")
+_MD_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+
+
+def _base_url(tree: lxml_html.HtmlElement, url: str | None) -> str | None:
+    """What relative links are relative to: the page's `<base href>`, else its URL."""
+    if not url:
+        return None
+    from urllib.parse import urljoin
+
+    found = tree.xpath("//head/base/@href")
+    return urljoin(url, str(found[0]).strip()) if found and str(found[0]).strip() else url
+
+
+def absolute_links(markdown: str, base: str) -> str:
+    """Markdown with every relative link target resolved against `base` (RFC 3986, as
+    browsers do); code blocks and inline code are left exactly as they are."""
+    from functools import cache
+    from urllib.parse import urljoin
+
+    @cache
+    def resolve(target: str) -> str:
+        return target if _SCHEME.match(target) else urljoin(base, target)
+
+    def fix(m: re.Match[str]) -> str:
+        return f"]({resolve(m.group(1))})"
+
+    out: list[str] = []
+    fence: str | None = None
+    for line in markdown.split("\n"):
+        opening = _MD_FENCE.match(line)
+        if fence is not None:
+            if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence):
+                fence = None
+        elif opening:
+            fence = opening.group(1)
+        elif "](" in line:
+            parts = line.split("`")
+            parts[::2] = [_MD_LINK.sub(fix, part) for part in parts[::2]]
+            line = "`".join(parts)
+        out.append(line)
+    return "\n".join(out)
 
 
 def _title(tree: lxml_html.HtmlElement) -> str | None:

@@ -150,3 +150,34 @@ def test_content_kinds(mime: str, body: bytes, kind: str) -> None:
 def test_content_type_parsing() -> None:
     assert ContentType.parse('Text/HTML; Charset="UTF-8"') == ContentType("text/html", "UTF-8")
     assert ContentType.parse("") == ContentType("", None)
+
+
+def test_relative_links_are_resolved_as_a_browser_would() -> None:
+    from agent_tui.web.convert import absolute_links
+
+    markdown = (
+        "See [a](../b/c.html), [top](/x), [here](#part), [q](?page=2) and [abs](https://o.org/y) "
+        "or [mail](mailto:me@example.com).\n"
+        "Inline `arr[0](rel)` stays.\n"
+        "```js\nf[0](rel)\n```\n"
+        "[after](rel)"
+    )
+    out = absolute_links(markdown, "https://site.org/docs/guide/page.html")
+    assert "[a](https://site.org/docs/b/c.html)" in out
+    assert "[top](https://site.org/x)" in out
+    assert "[here](https://site.org/docs/guide/page.html#part)" in out
+    assert "[q](https://site.org/docs/guide/page.html?page=2)" in out
+    assert "[abs](https://o.org/y)" in out and "[mail](mailto:me@example.com)" in out
+    assert "`arr[0](rel)`" in out and "\nf[0](rel)\n" in out
+    assert out.endswith("[after](https://site.org/docs/guide/rel)")
+
+
+def test_a_base_element_sets_what_links_are_relative_to() -> None:
+    filler = "<p>" + "This paragraph is the main text of the article. " * 12 + "</p>"
+    html = (
+        "<html><head><title>T</title><base href='https://cdn.example.org/v2/'></head><body>"
+        f"<article><h1>Heading</h1>{filler}<p>Read <a href='api/intro.html'>the intro</a>."
+        f"</p>{filler}</article></body></html>"
+    )
+    doc = html_to_markdown(html, "https://example.com/docs/index.html")
+    assert "[the intro](https://cdn.example.org/v2/api/intro.html)" in doc.markdown
