@@ -13,6 +13,7 @@ Dispatch is on the event's `kind` string, which keeps the event classes off the 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, NoticeMessage
@@ -20,7 +21,7 @@ from agent_tui.ui.widgets.folded import FoldedText
 from agent_tui.ui.widgets.status import StatusLine
 
 if TYPE_CHECKING:
-    from agent_tui.protocol.events import ContextCompacted, Event, Usage
+    from agent_tui.protocol.events import ContextCompacted, Event, FilesChanged, Usage
     from agent_tui.ui.widgets.approvals_log import ApprovalsLog
     from agent_tui.ui.widgets.tool_blocks import ToolBlock
     from agent_tui.ui.widgets.tool_pane import ToolPane
@@ -96,6 +97,9 @@ class EventView:
         elif kind == "notice":
             self.end_message()
             self.chat.append(NoticeMessage(event.text, event.level))  # type: ignore[attr-defined]
+        elif kind == "files_changed":
+            self.end_message()
+            self.chat.append(NoticeMessage(files_changed_text(event), "info"))  # type: ignore[arg-type]
         elif kind == "stream_failed":
             self.end_message(incomplete=bool(event.partial_text))  # type: ignore[attr-defined]
             self.chat.append(
@@ -165,6 +169,21 @@ class EventView:
             self._blocks[tool_use_id] = block
             self.chat.append(block)
         return block
+
+
+def files_changed_text(event: FilesChanged) -> str:
+    """One line under a turn that changed files: which, and how to take them back."""
+    names = [Path(str(f["path"])).name for f in event.files]
+    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    parts = []
+    if names:
+        parts.append(f"Changed {len(names)} file{'s' if len(names) != 1 else ''}: {shown}")
+    if event.unrestorable:
+        n = len(event.unrestorable)
+        ran = f"{n} command{'s' if n != 1 else ''} ran outside git"
+        parts.append(f"{ran}: {'their' if n != 1 else 'its'} changes can't be undone")
+    hint = " — /undo takes this turn back (with a preview)." if names else "."
+    return " · ".join(parts) + hint
 
 
 def compaction_notice(event: ContextCompacted) -> FoldedText:

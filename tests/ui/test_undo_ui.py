@@ -42,6 +42,7 @@ async def test_undo_shows_the_diff_then_puts_the_file_back(tmp_path: Path) -> No
         await approve_write(app, pilot, "write a note")
         assert notes.read_text().startswith("# Notes")
         assert len(app.agent.checkpoints.history) == 1
+        assert any(t.startswith("Changed 1 file: NOTES.md — /undo") for t in notices(app))
         await type_prompt(pilot, "/undo")
         await wait_for(pilot, lambda: isinstance(app.screen, RestoreScreen))
         screen = app.screen
