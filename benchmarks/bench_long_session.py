@@ -2,7 +2,8 @@
 offline model (the same provider → assembler → loop → AgentApp pipeline as with a key, recorded
 to the session store), headless. At checkpoints it prints the process's RSS, the median turn
 time since the last checkpoint, and the longest garbage-collection pause so far (timed with
-`gc.callbacks`); at the end, what survived of the pruned widgets' render caches.
+`gc.callbacks`); at the end, how long two terminal resizes take and what survived of the pruned
+widgets' render caches.
 
     python benchmarks/bench_long_session.py [--turns 500] [--answer 1500]
 """
@@ -124,6 +125,14 @@ async def run(turns: int, answer_chars: int, max_messages: int = 0) -> None:
                     before = survivors()
                     gc.callbacks.append(pauses._callback)
             gc.callbacks.remove(pauses._callback)
+            await pilot.pause(0.5)
+            for columns in (100, 130):  # a terminal resized with the session on screen
+                started = time.perf_counter()
+                await pilot.resize_terminal(columns, 40)
+                await pilot.pause()
+                print(
+                    f"resize to {columns} columns: {1e3 * (time.perf_counter() - started):.0f} ms"
+                )
             after = survivors()
             if before:
                 grown = {k: after[k] - before[k] for k in after}

@@ -241,3 +241,30 @@ async def test_a_long_code_block_streams_in_pieces_that_paint_as_one(
         width = segments[0].size.width
         painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
         assert painted == lines(answer, width)
+
+
+async def test_after_a_resize_far_messages_are_measured_without_painting() -> None:
+    """A resize doesn't render every old answer at the new width: far-off ones get a scaled
+    height, and are painted (and laid out again) when scrolled to."""
+    app = ChatApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(ChatView)
+        answers = [
+            MarkdownSegment(f"# Answer {n}\n\n" + "Some words here. " * 30) for n in range(12)
+        ]
+        for answer in answers:
+            await view.add(answer)
+        await pilot.pause()
+        view.scroll_end(animate=False)
+        await pilot.pause()
+        view.trim_offscreen()
+        await pilot.resize_terminal(50, 20)
+        await pilot.pause()
+        assert not answers[0]._renders  # measured, not painted
+        assert answers[-1]._renders  # on screen: painted at the new width
+        view.scroll_home(animate=False)
+        await pilot.pause()
+        await pilot.pause()
+        width = answers[0].size.width
+        exact = len(answers[0]._render_at(width))
+        assert answers[0].size.height == exact  # painted when reached, laid out to its height

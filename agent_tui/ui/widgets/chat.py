@@ -83,10 +83,14 @@ class MarkdownSegment(Widget):
         #: heights by width, kept when the lines are dropped (`drop_lines`): a layout of the
         #: chat measures every segment, and must not render the ones far off screen to do it
         self._heights: dict[int, int] = {}
+        #: lines dropped far off screen: a height at a new width is estimated, not rendered
+        self._dropped = False
+        self._estimated: set[int] = set()
 
     def drop_lines(self) -> None:
         """Forget the painted lines (far off screen); they are painted again when needed."""
         self._renders.clear()
+        self._dropped = True
 
     def update(
         self,
@@ -102,6 +106,8 @@ class MarkdownSegment(Widget):
         height = len(next(iter(self._renders.values()), ()))
         self._renders.clear()
         self._heights.clear()
+        self._estimated.clear()
+        self._dropped = False
         width = self.size.width
         if width and self.is_mounted and len(self._render_at(width)) == height:
             # Most deltas don't add a line: repaint only, so the screen needn't be laid out
@@ -128,11 +134,22 @@ class MarkdownSegment(Widget):
             if len(self._renders) >= 2:
                 del self._renders[next(iter(self._renders))]
             self._renders[key] = lines
+            if width in self._estimated:  # painted at last: lay out again if it was off
+                self._estimated.discard(width)
+                if self._heights.get(width) != len(lines):
+                    self.call_after_refresh(self.refresh, layout=True)
             self._heights[width] = len(lines)
         return lines
 
     def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
         height = self._heights.get(width)
+        if height is None and self._dropped and self._heights:
+            # Far off screen after a resize: scale a known height instead of rendering every
+            # old answer at the new width (over a second with a long session on screen); it
+            # is rendered, and laid out again if need be, when it is scrolled to.
+            known, lines = min(self._heights.items(), key=lambda item: abs(item[0] - width))
+            height = self._heights[width] = max(1, round(lines * known / max(1, width)))
+            self._estimated.add(width)
         return len(self._render_at(width)) if height is None else height
 
     def render_line(self, y: int) -> Strip:
