@@ -65,18 +65,21 @@ class Checkpointer:
                     self._turn.tree = await self._snapshot()
             turn = self._turn
             if path is not None and path not in turn.saved:
-                turn.saved[path] = await asyncio.to_thread(self._save, path, tool)
+                before, mode = await asyncio.to_thread(self._keep, path)
+                turn.saved[path] = (before, mode, tool)
             elif path is None and turn.tree is None and subject not in turn.unrestorable:
                 turn.unrestorable.append(subject)
 
-    def _save(self, path: Path, tool: str) -> tuple[str | None, str, str]:
+    def _keep(self, path: Path) -> tuple[str | None, str]:
+        """Keep `path`'s content as it is now: its blob id and mode (None, "": absent or
+        unreadable)."""
         try:
             current = read_file(path)
         except OSError:
             current = None
         if current is None:
-            return None, "", tool
-        return self.blobs.put_blob(current[0]), current[1], tool
+            return None, ""
+        return self.blobs.put_blob(current[0]), current[1]
 
     async def _snapshot(self) -> str | None:
         git = self.git
@@ -115,7 +118,7 @@ class Checkpointer:
                     "after_mode": c.new_mode if c.new else "",
                     "by": "shell",
                 }
-        after = await asyncio.to_thread(self._after, turn.saved)
+        after = await asyncio.to_thread(lambda: {path: self._keep(path) for path in turn.saved})
         for path, (before, before_mode, tool) in turn.saved.items():
             now, now_mode = after[path]
             if now == before and path not in files:
@@ -147,7 +150,7 @@ class Checkpointer:
         if not self.history:
             return None
         to = self.history[-1].checkpoint if to is None else to
-        return plan_restore(self.history, to, blob_reader(self.blobs.get_blob, self.git))
+        return plan_restore(self.history, to, blob_reader(self.blobs.get_blob, lambda: self.git))
 
     def restore(self, plan: RestorePlan, *, overwrite: bool = False) -> FilesRestored:
         """Carry out `plan` (conflicts only with `overwrite`); the checkpoints it undid are
@@ -161,16 +164,3 @@ class Checkpointer:
     def forget_after(self, message_index: int) -> None:
         """The conversation was rewound to before `message_index`: later turns' checkpoints go."""
         self.history = [c for c in self.history if c.message_index < message_index]
-
-    def _after(self, saved: dict[Path, Any]) -> dict[Path, tuple[str | None, str]]:
-        out: dict[Path, tuple[str | None, str]] = {}
-        for path in saved:
-            try:
-                current = read_file(path)
-            except OSError:
-                current = None
-            if current is None:
-                out[path] = (None, "")
-            else:
-                out[path] = (self.blobs.put_blob(current[0]), current[1])
-        return out

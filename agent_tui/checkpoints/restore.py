@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_tui.checkpoints.blobs import EXECUTABLE, SYMLINK, blob_id, read_file
+from agent_tui.checkpoints.git_tree import GitWorkTree
 from agent_tui.protocol.events import FilesChanged
 from agent_tui.tools.diffs import unified_diff
 from agent_tui.tools.text_files import atomic_write
@@ -170,13 +171,19 @@ def _binary(data: bytes) -> bool:
     return b"\0" in data[:8192]
 
 
-def blob_reader(blobs: Callable[[str], bytes | None], git: object | None) -> BlobReader:
-    """Read a blob from the session's saved contents, else from the repository."""
+def blob_reader(
+    blobs: Callable[[str], bytes | None], find_git: Callable[[], GitWorkTree | None]
+) -> BlobReader:
+    """Read a blob from the session's saved contents, else from the repository (looked for
+    only when a blob is not among the saved ones)."""
+    git: list[GitWorkTree | None] = []
 
     def read(blob: str) -> bytes | None:
         found = blobs(blob)
-        if found is None and git is not None:
-            found = git.blob(blob)  # type: ignore[attr-defined]
+        if found is None:
+            if not git:
+                git.append(find_git())
+            found = git[0].blob(blob) if git[0] is not None else None
         return found
 
     return read

@@ -4,6 +4,7 @@ as they stand after its undos (`agent_tui.checkpoints`)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from agent_tui.checkpoints.blobs import blob_id
 from agent_tui.protocol.events import FilesChanged, FilesRestored, event_from_dict
@@ -70,12 +71,12 @@ class CheckpointLog(StoreBase):
 class SessionBlobs:
     """A `BlobStore` for one recorder: blobs go to its session (created when first needed)."""
 
-    def __init__(self, log: CheckpointLog, session: object) -> None:
+    def __init__(self, log: CheckpointLog, session: Callable[[], str]) -> None:
         self._log = log
         self._session = session
 
     def put_blob(self, data: bytes) -> str:
-        return self._log.put_blob(self._session(), data)  # type: ignore[operator]
+        return self._log.put_blob(self._session(), data)
 
     def get_blob(self, blob: str) -> bytes | None:
         return self._log.get_blob(blob)

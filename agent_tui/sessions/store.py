@@ -253,7 +253,7 @@ class SessionStore(MessageLog, RunLog, CheckpointLog):
             rows = self._c.execute(sql, args).fetchall()
         counts: dict[str, int] = {}
         for rule, n in rows:
-            for part in dict.fromkeys([rule, *rule.split(", ")] if ", " in rule else [rule]):
+            for part in {rule, *rule.split(", ")}:
                 counts[part] = counts.get(part, 0) + n
         return counts
 

@@ -20,16 +20,22 @@ class DiffStats:
         return f"+{self.added} −{self.removed}"
 
 
-def _split(text: str) -> list[str]:
-    """Lines with their ends, split on "\\n" only (str.splitlines also splits on \\f, \\x1c, …)."""
+def _lines(text: str) -> list[str]:
+    """Lines with their ends exactly (CRLF kept), split on "\\n" only (str.splitlines also
+    splits on \\f, \\x1c, …)."""
     if not text:
         return []
     parts = text.split("\n")
     lines = [p + "\n" for p in parts[:-1]]
     if parts[-1]:
         lines.append(parts[-1])
-    # CRLF shown as LF: the person reviews content; the tools preserve line endings themselves.
-    return [line[:-2] + "\n" if line.endswith("\r\n") else line for line in lines]
+    return lines
+
+
+def _split(text: str) -> list[str]:
+    """`_lines` for display: CRLF shown as LF (the person reviews content; the tools preserve
+    line endings themselves)."""
+    return [line[:-2] + "\n" if line.endswith("\r\n") else line for line in _lines(text)]
 
 
 def unified_diff(
@@ -92,21 +98,6 @@ class Hunk:
     text: str
     #: the replacements it makes: (old start, old end, new start, new end) line ranges
     ops: tuple[tuple[int, int, int, int], ...]
-
-    @property
-    def header(self) -> str:
-        return self.text.split("\n", 1)[0]
-
-
-def _lines(text: str) -> list[str]:
-    """Lines with their ends exactly (CRLF kept), split on "\\n" only."""
-    if not text:
-        return []
-    parts = text.split("\n")
-    lines = [p + "\n" for p in parts[:-1]]
-    if parts[-1]:
-        lines.append(parts[-1])
-    return lines
 
 
 def hunks(old: str | None, new: str, context: int = 3) -> list[Hunk]:

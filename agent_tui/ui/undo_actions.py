@@ -4,6 +4,7 @@ the person answers in `RestoreScreen` / `RewindScreen`. A mixin of `AgentApp`.""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -16,9 +17,6 @@ if TYPE_CHECKING:
     from agent_tui.protocol.events import FilesRestored
     from agent_tui.sessions.recorder import Recorder
     from agent_tui.ui.screens.restore import RewindChoice, RewindPoint
-
-#: prompts the app itself sends to go on after a cut; not places to rewind to
-_SYNTHETIC_PREFIXES = ("Your answer was cut off by the output limit", "Your previous response")
 
 
 class UndoActions(AppParts):
@@ -120,6 +118,9 @@ class UndoActions(AppParts):
     # --- rewind ---
 
     def rewind_points(self) -> list[RewindPoint]:
+        from agent_tui.agent.loop import RESUME_PROMPT
+        from agent_tui.agent.stop_reasons import LENGTH_PROMPT
+        from agent_tui.protocol.content import text_of
         from agent_tui.ui.screens.restore import RewindPoint
 
         assert self.agent is not None
@@ -127,9 +128,9 @@ class UndoActions(AppParts):
         history = self.agent.checkpoints.history
         points = []
         for index in self.agent.conversation.prompt_starts():
-            text = _prompt_text(messages[index]["content"])
-            if text.startswith(_SYNTHETIC_PREFIXES):
-                continue
+            text = text_of(messages[index]["content"], "\n")
+            if text in (LENGTH_PROMPT, RESUME_PROMPT):
+                continue  # what the app sends to go on after a cut: no place to rewind to
             files = {f["path"] for c in history if c.message_index >= index for f in c.files}
             points.append(RewindPoint(index, text, len(files)))
         return points
@@ -182,7 +183,7 @@ class UndoActions(AppParts):
             from agent_tui.sessions.fork import fork_session
             from agent_tui.sessions.recorder import Recorder
 
-            session = await _in_thread(fork_session, old.store, agent, old.session_id, upto)
+            session = await asyncio.to_thread(fork_session, old.store, agent, old.session_id, upto)
         previous = agent.conversation
         agent.conversation = Conversation(previous.messages[:upto])
         if previous.summary is not None and 0 < previous.start < upto:
@@ -201,17 +202,3 @@ class UndoActions(AppParts):
         prompt = self.query_one(PromptInput)
         prompt.text = choice.prompt
         prompt.focus()
-
-
-async def _in_thread(fn: Callable[..., Any], *args: Any) -> Any:
-    import asyncio
-
-    return await asyncio.to_thread(fn, *args)
-
-
-def _prompt_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "\n".join(
-        b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
-    )

@@ -35,6 +35,7 @@ from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
 from agent_tui.text import visible, visible_lines
 from agent_tui.ui.widgets.diff_view import diff_content
 from agent_tui.ui.widgets.hunks import HunkPicker
+from agent_tui.ui.widgets.key_hints import key_hint
 
 #: keys typed this soon after the dialog appears were meant for something else
 DEFAULT_GUARD_S = 0.5
@@ -72,10 +73,6 @@ def _highlights(parts: tuple[str, ...]) -> Content:
     cut = MAX_PREVIEW_LINE_CHARS // 4
     shown = [visible(p if len(p) <= cut else p[:cut] + " …") for p in parts]
     return Content("\n".join(f"• {p}" for p in shown))
-
-
-def _key(key: str, label: str) -> Content:
-    return Content.assemble((f" {key} ", "bold $text-accent"), label)
 
 
 class ApprovalScreen(ModalScreen[ApprovalAnswer]):
@@ -200,18 +197,18 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     def _keys(self) -> Content:
         if self._telling:
-            parts = [_key("enter", "deny and send"), _key("esc", "back")]
+            parts = [key_hint("enter", "deny and send"), key_hint("esc", "back")]
         elif self._confirming:
             parts = [
-                _key("a", "again (or enter) to save the rule above and allow"),
-                _key("y", "just this once"),
-                _key("n", "deny"),
+                key_hint("a", "again (or enter) to save the rule above and allow"),
+                key_hint("y", "just this once"),
+                key_hint("n", "deny"),
             ]
         else:
-            parts = [_key("y", "allow once")]
+            parts = [key_hint("y", "allow once")]
             if self.can_always:
-                parts.append(_key("a", "allow always"))
-            parts += [_key("n", "deny"), _key("t", "deny and tell")]
+                parts.append(key_hint("a", "allow always"))
+            parts += [key_hint("n", "deny"), key_hint("t", "deny and tell")]
         return Content("  ").join(parts)
 
     def _waiting_text(self) -> str:

@@ -22,6 +22,7 @@ from agent_tui.protocol.events import FilesChanged, FilesRestored
 from agent_tui.text import visible
 from agent_tui.ui.screens.restore import MAX_FILE_DIFF_LINES, shown_path
 from agent_tui.ui.widgets.diff_view import diff_content
+from agent_tui.ui.widgets.key_hints import key_bar
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,12 +83,7 @@ class ChangesScreen(Screen[None]):
             yield OptionList(id="changes-turns")
             with VerticalScroll(id="changes-diffs"):
                 yield Static("", id="changes-detail")
-        yield Static(
-            Content.assemble(
-                (" ↑↓ ", "bold $text-accent"), "turn   ", (" esc ", "bold $text-accent"), "close"
-            ),
-            id="changes-keys",
-        )
+        yield Static(key_bar(("↑↓", "turn"), ("esc", "close")), id="changes-keys")
 
     def on_mount(self) -> None:
         self.run_worker(self._read, thread=True, exit_on_error=False)

@@ -18,6 +18,7 @@ from textual.widgets.option_list import Option
 from agent_tui.permissions.settings import SettingsError, SourcedRule
 from agent_tui.text import visible
 from agent_tui.ui.screens.confirm import ConfirmScreen
+from agent_tui.ui.widgets.key_hints import key_bar
 
 #: the order sources are listed in, and what each is
 SOURCES = {
@@ -53,17 +54,8 @@ class PermissionsScreen(ModalScreen[str | None]):
             box.border_title = "Permissions"
             yield Static(self._header(), id="permissions-mode")
             yield OptionList(id="permissions-list")
-            yield Static(
-                Content.assemble(
-                    (" d ", "bold $text-accent"),
-                    "delete rule   ",
-                    (" s ", "bold $text-accent"),
-                    "sessions it decided   ",
-                    (" esc ", "bold $text-accent"),
-                    "close",
-                ),
-                id="permissions-keys",
-            )
+            keys = key_bar(("d", "delete rule"), ("s", "sessions it decided"), ("esc", "close"))
+            yield Static(keys, id="permissions-keys")
 
     def _header(self) -> Content:
         parts = [Content.assemble("mode ", (str(self.engine.mode), "bold"))]

@@ -19,6 +19,7 @@ from textual.widgets.option_list import Option
 from agent_tui.checkpoints.restore import RestorePlan, file_diff
 from agent_tui.text import visible
 from agent_tui.ui.widgets.diff_view import diff_content
+from agent_tui.ui.widgets.key_hints import key_bar
 
 #: per file in the preview: a longer diff is cut (the whole restore still happens)
 MAX_FILE_DIFF_LINES = 120
@@ -118,9 +119,7 @@ class RestoreScreen(ModalScreen[str | None]):
             parts.insert(1, ("o", f"overwrite the {len(self.plan.conflicts)} conflict(s) too"))
         if not self.plan.changes:
             parts = [("n", "close")]
-        return Content("   ").join(
-            Content.assemble((f" {key} ", "bold $text-accent"), label) for key, label in parts
-        )
+        return key_bar(*parts)
 
     def action_answer(self, answer: str | None) -> None:
         self.dismiss(answer if self.plan.changes else None)
@@ -171,19 +170,13 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
                 changed = f"  ({point.files} file change(s) from here on)" if point.files else ""
                 options.append(Option(Content(visible(first_line[:100]) + changed)))
             yield OptionList(*options, id="rewind-list")
-            yield Static(
-                Content.assemble(
-                    (" b ", "bold $text-accent"),
-                    "files and conversation   ",
-                    (" f ", "bold $text-accent"),
-                    "files only   ",
-                    (" c ", "bold $text-accent"),
-                    "conversation only   ",
-                    (" esc ", "bold $text-accent"),
-                    "cancel",
-                ),
-                id="rewind-keys",
+            keys = key_bar(
+                ("b", "files and conversation"),
+                ("f", "files only"),
+                ("c", "conversation only"),
+                ("esc", "cancel"),
             )
+            yield Static(keys, id="rewind-keys")
 
     def action_choose(self, scope: str) -> None:
         index = self.query_one(OptionList).highlighted

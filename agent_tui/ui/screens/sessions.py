@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
@@ -307,19 +307,14 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         row = self.selected
         if row is None:
             return
+        from agent_tui.checkpoints.git_tree import GitWorkTree
+        from agent_tui.checkpoints.restore import blob_reader
+
         store, session, cwd = self.store(), row.info.id, Path(row.info.cwd)
-        git: list[Any] = []
-
-        def read_blob(blob: str) -> bytes | None:
-            found = store.get_blob(blob)
-            if found is None:  # a change made by a command: the repository has it
-                from agent_tui.checkpoints.git_tree import GitWorkTree
-
-                if not git:
-                    git.append(GitWorkTree.find(cwd) if cwd.is_dir() else None)
-                found = git[0].blob(blob) if git[0] is not None else None
-            return found
-
+        # a change made by a command: the repository has its contents
+        read_blob = blob_reader(
+            store.get_blob, lambda: GitWorkTree.find(cwd) if cwd.is_dir() else None
+        )
         title = row.info.title or session
         self.app.push_screen(
             ChangesScreen(title, cwd, lambda: store.file_events(session), read_blob)

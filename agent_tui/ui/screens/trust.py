@@ -21,6 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from agent_tui.text import visible
+from agent_tui.ui.widgets.key_hints import key_bar
 
 GUARD_S = 0.5
 
@@ -65,15 +66,10 @@ class TrustScreen(ModalScreen[bool]):
             yield Static(Content(visible(self.cwd)), id="folder")
             with VerticalScroll(id="grants"):
                 yield Static(Content("\n".join(f"• {visible(g)}" for g in self.grants)))
-            yield Static(
-                Content.assemble(
-                    (" t ", "bold $text-accent"),
-                    "trust and apply them   ",
-                    (" i ", "bold $text-accent"),
-                    "ignore them (deny and ask rules still apply)",
-                ),
-                id="keys",
+            keys = key_bar(
+                ("t", "trust and apply them"), ("i", "ignore them (deny and ask rules still apply)")
             )
+            yield Static(keys, id="keys")
 
     def on_screen_resume(self) -> None:
         self._shown_at = self._clock()
