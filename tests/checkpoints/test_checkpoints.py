@@ -53,7 +53,7 @@ async def write_turn(cp: Checkpointer, path: Path, text: str, index: int = 0) ->
 
 
 def reader(cp: Checkpointer):  # type: ignore[no-untyped-def]
-    return blob_reader(cp.blobs.get_blob, cp.git)
+    return blob_reader(cp.blobs.get_blob, lambda: cp.git)
 
 
 def test_outside_git_a_write_is_recorded_and_undone(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 import itertools
 import random
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -187,21 +188,27 @@ async def test_pruned_messages_let_go_of_what_they_rendered() -> None:
         assert caches() is None  # nothing holds the pruned widget's styles cache any more
 
 
+async def answers_scrolled_past(
+    app: App[None], pilot: Any, body: str
+) -> tuple[ChatView, list[MarkdownSegment]]:
+    """Twelve answers in the chat, scrolled to the newest."""
+    view = app.query_one(ChatView)
+    answers = [MarkdownSegment(f"# Answer {n}\n\n" + body) for n in range(12)]
+    for answer in answers:
+        await view.add(answer)
+    await pilot.pause()
+    view.scroll_end(animate=False)
+    await pilot.pause()
+    return view, answers
+
+
 async def test_messages_far_above_the_view_drop_their_lines_and_paint_again() -> None:
     """What a full collection walks stays near the view: lines of messages more than a screen
     above it are dropped (their heights kept, so a layout renders nothing), and painted again,
     the same, when scrolled to."""
     app = ChatApp()
     async with app.run_test(size=(80, 20)) as pilot:
-        view = app.query_one(ChatView)
-        answers = [
-            MarkdownSegment(f"# Answer {n}\n\n" + "Some words here.\n\n" * 8) for n in range(12)
-        ]
-        for answer in answers:
-            await view.add(answer)
-        await pilot.pause()
-        view.scroll_end(animate=False)
-        await pilot.pause()
+        view, answers = await answers_scrolled_past(app, pilot, "Some words here.\n\n" * 8)
         width = answers[0].size.width
         before = [line.text for line in answers[0]._render_at(width)]
         assert view.trim_offscreen() >= 8
@@ -248,15 +255,7 @@ async def test_after_a_resize_far_messages_are_measured_without_painting() -> No
     height, and are painted (and laid out again) when scrolled to."""
     app = ChatApp()
     async with app.run_test(size=(80, 20)) as pilot:
-        view = app.query_one(ChatView)
-        answers = [
-            MarkdownSegment(f"# Answer {n}\n\n" + "Some words here. " * 30) for n in range(12)
-        ]
-        for answer in answers:
-            await view.add(answer)
-        await pilot.pause()
-        view.scroll_end(animate=False)
-        await pilot.pause()
+        view, answers = await answers_scrolled_past(app, pilot, "Some words here. " * 30)
         view.trim_offscreen()
         await pilot.resize_terminal(50, 20)
         await pilot.pause()

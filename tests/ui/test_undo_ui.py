@@ -116,19 +116,23 @@ async def test_permissions_view_lists_deletes_and_links_to_sessions(tmp_path: Pa
         assert app.screen.review == "rule:Bash(rm:*)"
 
 
+async def changes_of_a_written_note(app: Any, pilot: Any) -> ChangesScreen:
+    """Write a note (approved), then open the session's Changes view and wait for its diff."""
+    await wait_for(pilot, lambda: app.agent is not None)
+    await approve_write(app, pilot, "write a note")
+    await pilot.press("ctrl+o")
+    await wait_for(pilot, lambda: isinstance(app.screen, SessionBrowser) and app.screen.loaded)
+    await pilot.press("c")
+    await wait_for(pilot, lambda: isinstance(app.screen, ChangesScreen) and app.screen.loaded)
+    screen = app.screen
+    await wait_for(pilot, lambda: "NOTES.md" in str(screen.query_one("#changes-detail").render()))
+    return screen
+
+
 async def test_the_changes_view_shows_each_turns_diff(tmp_path: Path) -> None:
     app = make_app(tmp_path, record=True)
     async with app.run_test(size=(120, 40)) as pilot:
-        await wait_for(pilot, lambda: app.agent is not None)
-        await approve_write(app, pilot, "write a note")
-        await pilot.press("ctrl+o")
-        await wait_for(pilot, lambda: isinstance(app.screen, SessionBrowser) and app.screen.loaded)
-        await pilot.press("c")
-        await wait_for(pilot, lambda: isinstance(app.screen, ChangesScreen) and app.screen.loaded)
-        screen = app.screen
-        await wait_for(
-            pilot, lambda: "NOTES.md" in str(screen.query_one("#changes-detail").render())
-        )
+        screen = await changes_of_a_written_note(app, pilot)
         detail = str(screen.query_one("#changes-detail").render())
         assert "+# Notes" in detail and "(Write)" in detail
 
@@ -137,16 +141,7 @@ def test_changes_view_snapshot(snap_compare: Any, tmp_path: Path) -> None:
     app = make_app(tmp_path, record=True)
 
     async def run_before(pilot: Any) -> None:
-        await wait_for(pilot, lambda: app.agent is not None)
-        await approve_write(app, pilot, "write a note")
-        await pilot.press("ctrl+o")
-        await wait_for(pilot, lambda: isinstance(app.screen, SessionBrowser) and app.screen.loaded)
-        await pilot.press("c")
-        await wait_for(pilot, lambda: isinstance(app.screen, ChangesScreen) and app.screen.loaded)
-        screen = app.screen
-        await wait_for(
-            pilot, lambda: "NOTES.md" in str(screen.query_one("#changes-detail").render())
-        )
+        await changes_of_a_written_note(app, pilot)
         app.query_one(PromptInput).cursor_blink = False
         await pilot.pause(0.1)
 
