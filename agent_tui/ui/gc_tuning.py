@@ -24,17 +24,34 @@ def tune_gc() -> None:
     gc.set_threshold(5_000, 10, 1_000_000)
 
 
-_settled = False
-
-
-def freeze_settled() -> None:
+def freeze_settled(after_first_turn: bool = False) -> None:
     """Once the agent is built and the SDK imported (tools' models, the permission engine, the
     SDK's many classes: they live as long as the process), take them out of full collections
-    too, so a full collection walks what the session made, not the app itself. Once a process."""
-    global _settled
-    if not _settled:
-        _settled = True
+    too, so a full collection walks what the session made, not the app itself; and once more
+    `after_first_turn` (see `IdleCollector.after_turn`). Each once a process."""
+    stage = "first turn" if after_first_turn else "agent"
+    if stage not in _frozen:
+        _frozen.add(stage)
+        if after_first_turn:
+            gc.collect()  # the turn's garbage is not frozen with the rest
         gc.freeze()
+
+
+_frozen: set[str] = set()
+
+
+def clear_geometry_caches() -> None:
+    """Textual memoizes its geometry (`Region.intersection`, `shrink`, `union`…: up to 4,096
+    results each). In a chat that keeps growing every scroll offset is new, so those caches fill
+    with the regions of long-gone frames: ~10,000 objects that each full collection would walk.
+    Emptied before one; what the next frames need is computed again in microseconds."""
+    from textual import geometry
+
+    for cls in (geometry.Region, geometry.Offset, geometry.Size, geometry.Spacing):
+        for attr in vars(cls).values():
+            clear = getattr(attr, "cache_clear", None)
+            if callable(clear):
+                clear()
 
 
 class IdleCollector:
@@ -50,12 +67,19 @@ class IdleCollector:
 
     def after_turn(self) -> None:
         self.turns += 1
-        if self.turns % self.every == 0:
-            self.collecting = True
-            try:
+        self.collecting = True
+        try:
+            if self.turns == 1:
+                # What the first answer loaded (the markdown parser, syntax lexers, the store's
+                # statements, the panes' first paint) lives as long as the app: out of full
+                # collections with it. Its own two widgets come along; pruned, they are freed
+                # by their reference counts, all but a few cycles (bounded: once a process).
+                freeze_settled(after_first_turn=True)
+            elif self.turns % self.every == 0:
+                clear_geometry_caches()
                 gc.collect()
-            finally:
-                self.collecting = False
+        finally:
+            self.collecting = False
 
 
 #: the app's collector (one per process, as the collector itself is)

@@ -160,6 +160,29 @@ async def test_incomplete_answer_is_marked_and_empty_answer_hidden() -> None:
         assert not empty.display
 
 
+async def test_a_finished_answer_holds_only_views_on_screen() -> None:
+    """The streaming views an answer removes when it finishes are not kept by it: a removed
+    view keeps what it painted, and the message lives as long as it is on screen."""
+    app = ChatApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        view = app.query_one(ChatView)
+        short, long_ = AssistantMessage(), AssistantMessage()
+        await view.add(short)
+        await view.add(long_)
+        short.write("A short answer.")
+        long_.write("A paragraph that will be frozen.\n\n" * 200)
+        await pilot.pause()
+        await short.finish()
+        long_._pending.clear()  # ends right after a frozen segment: the live view goes too
+        long_._open = ""
+        await long_.finish()
+        await pilot.pause()
+        for message in (short, long_):
+            held = (message._settled_view, message._live_view)
+            assert all(segment.parent is message for segment in held)
+            assert held[0].has_class("final")
+
+
 async def test_pruned_messages_let_go_of_what_they_rendered() -> None:
     """Textual's `lru_cache` on `StylesCache.get_inner_outer` keeps the styles cache (and with
     it every rendered line) of up to 1,024 widgets alive; pruning must free them anyway."""

@@ -305,14 +305,19 @@ class AssistantMessage(Widget):
         if incomplete:
             note = Text("⚠ incomplete: the answer was cut off", style="bold yellow")
         await self._settled_view.remove()
+        release_render_caches([self._settled_view])
         if self._open.strip() or note is not None:
             self._live_view.update(self._open, note=note, **self._lead(True, bool(self._frozen)))
             self._live_view.set_classes("segment final")
         elif self._frozen:
             await self._live_view.remove()
-            self.query(MarkdownSegment).last().add_class("final")
+            release_render_caches([self._live_view])
+            self._live_view = self.query(MarkdownSegment).last()
+            self._live_view.add_class("final")
         else:
             self.display = False
+        # a removed view keeps its painted lines: not held for as long as the message lives
+        self._settled_view = self._live_view
 
 
 class ChatView(VerticalScroll):
