@@ -161,7 +161,8 @@ class _Analyzer:
             why = code_evaluation(node)
             if why:
                 self.problem(why)
-        if t == "ERROR" or node.is_missing:
+        misplaced = t in (";;", ";&", ";;&") and node.parent.type != "case_item"  # bash: an error
+        if t == "ERROR" or node.is_missing or misplaced:
             self.problem("the command could not be parsed")
         elif t in ("command_substitution", "process_substitution"):
             self.substitution = True

@@ -322,9 +322,35 @@ def test_characters_that_crash_the_parser_are_never_parsed(command: str, cwd: Pa
         "a=1\\\ngit log",  # bash runs `log` with a=1git
         "git log\rrm x",
         "git\vlog",
+        # tree-sitter takes `;;` / `;&` outside a case as a separator; bash rejects the line
+        "git status;;",
+        "git status;; rm -rf /",
+        "git log ;& git status",
+        "git log;;& git status",
     ],
 )
 def test_where_tree_sitter_and_bash_disagree_it_asks(command: str, cwd: Path) -> None:
     d = _engine(C("", ""), cwd).check("Bash", {"command": command}, read_only=False)
     assert d.behavior in ("ask", "deny")
     assert d.behavior != "allow"
+
+
+@pytest.mark.parametrize(
+    ("command", "in_a_case"),
+    [
+        ("git status;;", "case x in x) git status;; esac"),
+        ("git log ;& git status", "case x in x) git log ;& y) git status;; esac"),
+        ("git log;;& git status", "case x in x) git log;;& y) git status;; esac"),
+    ],
+)
+def test_case_terminators_count_only_in_a_case(command: str, in_a_case: str, cwd: Path) -> None:
+    import subprocess
+
+    def bash_accepts(source: str) -> bool:
+        return subprocess.run(["bash", "-n", "-c", source], capture_output=True).returncode == 0
+
+    engine = _engine(C("", ""), cwd)
+    assert not bash_accepts(command)
+    assert engine.check("Bash", {"command": command}, read_only=False).behavior == "ask"
+    assert bash_accepts(in_a_case)
+    assert engine.check("Bash", {"command": in_a_case}, read_only=False).behavior == "allow"

@@ -130,6 +130,7 @@ def test_prefixes_are_allowed(engine: PermissionEngine, prefix: str) -> None:
 @example(prefix="cat a.txt", sep=" | ", suffix="sh")
 @example(prefix="pytest -q", sep="\n", suffix="bash -c 'rm x'")
 @example(prefix="git log", sep=" ", suffix="> ~/.bashrc")
+@example(prefix="git status", sep=";", suffix=";")  # `;;` outside a case: bash rejects it
 def test_appending_never_allows_more(
     engine: PermissionEngine, prefix: str, sep: str, suffix: str
 ) -> None:
