@@ -153,7 +153,7 @@ class Agent:
         images, notes = prompt_attachments(prompt, self.config.cwd)
         self.conversation.add_prompt(prompt, images)
         self.checkpoints.begin_turn(len(self.messages) - 1, prompt)
-        self.emit(TurnStarted(prompt))
+        self.emit(TurnStarted(prompt, len(self.messages) - 1))
         for note in notes:
             self.emit(Notice("info", f"{note[0].upper()}{note[1:]}."))
         return await self._run_turn()

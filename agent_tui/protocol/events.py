@@ -208,6 +208,8 @@ class StreamFailed(Event):
 class TurnStarted(Event):
     commit_boundary: ClassVar[bool] = True
     prompt: str
+    #: where the prompt is in the conversation (`Agent.messages`); -1 when not known
+    index: int = -1
 
 
 @dataclass(frozen=True, slots=True)

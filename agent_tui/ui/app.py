@@ -224,6 +224,7 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
         from agent_tui.agent.context import context_window
 
         self.live_view.window = context_window(agent.config.model)
+        self.live_view.history = lambda: (self.agent.messages if self.agent else [], self._runs)
         if agent.session_cost or agent.session_usage.total_tokens:  # a resumed session
             self.live_view.set_totals(agent.session_usage, agent.session_cost)
         status = self.status
@@ -239,8 +240,7 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
             self.chat.append(NoticeMessage(f"Memory loaded: {names}", "info"))
         for warning in getattr(agent.permissions, "load_warnings", ()):
             self.chat.append(NoticeMessage(f"Settings: {warning}", "warning"))
-        grants = getattr(agent.permissions, "trust_question", ())
-        if grants:
+        if grants := getattr(agent.permissions, "trust_question", ()):
             from agent_tui.ui.screens.trust import TrustScreen
 
             self.push_screen(TrustScreen(str(self.options.cwd), grants), self._on_trust)
@@ -275,7 +275,7 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
         assert self.agent is not None
         pager = HistoryPager(self.agent.messages, RESUME_TAIL, self._runs)
         tail = pager.previous_page()
-        self.chat.append(EarlierMessages(pager))
+        self.chat.header = self.chat.append(EarlierMessages(pager))  # pruning leaves it there
         self.chat.mount_all(tail)
         # The decisions of the session so far, as the approvals pane showed them live.
         for decided in decisions_of(self._runs):

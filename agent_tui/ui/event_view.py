@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, NoticeMessage
+from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, NoticeMessage, UserMessage
 from agent_tui.ui.widgets.folded import FoldedText
 from agent_tui.ui.widgets.status import StatusLine
 
@@ -49,6 +49,10 @@ class EventView:
         self.cost = 0.0
         #: the model's context window in tokens (set by the app; 0: not shown)
         self.window = 0
+        #: the conversation now and its recorded tool runs (set by the app): pruned turns page
+        #: back in from them
+        self.history: Callable[[], tuple[list[dict[str, Any]], dict[str, Any]]] | None = None
+        chat.on_pruned = self._pruned
 
     @property
     def streaming(self) -> bool:
@@ -73,6 +77,9 @@ class EventView:
         if kind == "turn_started":
             self._blocks.clear()
             self.status.activity = "working…"
+            prompts = self.chat.query(UserMessage)
+            if prompts and event.index >= 0:  # type: ignore[attr-defined]
+                prompts.last().turn_index = event.index  # type: ignore[attr-defined]
         elif kind == "message_started":
             self.status.activity = "streaming…"
         elif kind == "message_finished" and self.window:
@@ -122,10 +129,26 @@ class EventView:
 
     # --- the chat ---
 
+    def _pruned(self, index: int) -> None:
+        """The chat's oldest turns were pruned, down to the prompt at `index`: the row above the
+        messages pages them back in as the person scrolls up."""
+        from agent_tui.ui.widgets.history import EarlierMessages, HistoryPager
+
+        row = self.chat.header
+        if not isinstance(row, EarlierMessages):
+            if self.history is None:
+                return
+            messages, runs = self.history()
+            row = EarlierMessages(HistoryPager(messages, runs=runs))
+            self.chat.header = row
+            self.chat.mount(row, before=0)
+        row.hide_before(index)
+
     async def clear(self) -> None:
         """Empty the chat and the side panes (before drawing a conversation again)."""
         self.end_message()
         self._blocks.clear()
+        self.chat.header = None
         await self.chat.remove_children()
         self.tool_pane.clear()
         self.approvals_log.clear()

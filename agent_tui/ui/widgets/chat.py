@@ -20,6 +20,7 @@ and rendered again (measured in `benchmarks/`, see BENCHMARKS.md), so:
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from rich.console import Group, RenderableType
@@ -41,7 +42,7 @@ LIVE_INTERVAL = 1 / 15
 #: ~0.5 MB in Textual's line caches and lengthens every full garbage collection, so a session's
 #: memory levels off once this many are on screen (about 60 plain turns); older ones stay in the
 #: session store (ctrl+o).
-MAX_MESSAGES = 120
+MAX_MESSAGES = 60
 
 
 def render_markdown(text: str) -> RenderableType:
@@ -159,9 +160,11 @@ class MarkdownSegment(Widget):
 
 
 class UserMessage(Static):
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, turn_index: int | None = None) -> None:
         # Prompts are the person's own words, but shown literally all the same.
         super().__init__(Text(text), classes="message user")
+        #: where the prompt is in the conversation: a pruned chat pages back in from there
+        self.turn_index = turn_index
 
 
 class NoticeMessage(Static):
@@ -331,6 +334,10 @@ class ChatView(VerticalScroll):
     def __init__(self, max_messages: int = MAX_MESSAGES, **kwargs) -> None:  # type: ignore[no-untyped-def]
         super().__init__(**kwargs)
         self.max_messages = max_messages
+        #: a row kept above the messages (the "earlier messages" one): pruning leaves it
+        self.header: Widget | None = None
+        #: told the conversation index of the prompt a prune cut at (None: prune anywhere)
+        self.on_pruned: Callable[[int], None] | None = None
 
     def on_mount(self) -> None:
         self.anchor()
@@ -340,18 +347,33 @@ class ChatView(VerticalScroll):
         await self._prune()
         return widget
 
-    def append(self, widget: Widget) -> None:
+    def append(self, widget: Widget) -> Widget:
         """Mount from synchronous code (event listeners); prunes old messages soon after."""
         self.mount(widget)
         if len(self.children) >= self.max_messages:
             self.call_after_refresh(self._prune)
+        return widget
 
     async def _prune(self) -> None:
-        excess = len(self.children) - self.max_messages
-        if excess > 0:
-            pruned = list(self.children)[:excess]
-            await self.remove_children(pruned)
-            release_render_caches(pruned)
+        """Keep the newest `max_messages`; with `on_pruned`, cut at a prompt (whole turns go,
+        and the conversation can page them back in from there). Not while the person has
+        scrolled up to read: what they read stays until they are back at the bottom."""
+        messages = [child for child in self.children if child is not self.header]
+        excess = len(messages) - self.max_messages
+        if excess <= 0 or self.scroll_y < self.max_scroll_y - self.size.height:
+            return
+        cut, index = excess, None
+        if self.on_pruned is not None:
+            for cut in range(excess, len(messages)):
+                if (index := getattr(messages[cut], "turn_index", None)) is not None:
+                    break
+            else:
+                cut = excess  # one turn longer than the cap: cut inside it
+        pruned = messages[:cut]
+        await self.remove_children(pruned)
+        release_render_caches(pruned)
+        if index is not None and self.on_pruned is not None:
+            self.on_pruned(index)
 
     def trim_offscreen(self) -> int:
         """Drop the painted lines of messages more than a screen above the view (they are

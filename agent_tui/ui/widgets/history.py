@@ -2,7 +2,9 @@
 
 A long session is shown a page at a time: `EarlierMessages` sits at the top of the chat and mounts
 the previous page above the messages on screen when the person scrolls to the top (or clicks it),
-so opening a session of thousands of messages costs one page of widgets.
+so opening a session of thousands of messages costs one page of widgets. A live session that
+outgrows the chat's cap gets the same row when its oldest turns are pruned: scrolling back up
+still reaches the first prompt.
 """
 
 from __future__ import annotations
@@ -22,14 +24,15 @@ from agent_tui.ui.widgets.tool_blocks import ToolBlock, tool_block_for
 
 
 def history_widgets(
-    messages: list[dict[str, Any]], runs: dict[str, ToolRun] | None = None
+    messages: list[dict[str, Any]], runs: dict[str, ToolRun] | None = None, first: int = 0
 ) -> list[Widget]:
-    """Finished widgets for stored messages; `runs` (the store's tool runs by tool_use_id) give
-    tool rows the same summary and timing live rows had (`exit 0 · 5 lines · 0.1s`)."""
+    """Finished widgets for stored messages (`first`: the index of the first one in the
+    conversation); `runs` (the store's tool runs by tool_use_id) give tool rows the same
+    summary and timing live rows had (`exit 0 · 5 lines · 0.1s`)."""
     runs = runs or {}
     widgets: list[Widget] = []
     blocks: dict[str, ToolBlock] = {}
-    for message in messages:
+    for index, message in enumerate(messages, first):
         content = message.get("content")
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
@@ -37,7 +40,7 @@ def history_widgets(
             kind = block.get("type")
             if kind == "text" and block.get("text", "").strip():
                 if message["role"] == "user":
-                    widgets.append(UserMessage(block["text"]))
+                    widgets.append(UserMessage(block["text"], turn_index=index))
                 else:
                     # Rendered once per width and kept as lines, like a finished live answer
                     # (a Static would keep the parsed Markdown and render it twice).
@@ -113,7 +116,7 @@ class HistoryPager:
         while start > 0 and _is_tool_results(self.messages[start]):
             start -= 1
         self.start = start
-        return history_widgets(self.messages[start:end], self.runs)
+        return history_widgets(self.messages[start:end], self.runs, start)
 
 
 class EarlierMessages(Static):
@@ -128,6 +131,11 @@ class EarlierMessages(Static):
     def on_mount(self) -> None:
         if self.parent is not None:
             self.watch(self.parent, "scroll_y", self._scrolled, init=False)
+
+    def hide_before(self, index: int) -> None:
+        """The chat was pruned down to the prompt at `index`: the row offers what is above it."""
+        self.pager.start = index
+        self._label()
 
     def _label(self) -> None:
         hidden = self.pager.hidden
