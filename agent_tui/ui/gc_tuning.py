@@ -5,7 +5,7 @@ from __future__ import annotations
 import gc
 
 #: a full collection runs in the idle moment after this many turns (see `after_turn`)
-FULL_EVERY_TURNS = 20
+FULL_EVERY_TURNS = 10
 
 
 def tune_gc() -> None:

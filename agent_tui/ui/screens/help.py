@@ -19,7 +19,7 @@ APP_KEYS: tuple[tuple[str, str], ...] = (
     ("Up / Down", "earlier prompts (on the first / last line of the prompt)"),
     ("Esc, Ctrl+C", "stop the running turn (tools are killed; the conversation stays valid)"),
     ("Ctrl+R, or send r", "retry after a failed stream"),
-    ("PageUp / PageDown", "scroll the chat"),
+    ("PageUp / PageDown", "scroll the chat (at the top, earlier turns load)"),
     ("Ctrl+Home / Ctrl+End", "to the top / back to the newest message (and follow it)"),
     ("Ctrl+T", "show / hide the tool-progress and approvals pane"),
     ("Shift+Tab", "permission mode: default → accept-edits → plan → yolo (asks first)"),
