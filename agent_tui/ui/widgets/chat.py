@@ -38,10 +38,9 @@ from agent_tui.ui.widgets.markdown_split import _SplitScanner
 SEGMENT_CHARS = 2000
 #: the live part is re-rendered at most this often (seconds); deltas in between are coalesced
 LIVE_INTERVAL = 1 / 15
-#: messages (prompts, answers, tool blocks, notices) kept on screen. Each mounted answer costs
-#: ~0.5 MB in Textual's line caches and lengthens every full garbage collection, so a session's
-#: memory levels off once this many are on screen (about 60 plain turns); older ones stay in the
-#: session store (ctrl+o).
+#: messages (prompts, answers, tool blocks, notices) kept mounted. Each one's widgets lengthen
+#: every full garbage collection, so a session's memory and pauses level off once this many are
+#: mounted (about 30 plain turns); older turns page back in when scrolled to (`EarlierMessages`).
 MAX_MESSAGES = 60
 
 
