@@ -90,3 +90,26 @@ async def test_no_pruning_while_the_person_reads_above() -> None:
         # whole turns go, down to the first prompt that leaves at most six
         assert reading not in chat.children and cuts[-1] == 10
         assert str(chat.children[0].render()) == "prompt 5"
+
+
+async def test_a_resumed_session_keeps_its_row_when_new_turns_prune(tmp_path: Path) -> None:
+    app = make_app(tmp_path, record=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        await run_turns(app, pilot, [f"earlier question {n}" for n in range(1, 4)])
+        await app.action_quit()
+    app = make_app(tmp_path, record=True, continue_=True)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None and app.agent.messages, timeout=30)
+        chat = app.chat
+        row = chat.header
+        assert isinstance(row, EarlierMessages) and row in chat.children
+        chat.max_messages = 4
+        await run_turns(app, pilot, ["new question 1", "new question 2", "new question 3"])
+        assert chat.children[0] is row  # pruning went under it, not through it
+        assert row.pager.hidden > 0 and row.display
+        assert "earlier question 1" not in shown_prompts(chat)
+        while row.pager.hidden:
+            row.load_page()
+            await pilot.pause()
+        assert shown_prompts(chat)[0] == "earlier question 1"
