@@ -224,7 +224,7 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
         from agent_tui.agent.context import context_window
 
         self.live_view.window = context_window(agent.config.model)
-        self.live_view.history = lambda: (self.agent.messages if self.agent else [], self._runs)
+        self.live_view.page_from(lambda: (self.agent.messages if self.agent else [], self._runs))
         if agent.session_cost or agent.session_usage.total_tokens:  # a resumed session
             self.live_view.set_totals(agent.session_usage, agent.session_cost)
         status = self.status

@@ -49,10 +49,8 @@ class EventView:
         self.cost = 0.0
         #: the model's context window in tokens (set by the app; 0: not shown)
         self.window = 0
-        #: the conversation now and its recorded tool runs (set by the app): pruned turns page
-        #: back in from them
+        #: the conversation now and its recorded tool runs: pruned turns page back in from them
         self.history: Callable[[], tuple[list[dict[str, Any]], dict[str, Any]]] | None = None
-        chat.on_pruned = self._pruned
 
     @property
     def streaming(self) -> bool:
@@ -128,6 +126,14 @@ class EventView:
             self._route_to_block(event)
 
     # --- the chat ---
+
+    def page_from(
+        self, history: Callable[[], tuple[list[dict[str, Any]], dict[str, Any]]] | None = None
+    ) -> None:
+        """Page the chat's pruned turns back in from `history()` (the one given before when
+        None). A replay turns it off while it runs: its prompts are another conversation's."""
+        self.history = history or self.history
+        self.chat.on_pruned = self._pruned if self.history else None
 
     def _pruned(self, index: int) -> None:
         """The chat's oldest turns were pruned, down to the prompt at `index`: the row above the

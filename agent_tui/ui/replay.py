@@ -120,6 +120,7 @@ class Replay:
         self.app = app
         #: draws the recorded events; its totals are the replayed session's, not the live one's
         self.view = app.make_view()
+        self.view.chat.on_pruned = None  # its prompts are not the live conversation's to page
         self.session_id = session_id
         self.speed = speed
         self.state: State = "loading"
@@ -185,6 +186,7 @@ class Replay:
         self.bar.remove()
         prompt.focus()
         app.live_view.show_totals()  # the live session's counts again
+        app.live_view.page_from()
         self.view.status.activity = "ready"
 
     async def close(self, *, resume: bool = False) -> None:

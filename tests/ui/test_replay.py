@@ -145,6 +145,7 @@ async def test_replay_from_the_browser_with_speed_keys_then_resume(
         await pilot.press("r")
         await wait_for(pilot, lambda: app.replay is not None and app.replay.state == "playing")
         replay = app.replay
+        assert app.chat.on_pruned is None  # a replay's prompts are not the live conversation's
         assert replay.speed == 1.0
         assert app.query_one(ReplayBar).has_focus
         assert f"replaying session {sid} at 1×" in app.status.activity
@@ -158,6 +159,7 @@ async def test_replay_from_the_browser_with_speed_keys_then_resume(
         await pilot.press("enter")
         await wait_for(pilot, lambda: app.recorder.session_id == sid and app.replay is None)
         assert not app.query_one(PromptInput).disabled
+        assert app.chat.on_pruned == app.live_view._pruned  # pruned turns page back in again
 
 
 async def test_escape_stops_a_replay_midway(
