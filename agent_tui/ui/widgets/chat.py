@@ -385,11 +385,17 @@ class ChatView(VerticalScroll):
             if child.virtual_region.bottom >= top:
                 break
             trimmed += 1
-            for node in (child, *child.walk_children(with_self=False)):
-                node._styles_cache.clear()
-                if isinstance(node, MarkdownSegment):
-                    node.drop_lines()
+            drop_painted_lines(child)
         return trimmed
+
+
+def drop_painted_lines(widget: Widget) -> None:
+    """Forget the lines `widget` and its children painted: Textual's line cache of each, and a
+    `MarkdownSegment`'s own (painted again if they are shown)."""
+    for node in (widget, *widget.walk_children(with_self=False)):
+        node._styles_cache.clear()
+        if isinstance(node, MarkdownSegment):
+            node.drop_lines()
 
 
 def release_render_caches(widgets: list[Widget]) -> None:
@@ -404,9 +410,5 @@ def release_render_caches(widgets: list[Widget]) -> None:
     from textual._styles_cache import StylesCache
 
     for widget in widgets:
-        for node in (widget, *widget.walk_children(with_self=False)):
-            node._styles_cache.clear()
-            renders = getattr(node, "_renders", None)  # MarkdownSegment's painted lines
-            if isinstance(renders, dict):
-                renders.clear()
+        drop_painted_lines(widget)
     StylesCache.get_inner_outer.cache_clear()
