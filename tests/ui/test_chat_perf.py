@@ -114,6 +114,22 @@ class ChatApp(App[None]):
         yield ChatView()
 
 
+async def stream_answer(
+    app: App[None], pilot: Any, answer: str, *, step: int, pause_every: int
+) -> tuple[AssistantMessage, list[MarkdownSegment]]:
+    """Write `answer` into a new message `step` characters at a time, letting the app run
+    after every `pause_every` writes; finish it and return it with its segments."""
+    message = AssistantMessage()
+    await app.query_one(ChatView).add(message)
+    for n, i in enumerate(range(0, len(answer), step)):
+        message.write(answer[i : i + step])
+        if n % pause_every == 0:
+            await pilot.pause()
+    await message.finish()
+    await pilot.pause()
+    return message, list(message.query(MarkdownSegment))
+
+
 async def test_a_long_streamed_answer_is_kept_whole_in_order(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -122,15 +138,7 @@ async def test_a_long_streamed_answer_is_kept_whole_in_order(
     answer = "\n\n".join(rng.choice(BLOCKS) for _ in range(120)) + "\n"
     app = ChatApp()
     async with app.run_test(size=(80, 30)) as pilot:
-        message = AssistantMessage()
-        await app.query_one(ChatView).add(message)
-        for i in range(0, len(answer), 11):
-            message.write(answer[i : i + 11])
-            if i % 77 == 0:
-                await pilot.pause()
-        await message.finish()
-        await pilot.pause()
-        segments = list(message.query(MarkdownSegment))
+        message, segments = await stream_answer(app, pilot, answer, step=11, pause_every=7)
         assert message.text == answer
         assert "".join(s.markdown for s in segments) == answer
         assert len(segments) > 3  # it was frozen in pieces
@@ -257,15 +265,7 @@ async def test_a_long_code_block_streams_in_pieces_that_paint_as_one(
     answer = f"Here is the file:\n\n```python\n{code}```\n\nThat is all.\n"
     app = ChatApp()
     async with app.run_test(size=(80, 30)) as pilot:
-        message = AssistantMessage()
-        await app.query_one(ChatView).add(message)
-        for i in range(0, len(answer), 17):
-            message.write(answer[i : i + 17])
-            if i % 85 == 0:
-                await pilot.pause()
-        await message.finish()
-        await pilot.pause()
-        segments = list(message.query(MarkdownSegment))
+        message, segments = await stream_answer(app, pilot, answer, step=17, pause_every=5)
         assert len(segments) > 5  # cut while it streamed
         assert message.text == answer
         width = segments[0].size.width
