@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,30 +67,36 @@ def make_provider(options: Options) -> tuple[Provider, str, str]:
     return AnthropicProvider(model), model, small
 
 
-def make_tools(provider: Provider, model: str) -> ToolRegistry:
-    from agent_tui.tools.base import ToolRegistry
-    from agent_tui.tools.bash import BashTool
-    from agent_tui.tools.edit import EditTool
-    from agent_tui.tools.read import ReadTool
-    from agent_tui.tools.search_files import GlobTool, GrepTool
-    from agent_tui.tools.todo import TodoWriteTool
-    from agent_tui.tools.web_fetch import WebFetchTool
-    from agent_tui.tools.web_search import WebSearchTool, web_search_available
-    from agent_tui.tools.write import WriteTool
+#: the built-in client tools, in the order they are offered: (name, module, class). They are
+#: made on first use (`ToolRegistry.add_lazy`), so their imports stay off the way to a ready app.
+BUILT_IN_TOOLS = (
+    ("Bash", "agent_tui.tools.bash", "BashTool"),
+    ("Read", "agent_tui.tools.read", "ReadTool"),
+    ("Write", "agent_tui.tools.write", "WriteTool"),
+    ("Edit", "agent_tui.tools.edit", "EditTool"),
+    ("Grep", "agent_tui.tools.search_files", "GrepTool"),
+    ("Glob", "agent_tui.tools.search_files", "GlobTool"),
+    ("TodoWrite", "agent_tui.tools.todo", "TodoWriteTool"),
+    ("WebFetch", "agent_tui.tools.web_fetch", "WebFetchTool"),
+    ("WebSearch", "agent_tui.tools.web_search", "WebSearchTool"),
+)
 
-    tools = [
-        BashTool(),
-        ReadTool(),
-        WriteTool(),
-        EditTool(),
-        GrepTool(),
-        GlobTool(),
-        TodoWriteTool(),
-        WebFetchTool(),
-    ]
-    if web_search_available(provider, model):
-        tools.append(WebSearchTool())
-    return ToolRegistry(tools)
+
+def _built_in(module: str, name: str) -> Any:
+    import importlib
+
+    return getattr(importlib.import_module(module), name)()
+
+
+def make_tools(provider: Provider, model: str) -> ToolRegistry:
+    from agent_tui.providers.base import web_search_available
+    from agent_tui.tools.base import ToolRegistry
+
+    tools = ToolRegistry()
+    for name, module, cls in BUILT_IN_TOOLS:
+        if name != "WebSearch" or web_search_available(provider, model):
+            tools.add_lazy(name, partial(_built_in, module, cls))
+    return tools
 
 
 def make_permissions(options: Options) -> Any:
@@ -205,6 +212,20 @@ def make_agent(
     return agent
 
 
+def warm_up(agent: Agent) -> None:
+    """Load ahead of the first turn what it will need (call from a worker thread once the app
+    takes prompts): the tools' modules and schemas (pydantic), the shell analysis that checks the
+    first command (tree-sitter), then the provider's SDK, the slowest."""
+    agent.tools.schemas()
+    from agent_tui.permissions import bash_check  # noqa: F401  (the command tables)
+    from agent_tui.permissions.shell import analyze
+
+    analyze("true")
+    sdk = getattr(agent.provider, "warm_up", None)
+    if sdk is not None:
+        sdk()
+
+
 class McpSetup:
     """The session's MCP servers: the manager (None until a server is configured), the
     project's servers waiting for trust, and what could not be read."""
@@ -270,8 +291,14 @@ def add_subagents(agent: Agent, options: Options, *, trusted: bool) -> None:
     """The `Task` tool, with the sub-agent types of the user and (if trusted) the project."""
     from agent_tui.agent.subagents import SubAgents, load_agent_types
     from agent_tui.paths import config_dir
-    from agent_tui.tools.task import TaskTool
 
     types = load_agent_types(options.cwd, config_dir(), project_trusted=trusted)
     agent.subagents = SubAgents(agent, types)
-    agent.tools.add(TaskTool(agent.subagents.run, {n: t.description for n, t in types.items()}))
+    descriptions = {n: t.description for n, t in types.items()}
+
+    def task_tool() -> Any:
+        from agent_tui.tools.task import TaskTool
+
+        return TaskTool(agent.subagents.run, descriptions)
+
+    agent.tools.add_lazy("Task", task_tool)

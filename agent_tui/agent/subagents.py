@@ -25,10 +25,10 @@ from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
 from agent_tui.protocol.events import Event, ToolCallReady, ToolFinished
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolRegistry
 from agent_tui.tools.subject import tool_subject
-from agent_tui.tools.task import TaskInput
 
 if TYPE_CHECKING:
     from agent_tui.agent.loop import Agent
+    from agent_tui.tools.task import TaskInput
 
 GENERAL = "general-purpose"
 PREAMBLE = (

@@ -18,7 +18,6 @@ from typing import Any
 
 from agent_tui.paths import config_dir as default_config_dir
 from agent_tui.pathutil import resolve
-from agent_tui.permissions import bash_check
 from agent_tui.permissions import settings as settings_mod
 from agent_tui.permissions.decisions import by_rule, edit_rule, plan_denied
 from agent_tui.permissions.hosts import PreapprovedHosts, default_preapproved, parse_url
@@ -402,9 +401,10 @@ class PermissionEngine:
             suggestions=(suggestion,) if ok else (),
         )
 
-    # --- Bash (see bash_check.py) ---
-
     def _bash(self, input: dict[str, Any], read_only: bool) -> Decision:
+        # bash_check.py: imported with the first command (tree-sitter, the tables), not at start.
+        from agent_tui.permissions import bash_check
+
         return bash_check.decide(self, input)
 
     # --- shared with bash_check ---

@@ -149,3 +149,13 @@ async def with_stall_timeout(
         except TimeoutError:
             raise StreamStalled() from None
         yield item
+
+
+def web_search_available(provider: Provider | None, model: str) -> bool:
+    """Whether WebSearch may be offered: the provider must run server-side search for `model`
+    (first-party and Foundry yes, Vertex only for Claude 4-family models, Bedrock no; the offline
+    model yes, its script streams searches)."""
+    if provider is None:
+        return False
+    supports = getattr(provider, "supports_web_search", None)
+    return bool(supports(model)) if callable(supports) else False

@@ -5,17 +5,18 @@ through `ToolContext.progress` and are cancelled by cancelling their asyncio tas
 
 from __future__ import annotations
 
+import threading
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ValidationError
-
 from agent_tui.tools.subject import tool_subject
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from agent_tui.providers.base import Provider
     from agent_tui.tools.diffs import Hunk
 
@@ -72,6 +73,8 @@ class Tool(ABC):
 
     def validate(self, raw: dict[str, Any]) -> BaseModel:
         """Validate raw input; raises `ToolInputError` with a message the model can act on."""
+        from pydantic import ValidationError
+
         try:
             return self.input_model.model_validate(raw)
         except ValidationError as exc:
@@ -107,9 +110,14 @@ class ToolInputError(ValueError):
 
 
 class ToolRegistry:
+    """The session's tools by name, in the order they are offered. Built-in tools are registered
+    by name and made on first use (`add_lazy`): their modules, and pydantic with them, load after
+    the app is ready for a prompt rather than before."""
+
     def __init__(self, tools: list[Tool] | None = None) -> None:
-        self._tools: dict[str, Tool] = {}
+        self._tools: dict[str, Tool | Callable[[], Tool]] = {}
         self._schemas: list[dict[str, Any]] | None = None
+        self._making = threading.Lock()  # the boot thread warms up while a turn may start
         for tool in tools or []:
             self.add(tool)
 
@@ -117,8 +125,27 @@ class ToolRegistry:
         self._tools[tool.name] = tool
         self._schemas = None
 
+    def add_lazy(self, name: str, make: Callable[[], Tool]) -> None:
+        """Register `name`, made by `make()` the first time it is needed."""
+        self._tools[name] = make
+        self._schemas = None
+
     def get(self, name: str) -> Tool | None:
-        return self._tools.get(name)
+        tool = self._tools.get(name)
+        if tool is None or isinstance(tool, Tool):
+            return tool
+        with self._making:
+            tool = self._tools[name]
+            if not isinstance(tool, Tool):
+                tool = tool()
+                if tool.name != name:
+                    raise ValueError(f"tool registered as {name!r} is named {tool.name!r}")
+                self._tools[name] = tool
+        return tool
+
+    def all(self) -> list[Tool]:
+        """Every tool, made if it was not yet."""
+        return [tool for name in list(self._tools) if (tool := self.get(name)) is not None]
 
     def names(self) -> list[str]:
         return list(self._tools)
@@ -127,7 +154,7 @@ class ToolRegistry:
         """The tool definitions, built once (pydantic's schema generation is not cheap) and the
         same objects on every request, so the cached prompt prefix stays byte-identical."""
         if self._schemas is None:
-            self._schemas = [tool.schema() for tool in self._tools.values()]
+            self._schemas = [tool.schema() for tool in self.all()]
         return self._schemas
 
     def __contains__(self, name: object) -> bool:

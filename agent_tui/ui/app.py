@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer
 
 from agent_tui.runtime import Options, use_offline
 from agent_tui.ui.gc_tuning import freeze_settled, idle_collector, tune_gc
@@ -25,6 +24,7 @@ from agent_tui.ui.slash_actions import SlashActions, SlashHints
 from agent_tui.ui.undo_actions import UndoActions
 from agent_tui.ui.view_actions import ViewActions
 from agent_tui.ui.widgets.chat import ChatView, NoticeMessage, UserMessage
+from agent_tui.ui.widgets.key_footer import KeyFooter
 from agent_tui.ui.widgets.prompt import PromptInput, QueuedPrompts
 from agent_tui.ui.widgets.status import StatusLine
 
@@ -38,9 +38,9 @@ if TYPE_CHECKING:
     from agent_tui.protocol.events import Event
     from agent_tui.sessions.recorder import Recorder
     from agent_tui.sessions.store import SessionStore
+    from agent_tui.ui.approval_queue import ApprovalQueue
     from agent_tui.ui.event_view import EventView
     from agent_tui.ui.replay import Replay
-    from agent_tui.ui.screens.approval import ApprovalQueue
     from agent_tui.ui.screens.sessions import BrowserChoice
     from agent_tui.ui.widgets.approvals_log import ApprovalsLog
     from agent_tui.ui.widgets.tool_pane import ToolPane
@@ -60,11 +60,11 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
         STYLES / "tool_pane.tcss",
         STYLES / "tool_blocks.tcss",
         STYLES / "approvals_log.tcss",
+        STYLES / "key_footer.tcss",
     ]
-    # Below 100 columns the screen gets `-narrow` and the side pane yields to the chat (ctrl+t
-    # still shows it).
+    # Below 100 columns the screen gets `-narrow`: the side pane yields (ctrl+t still shows it).
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
-    # The footer lists priority bindings first: F1 leads, so it survives an 80-column terminal.
+    # The footer lists priority bindings first, so F1 survives an 80-column terminal.
     BINDINGS = [
         Binding("f1", "help", "Help", show=True, priority=True),
         Binding("escape", "cancel", "Stop", show=True),
@@ -88,9 +88,8 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
         self.options = options or Options()
         self.offline = use_offline(self.options)
         self.record = self.options.record if record is None else record
-        # Built after the first frame, in a worker thread (see `_boot`): tools, permissions and
-        # the store pull in pydantic, tree-sitter, httpx and sqlite, which the first frame
-        # doesn't need.
+        # Built after the first frame, in a worker thread (`_boot`); what only the first turn
+        # needs (the tools and pydantic, tree-sitter, the SDK) loads after that (`warm_up`).
         self.agent: Agent | None = None
         self.recorder: Recorder | None = None
         self.approvals: ApprovalQueue | None = None
@@ -131,7 +130,7 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
         status.set_reactive(StatusLine.mode, self.options.mode)
         status.set_reactive(StatusLine.activity, "starting…")
         yield status
-        yield Footer()
+        yield KeyFooter()
 
     def _model_label(self) -> str:
         return "offline model" if self.offline else (self.options.model or "…")
@@ -182,14 +181,13 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
             self.call_after_refresh(self.action_sessions)
 
     def _start_boot(self) -> None:
-        self._mount_side()
         tune_gc()
         self.run_worker(self._boot, thread=True, group="boot", exit_on_error=False)
 
     def _boot(self) -> None:
         """Build the agent off the UI thread; hand it to the UI thread when ready."""
-        from agent_tui.runtime import make_agent
-        from agent_tui.ui.screens.approval import ApprovalQueue
+        from agent_tui.runtime import make_agent, warm_up
+        from agent_tui.ui.approval_queue import ApprovalQueue
 
         error: str | None = None
         agent = make_agent(self.options, ask=self._ask, confirm_spend=self._confirm_spend)
@@ -207,9 +205,10 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
         if recorder is not None and recorder.session_id and agent.messages:
             self._runs = stored_runs(recorder.store, recorder.session_id)
         self.call_from_thread(self._agent_ready, agent, recorder, approvals, error)
-        warm_up = getattr(agent.provider, "warm_up", None)
-        if warm_up is not None:
-            warm_up()  # the SDK import takes seconds: do it here, not on the first request
+        from agent_tui.ui.screens.approval import warm_up_dialog
+
+        warm_up_dialog()  # the first approval's dialog and highlighter, loaded ahead of it
+        warm_up(agent)  # tools, shell analysis, the SDK: loaded now, not on the first turn
         freeze_settled()
 
     def _agent_ready(
@@ -220,6 +219,7 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
         error: str | None,
     ) -> None:
         self.agent, self.recorder, self.approvals = agent, recorder, approvals
+        self._mount_side()  # after the agent, so a prompt is taken sooner (it has no events yet)
         agent.listeners.append(self._on_agent_event)
         from agent_tui.agent.context import context_window
 

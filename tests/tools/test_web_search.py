@@ -19,14 +19,13 @@ from agent_tui.protocol.assembler import StreamAssembler
 from agent_tui.protocol.events import SearchQueryUpdate, SearchResultsReceived, Usage
 from agent_tui.protocol.sse import iter_sse
 from agent_tui.providers.anthropic import AnthropicProvider
-from agent_tui.providers.base import MessageRequest, ProviderError
+from agent_tui.providers.base import MessageRequest, ProviderError, web_search_available
 from agent_tui.providers.offline import OfflineProvider
 from agent_tui.tools.base import ToolContext, ToolInputError, ToolOutput
 from agent_tui.tools.web_search import (
     MAX_CONTINUATIONS,
     REMINDER,
     WebSearchTool,
-    web_search_available,
 )
 
 CALL_ID = "toolu_01ClientWebSearchCall"

@@ -1,32 +1,22 @@
 """The approval dialog: one keystroke to allow, always allow, or deny a tool call.
 
-`ApprovalScreen` shows one `ApprovalRequest` and dismisses with an `ApprovalAnswer`.
-`ApprovalQueue` shows requests one at a time, so the agent loop can simply `await` an answer:
-
-    approvals = ApprovalQueue()
-
-    async def ask(request: ApprovalRequest) -> ApprovalAnswer:   # the agent loop's callback
-        return await approvals.ask(app, request)
-
-`ask` must run in the app's event loop (an asyncio task or an async Textual worker; from a thread
-worker use `app.call_from_thread`). An "always" answer carries the rules the person agreed to in
-`saved_rules` (the request's `decision.suggestions`); the caller writes them to the file the
-request names (`save_to`, the permission engine's local settings).
+`ApprovalScreen` shows one `ApprovalRequest` and dismisses with an `ApprovalAnswer`; the queue
+that shows them one at a time is `ui/approval_queue.py`. An "always" answer carries the rules the
+person agreed to in `saved_rules` (the request's `decision.suggestions`); the caller writes them
+to the file the request names (`save_to`, the permission engine's local settings).
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from textual import events, on
-from textual.app import App, ComposeResult, ScreenStackError
+from textual.app import ComposeResult, ScreenStackError
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
-from textual.highlight import highlight
 from textual.reactive import reactive
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
@@ -62,7 +52,18 @@ def _plain(text: str) -> Content:
 
 def _command(tool: str, subject: str) -> Content:
     code = "\n".join(visible_lines(subject))
-    return highlight(code, language="bash") if tool == "Bash" else Content(code)
+    if tool != "Bash":
+        return Content(code)
+    from textual.highlight import highlight  # pygments: loaded after start-up (`AgentApp._boot`)
+
+    return highlight(code, language="bash")
+
+
+def warm_up_dialog() -> None:
+    """Load the highlighter a command's dialog uses (pygments), from a worker thread at start-up."""
+    from textual.highlight import highlight
+
+    highlight("true", language="bash")
 
 
 def _long(subject: str) -> bool:
@@ -350,67 +351,3 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                 self.dismiss()
         except ScreenStackError:
             pass  # the app is shutting down; nothing left to close
-
-
-class ApprovalQueue:
-    """Shows approval requests one at a time, in the order they were asked."""
-
-    def __init__(
-        self,
-        *,
-        guard_s: float = DEFAULT_GUARD_S,
-        clock: Callable[[], float] = time.monotonic,
-        type_ahead: Callable[[str], None] | None = None,
-    ) -> None:
-        self.guard_s = guard_s
-        self.clock = clock
-        self.type_ahead = type_ahead
-        self._turn = asyncio.Lock()  # FIFO: waiters are served in arrival order
-        self._waiting = 0
-        self.current: ApprovalScreen | None = None
-
-    @property
-    def waiting(self) -> int:
-        """Requests asked but not yet on screen."""
-        return self._waiting
-
-    def _set_waiting(self, delta: int) -> None:
-        self._waiting += delta
-        if self.current is not None:
-            self.current.waiting = self._waiting
-
-    async def ask(self, app: App[Any], request: ApprovalRequest) -> ApprovalAnswer:
-        """Show `request` once the earlier ones are answered; return the person's answer.
-
-        Cancelling the awaiting task takes its dialog away (or its place in the queue).
-        """
-        self._set_waiting(+1)
-        try:
-            await self._turn.acquire()
-        finally:
-            self._set_waiting(-1)
-        try:
-            answered: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
-
-            def resolve(answer: ApprovalAnswer) -> None:
-                if not answered.done():
-                    answered.set_result(answer)
-
-            screen = ApprovalScreen(
-                request,
-                waiting=self._waiting,
-                guard_s=self.guard_s,
-                clock=self.clock,
-                on_answer=resolve,
-                type_ahead=self.type_ahead,
-            )
-            self.current = screen
-            try:
-                await app.push_screen(screen)
-                return await answered
-            except asyncio.CancelledError:
-                screen.close()
-                raise
-        finally:
-            self.current = None
-            self._turn.release()

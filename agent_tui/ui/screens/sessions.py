@@ -20,7 +20,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Footer, Input, OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import get_current_worker
 
@@ -39,6 +39,7 @@ from agent_tui.ui.session_rows import (
     preview,
     session_row,
 )
+from agent_tui.ui.widgets.key_footer import KeyFooter
 
 __all__ = ["PAGE", "BrowserChoice", "ConfirmScreen", "SessionBrowser"]
 
@@ -117,7 +118,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
                 yield Static("", id="session-empty")
             with VerticalScroll(id="session-preview-pane"):
                 yield Static("", id="session-preview", markup=False)
-        yield Footer()
+        yield KeyFooter()
 
     @property
     def option_list(self) -> OptionList:

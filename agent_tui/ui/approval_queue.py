@@ -1,0 +1,92 @@
+"""Approval requests shown one at a time, in the order they were asked, so the agent loop can
+simply `await` an answer:
+
+    approvals = ApprovalQueue()
+
+    async def ask(request: ApprovalRequest) -> ApprovalAnswer:   # the agent loop's callback
+        return await approvals.ask(app, request)
+
+`ask` must run in the app's event loop (an asyncio task or an async Textual worker; from a thread
+worker use `app.call_from_thread`). The dialog itself (`screens/approval.py`) is imported with the
+first request, so building the queue costs the app's start-up nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
+    from agent_tui.ui.screens.approval import ApprovalScreen
+
+
+class ApprovalQueue:
+    """Shows approval requests one at a time, in the order they were asked."""
+
+    def __init__(
+        self,
+        *,
+        guard_s: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        type_ahead: Callable[[str], None] | None = None,
+    ) -> None:
+        #: seconds the dialog ignores keys for (None: the dialog's own `DEFAULT_GUARD_S`)
+        self.guard_s = guard_s
+        self.clock = clock
+        self.type_ahead = type_ahead
+        self._turn = asyncio.Lock()  # FIFO: waiters are served in arrival order
+        self._waiting = 0
+        self.current: ApprovalScreen | None = None
+
+    @property
+    def waiting(self) -> int:
+        """Requests asked but not yet on screen."""
+        return self._waiting
+
+    def _set_waiting(self, delta: int) -> None:
+        self._waiting += delta
+        if self.current is not None:
+            self.current.waiting = self._waiting
+
+    async def ask(self, app: App[Any], request: ApprovalRequest) -> ApprovalAnswer:
+        """Show `request` once the earlier ones are answered; return the person's answer.
+
+        Cancelling the awaiting task takes its dialog away (or its place in the queue).
+        """
+        self._set_waiting(+1)
+        try:
+            await self._turn.acquire()
+        finally:
+            self._set_waiting(-1)
+        from agent_tui.ui.screens.approval import DEFAULT_GUARD_S, ApprovalScreen
+
+        try:
+            answered: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
+
+            def resolve(answer: ApprovalAnswer) -> None:
+                if not answered.done():
+                    answered.set_result(answer)
+
+            screen = ApprovalScreen(
+                request,
+                waiting=self._waiting,
+                guard_s=DEFAULT_GUARD_S if self.guard_s is None else self.guard_s,
+                clock=self.clock,
+                on_answer=resolve,
+                type_ahead=self.type_ahead,
+            )
+            self.current = screen
+            try:
+                await app.push_screen(screen)
+                return await answered
+            except asyncio.CancelledError:
+                screen.close()
+                raise
+        finally:
+            self.current = None
+            self._turn.release()
