@@ -3,16 +3,21 @@ mode (Shift+Tab, with a confirmation before yolo). A mixin of `AgentApp`."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from agent_tui.ui.app_parts import AppParts
 from agent_tui.ui.widgets.prompt import PromptInput
 
-if TYPE_CHECKING:
-    pass
-
 
 class ViewActions(AppParts):
+    def preset_breakpoint(self) -> None:
+        """Give the screen its width class (`-narrow`, `-wide`) before its widgets are first
+        styled. Textual adds it on the first resize, and then styles every widget again."""
+        breakpoints = self.HORIZONTAL_BREAKPOINTS or []
+        classes = {name: False for _, name in breakpoints}
+        fitting = [name for at, name in breakpoints if self.size.width >= at]
+        if fitting:
+            classes[fitting[-1]] = True
+        self.screen.update_classes(classes, update=False)
+
     def action_scroll_chat(self, where: str) -> None:
         """PageUp/PageDown and Ctrl+Home/End scroll the chat, wherever the focus is."""
         chat = self.chat
