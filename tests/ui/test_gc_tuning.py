@@ -112,3 +112,29 @@ def test_full_collections_run_every_few_turns(monkeypatch: pytest.MonkeyPatch) -
         collector.after_turn()
     # the first turn: what it loaded is frozen (after a collection); then every third turn
     assert frozen == [True] and runs == [True, True, True] and not collector.collecting
+
+
+def test_start_up_collects_nothing_young_until_the_app_tunes_the_collector(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    thresholds: list[tuple[int, ...]] = []
+    monkeypatch.setattr(gc, "set_threshold", lambda *t: thresholds.append(t))
+    monkeypatch.setattr(gc, "get_freeze_count", lambda: 0)  # a fresh process
+    gc_tuning.for_startup()
+    assert thresholds == [(gc_tuning.STARTUP_THRESHOLD, 10, 1_000_000)]
+    monkeypatch.setattr(gc, "get_freeze_count", lambda: 50_000)  # an app has tuned it already
+    gc_tuning.for_startup()
+    assert len(thresholds) == 1
+
+
+def test_importing_the_ui_quiets_the_collector_and_the_first_frame_tunes_it() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import gc; import agent_tui.ui; before = gc.get_threshold()[0]; "
+        "from agent_tui.ui.gc_tuning import tune_gc; tune_gc(); "
+        "print(before, gc.get_threshold()[0])"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == [str(gc_tuning.STARTUP_THRESHOLD), "5000"]
