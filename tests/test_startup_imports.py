@@ -66,3 +66,19 @@ def test_a_lazy_tool_must_be_what_it_was_registered_as() -> None:
     with pytest.raises(ValueError, match="TodoWrite"):
         registry.get("Bash")
     assert registry.get("Nope") is None
+
+
+def test_schemas_built_while_a_tool_is_added_are_not_kept_stale() -> None:
+    """The boot thread builds the schemas while an MCP server's tools may arrive on the UI's
+    loop: a list built from the table as it was must not stay cached after the table changed."""
+    from agent_tui.tools.read import ReadTool
+
+    registry = ToolRegistry()
+
+    def todo_that_sees_a_tool_arrive() -> TodoWriteTool:
+        registry.add(ReadTool())  # another thread's `add`, in the middle of the build
+        return TodoWriteTool()
+
+    registry.add_lazy("TodoWrite", todo_that_sees_a_tool_arrive)
+    registry.schemas()
+    assert [s["name"] for s in registry.schemas()] == ["TodoWrite", "Read"]

@@ -117,31 +117,43 @@ class ToolRegistry:
     def __init__(self, tools: list[Tool] | None = None) -> None:
         self._tools: dict[str, Tool | Callable[[], Tool]] = {}
         self._schemas: list[dict[str, Any]] | None = None
-        self._making = threading.Lock()  # the boot thread warms up while a turn may start
+        self._version = 0  # bumped by every change, so a stale list of schemas is never kept
+        # The boot thread warms the tools up (`runtime.warm_up`) while the UI's loop may start a
+        # turn or add an MCP server's tools: one lock for the table, one for making a tool (an
+        # import), so adding a tool never waits for an import.
+        self._lock = threading.Lock()
+        self._making = threading.Lock()
         for tool in tools or []:
             self.add(tool)
 
     def add(self, tool: Tool) -> None:
-        self._tools[tool.name] = tool
-        self._schemas = None
+        self._register(tool.name, tool)
 
     def add_lazy(self, name: str, make: Callable[[], Tool]) -> None:
         """Register `name`, made by `make()` the first time it is needed."""
-        self._tools[name] = make
-        self._schemas = None
+        self._register(name, make)
+
+    def _register(self, name: str, tool: Tool | Callable[[], Tool]) -> None:
+        with self._lock:
+            self._tools[name] = tool
+            self._schemas = None
+            self._version += 1
 
     def get(self, name: str) -> Tool | None:
-        tool = self._tools.get(name)
-        if tool is None or isinstance(tool, Tool):
-            return tool
+        entry = self._tools.get(name)
+        if entry is None or isinstance(entry, Tool):
+            return entry
         with self._making:
-            tool = self._tools[name]
-            if not isinstance(tool, Tool):
-                tool = tool()
-                if tool.name != name:
-                    raise ValueError(f"tool registered as {name!r} is named {tool.name!r}")
-                self._tools[name] = tool
-        return tool
+            entry = self._tools.get(name)
+            if entry is None or isinstance(entry, Tool):
+                return entry  # made (or replaced) while this thread waited
+            tool = entry()
+            if tool.name != name:
+                raise ValueError(f"tool registered as {name!r} is named {tool.name!r}")
+            with self._lock:
+                if self._tools.get(name) is entry:  # not replaced by `add` meanwhile
+                    self._tools[name] = tool
+            return tool
 
     def all(self) -> list[Tool]:
         """Every tool, made if it was not yet."""
@@ -153,9 +165,14 @@ class ToolRegistry:
     def schemas(self) -> list[dict[str, Any]]:
         """The tool definitions, built once (pydantic's schema generation is not cheap) and the
         same objects on every request, so the cached prompt prefix stays byte-identical."""
-        if self._schemas is None:
-            self._schemas = [tool.schema() for tool in self.all()]
-        return self._schemas
+        with self._lock:
+            schemas, version = self._schemas, self._version
+        if schemas is None:
+            schemas = [tool.schema() for tool in self.all()]
+            with self._lock:
+                if self._version == version:  # no tool came or went meanwhile
+                    self._schemas = schemas
+        return schemas
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools
