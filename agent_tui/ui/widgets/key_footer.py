@@ -39,6 +39,13 @@ class KeySpan(NamedTuple):
 class KeyFooter(Widget, can_focus=False):
     ALLOW_SELECT = False
 
+    def __init__(self) -> None:
+        super().__init__()
+        # Read once per change of the screen's bindings, and drawn once per width: the screen is
+        # laid out several times before its first frame, and on every resize.
+        self._keys: tuple[list[FooterKey], FooterKey | None] | None = None
+        self._line: tuple[int, Content] | None = None
+
     def on_mount(self) -> None:
         self.screen.bindings_updated_signal.subscribe(self, self._bindings_changed)
 
@@ -47,23 +54,25 @@ class KeyFooter(Widget, can_focus=False):
 
     def _bindings_changed(self, screen: Screen) -> None:
         if screen is self.screen:
+            self._keys = self._line = None
             self.refresh()
 
     def keys(self) -> tuple[list[FooterKey], FooterKey | None]:
         """The keys shown on the left (one per action, in the screen's order: priority bindings
         first), and the command palette's key, shown at the right edge."""
+        if self._keys is not None:
+            return self._keys
         app, shown, palette = self.app, [], None
         actions: set[str] = set()
-        for binding, enabled, _tooltip in (
-            (b, e, t) for (_node, b, e, t) in self.screen.active_bindings.values()
-        ):
+        for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
             key = FooterKey(binding.key, app.get_key_display(binding), binding.description, enabled)
             if binding.key == app.COMMAND_PALETTE_BINDING and app.ENABLE_COMMAND_PALETTE:
                 palette = key
             elif binding.show and binding.action not in actions:
                 actions.add(binding.action)
                 shown.append(key)
-        return shown, palette
+        self._keys = shown, palette
+        return self._keys
 
     def spans(self) -> list[KeySpan]:
         """Where each key is drawn on the line (clicks and tests). The palette's key keeps the
@@ -81,6 +90,12 @@ class KeyFooter(Widget, can_focus=False):
         return spans
 
     def render(self) -> Content:
+        width = self.size.width
+        if self._line is None or self._line[0] != width:
+            self._line = width, self._draw()
+        return self._line[1]
+
+    def _draw(self) -> Content:
         left: list[Content] = []
         docked = Content("")
         for span in self.spans():
