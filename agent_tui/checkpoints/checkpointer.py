@@ -7,12 +7,14 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.checkpoints.blobs import BlobStore, MemoryBlobs, read_file
 from agent_tui.checkpoints.git_tree import GitError, GitWorkTree
-from agent_tui.checkpoints.restore import RestorePlan, apply_restore, blob_reader, plan_restore
 from agent_tui.protocol.events import Event, FilesChanged, FilesRestored, Notice
+
+if TYPE_CHECKING:  # undo's planning and diffs load with the first undo, not at start-up
+    from agent_tui.checkpoints.restore import RestorePlan
 
 #: how much of a turn's prompt a checkpoint keeps, to be recognised in a list
 PROMPT_CHARS = 200
@@ -149,12 +151,16 @@ class Checkpointer:
         """What restoring to the start of checkpoint `to` (default: the last one) would do."""
         if not self.history:
             return None
+        from agent_tui.checkpoints.restore import blob_reader, plan_restore
+
         to = self.history[-1].checkpoint if to is None else to
         return plan_restore(self.history, to, blob_reader(self.blobs.get_blob, lambda: self.git))
 
     def restore(self, plan: RestorePlan, *, overwrite: bool = False) -> FilesRestored:
         """Carry out `plan` (conflicts only with `overwrite`); the checkpoints it undid are
         dropped, so the next undo goes one turn further back."""
+        from agent_tui.checkpoints.restore import apply_restore
+
         restored, kept = apply_restore(plan, overwrite=overwrite)
         self.history = [c for c in self.history if c.checkpoint < plan.to]
         event = FilesRestored(plan.to, restored, kept)

@@ -14,8 +14,6 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
-import idna
-
 from agent_tui.paths import package_data
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -36,6 +34,8 @@ def normalize_host(host: str) -> str:
         host = host[1:-1]
     host = host.rstrip(".")
     if not host.isascii():
+        import idna  # only for international names; not loaded at start-up
+
         with contextlib.suppress(idna.IDNAError, UnicodeError):
             host = idna.encode(host, uts46=True).decode("ascii")
     return host

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from agent_tui.permissions.analysis import INTERPRETER, SHELLS
 from agent_tui.permissions.rules import KNOWN_TOOLS, Rule, RuleError, parse_rule
 from agent_tui.permissions.types import Behavior
 
@@ -182,6 +181,8 @@ def restriction(rule: Rule) -> str | None:
     if rule.bare and rule.tool in ("Bash", "Edit", "WebFetch"):
         return f"`{rule.text}` would allow every use of the tool"
     if rule.tool == "Bash" and rule.prefix:
+        from agent_tui.permissions.analysis import INTERPRETER, SHELLS  # the shell's tables
+
         first = rule.tokens[0].rsplit("/", 1)[-1]
         runner = first in CODE_RUNNERS and len(rule.tokens) == 1
         if runner or first in SHELLS or INTERPRETER.fullmatch(first):

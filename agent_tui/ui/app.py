@@ -181,7 +181,6 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
             self.call_after_refresh(self.action_sessions)
 
     def _start_boot(self) -> None:
-        tune_gc()
         self.run_worker(self._boot, thread=True, group="boot", exit_on_error=False)
 
     def _boot(self) -> None:
@@ -205,6 +204,7 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
         if recorder is not None and recorder.session_id and agent.messages:
             self._runs = stored_runs(recorder.store, recorder.session_id)
         self.call_from_thread(self._agent_ready, agent, recorder, approvals, error)
+        self.call_from_thread(tune_gc)  # on the UI thread: it patches how Textual paints
         from agent_tui.ui.screens.approval import warm_up_dialog
 
         warm_up_dialog()  # the first approval's dialog and highlighter, loaded ahead of it

@@ -15,7 +15,7 @@ STARTUP_THRESHOLD = 200_000
 def for_startup() -> None:
     """Start-up (imports, the first screen's widgets and styles) makes ~70,000 objects that live
     as long as the process: ~100 collections walked them for nothing, ~30 ms of the first frame.
-    So young collections wait until `tune_gc`, which runs after the first frame, sets the app's
+    So young collections wait until `tune_gc`, which runs once the agent is ready, sets the app's
     own thresholds and freezes what start-up made. Once a process: not after an app has run."""
     if gc.get_freeze_count() == 0:
         gc.set_threshold(STARTUP_THRESHOLD, 10, 1_000_000)
