@@ -52,10 +52,10 @@ from agent_tui.ui.app import AgentApp
 
 class Probe(AgentApp):
     def on_mount(self):
-        # Registered before the app's own after-first-frame work (building the agent, the side
-        # pane), so it fires right after the first frame is painted, not after that work.
+        # Textual calls this before AgentApp.on_mount (handlers run down the class's MRO), so it
+        # fires right after the first frame is painted, before the app's after-first-frame work
+        # (building the agent).
         self.call_after_refresh(first_frame)
-        super().on_mount()
 
 Probe(Options(offline=True)).run(headless=True)
 """
