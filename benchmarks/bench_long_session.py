@@ -48,6 +48,12 @@ class GcPauses:
         else:
             self.pauses.append((info["generation"], time.perf_counter() - self._start))
 
+    def take(self) -> list[tuple[int, float]]:
+        """The collections so far (all of them), forgotten."""
+        taken = self.pauses + [(2, t) for t in self.idle]
+        self.pauses, self.idle = [], []
+        return taken
+
     def longest(self) -> tuple[int, float]:
         """The longest collection that could land while an answer streams or a key is typed."""
         return max(self.pauses, key=lambda p: p[1], default=(0, 0.0))
@@ -74,8 +80,15 @@ async def run(turns: int, answer_chars: int, max_messages: int = 0) -> None:
     answer = make_answer(answer_chars, seed=11)
     with bench_env(), offline_answers({"turn": answer}):
         app = AgentApp(Options(offline=True), record=True)
+        pauses = GcPauses()  # from the start: start-up's collections are reported on their own
         async with app.run_test(size=(120, 40)) as pilot:
             await app_ready(app)
+            from agent_tui.ui.gc_tuning import STARTUP_THRESHOLD
+
+            while gc.get_threshold()[0] == STARTUP_THRESHOLD:  # until the app tunes the collector
+                await asyncio.sleep(0.01)
+            await pilot.pause(0.2)
+            startup = pauses.take()
             if max_messages:
                 app.chat.max_messages = max_messages
             finished = 0
@@ -86,10 +99,14 @@ async def run(turns: int, answer_chars: int, max_messages: int = 0) -> None:
                     finished += 1
 
             app.agent.listeners.append(on_event)
-            pauses = GcPauses()
             times: list[float] = []
             print(machine())
             print(f"{turns} turns of a {len(answer):,}-character answer")
+            longest_startup = max((t for _, t in startup), default=0.0)
+            print(
+                f"start-up, before the first prompt: {len(startup)} collections, the longest "
+                f"{1e3 * longest_startup:.1f} ms (the one that frees what start-up left)"
+            )
             print(
                 f"{'turn':>5} {'RSS MB':>8} {'turn ms (median)':>17} {'longest GC ms':>14} "
                 f"{'gen2 GCs':>8} {'idle full GCs (longest ms)':>27} {'probe full ms':>14}"
