@@ -7,8 +7,9 @@ simply `await` an answer:
         return await approvals.ask(app, request)
 
 `ask` must run in the app's event loop (an asyncio task or an async Textual worker; from a thread
-worker use `app.call_from_thread`). The dialog itself (`screens/approval.py`) is imported with the
-first request, so building the queue costs the app's start-up nothing.
+worker use `app.call_from_thread`). The dialog itself (`screens/approval.py`) is imported by the
+app's warm-up or the first request, whichever comes first: building the queue costs start-up
+nothing.
 """
 
 from __future__ import annotations
@@ -63,9 +64,9 @@ class ApprovalQueue:
             await self._turn.acquire()
         finally:
             self._set_waiting(-1)
-        from agent_tui.ui.screens.approval import DEFAULT_GUARD_S, ApprovalScreen
-
         try:
+            from agent_tui.ui.screens.approval import DEFAULT_GUARD_S, ApprovalScreen
+
             answered: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
 
             def resolve(answer: ApprovalAnswer) -> None:

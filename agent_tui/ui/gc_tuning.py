@@ -8,7 +8,7 @@ import gc
 FULL_EVERY_TURNS = 10
 
 
-#: the young generation's threshold from import to the first frame (see `for_startup`)
+#: the young generation's threshold from import until the app tunes it (see `for_startup`)
 STARTUP_THRESHOLD = 200_000
 
 

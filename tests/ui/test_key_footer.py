@@ -56,3 +56,30 @@ async def test_the_sessions_browser_shows_its_own_keys(tmp_path: Path) -> None:
         line = line_of(app.screen.query_one(KeyFooter))
         assert " ⏎ Resume " in line and " r Replay " in line and " esc Close " in line
         assert "Stop" not in line  # escape closes the browser here; the chat's key is shadowed
+
+
+async def test_keys_are_placed_by_terminal_cells_so_wide_labels_click_true() -> None:
+    from textual.app import App, ComposeResult
+    from textual.binding import Binding
+
+    pressed: list[str] = []
+
+    class Keys(App[None]):
+        ENABLE_COMMAND_PALETTE = False
+        BINDINGS = [Binding("a", "press('wide')", "日本語"), Binding("b", "press('next')", "Next")]
+
+        def compose(self) -> ComposeResult:
+            yield KeyFooter()
+
+        def action_press(self, what: str) -> None:
+            pressed.append(what)
+
+    app = Keys(css_path=None)
+    async with app.run_test(size=(60, 5)) as pilot:
+        await pilot.pause()
+        wide, after = app.query_one(KeyFooter).spans()
+        assert (wide.start, wide.end) == (0, len(" a  ") + 6)  # 日本語 takes six cells
+        assert after.start == wide.end
+        await pilot.click(KeyFooter, offset=(after.start + 1, 0))
+        await pilot.click(KeyFooter, offset=(wide.end - 2, 0))
+        assert pressed == ["next", "wide"]

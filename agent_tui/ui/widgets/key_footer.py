@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
+from rich.cells import cell_len
 from textual import events
 from textual.content import Content
 from textual.widget import Widget
@@ -80,11 +81,11 @@ class KeyFooter(Widget, can_focus=False):
         shown, palette = self.keys()
         spans, x = [], 0
         for key in shown:
-            width = len(f" {key.display} {key.description} ")
+            width = cell_len(f" {key.display} {key.description} ")
             spans.append(KeySpan(key, x, x + width))
             x += width
         if palette is not None:
-            width = len(f"▏{palette.display} {palette.description} ")
+            width = cell_len(f"▏{palette.display} {palette.description} ")
             start = self.size.width - width if self.size.width else x
             spans.append(KeySpan(palette, start, start + width, docked=True))
         return spans
