@@ -9,14 +9,18 @@ from agent_tui.ui.widgets.prompt import PromptInput
 
 class ViewActions(AppParts):
     def preset_breakpoint(self) -> None:
-        """Give the screen its width class (`-narrow`, `-wide`) before its widgets are first
-        styled. Textual adds it on the first resize, and then styles every widget again."""
+        """Give the screen its width class (`-narrow`, `-wide`) and its focus before its widgets
+        are first styled. Textual adds the class on the first resize, and then styles every
+        widget again."""
         breakpoints = self.HORIZONTAL_BREAKPOINTS or []
         classes = {name: False for _, name in breakpoints}
         fitting = [name for at, name in breakpoints if self.size.width >= at]
         if fitting:
             classes[fitting[-1]] = True
         self.screen.update_classes(classes, update=False)
+        # Focus goes to the prompt straight away, not first to the chat (the first focusable
+        # widget, Textual's default) and then over: that would style both widgets twice more.
+        self.screen.AUTO_FOCUS = "#prompt"
 
     def action_scroll_chat(self, where: str) -> None:
         """PageUp/PageDown and Ctrl+Home/End scroll the chat, wherever the focus is."""
