@@ -29,3 +29,30 @@ async def test_the_screen_has_its_width_class_when_its_widgets_are_composed(
         assert seen[0] & {"-narrow", "-wide"} == {expected}  # set before the first styling
         assert set(app.screen.classes) & {"-narrow", "-wide"} == {expected}
         assert app.query_one("#side").display is (expected == "-wide")
+
+
+async def test_focus_goes_to_the_prompt_directly_not_through_the_chat(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from textual.screen import Screen
+
+    given: list[str | None] = []
+    set_focus = Screen.set_focus
+
+    def logged(self: Screen, widget: Any, *args: Any, **kwargs: Any) -> None:
+        given.append(getattr(widget, "id", None))
+        set_focus(self, widget, *args, **kwargs)
+
+    monkeypatch.setattr(Screen, "set_focus", logged)
+    focused: list[Any] = []
+
+    class Probe(AgentApp):
+        def _agent_ready(self, *args: Any) -> None:
+            super()._agent_ready(*args)
+            focused.append(self.focused)
+            self.exit()
+
+    # As the app really starts (`run_test` orders its first focus differently).
+    await Probe(Options(cwd=tmp_path), record=False).run_async(headless=True)
+    assert focused[0] is not None and focused[0].id == "prompt"
+    assert "chat" not in given  # each focus change styles the widget (and its children) again
