@@ -112,7 +112,7 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
     # --- layout ------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        self.preset_breakpoint()  # all the first frame shows is composed here, styled once
+        self.prepare_screen()  # all the first frame shows is composed here, styled once
         with Horizontal(id="main"):
             with ChatView(id="chat"):
                 if self.offline:

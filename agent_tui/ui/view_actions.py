@@ -8,7 +8,7 @@ from agent_tui.ui.widgets.prompt import PromptInput
 
 
 class ViewActions(AppParts):
-    def preset_breakpoint(self) -> None:
+    def prepare_screen(self) -> None:
         """Give the screen its width class (`-narrow`, `-wide`) and its focus before its widgets
         are first styled. Textual adds the class on the first resize, and then styles every
         widget again."""
