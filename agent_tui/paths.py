@@ -35,6 +35,16 @@ def data_dir() -> Path:
     return user_data_path(APP_NAME)
 
 
+def cache_dir() -> Path:
+    """Things that can be rebuilt (parsed stylesheets): deleting them loses nothing."""
+    home = _home()
+    if home is not None:
+        return home / "cache"
+    from platformdirs import user_cache_path
+
+    return user_cache_path(APP_NAME)
+
+
 def package_data(name: str) -> Path:
     """A file shipped inside the package (`agent_tui/data/NAME`)."""
     return Path(__file__).parent / "data" / name

@@ -6,6 +6,7 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 # CI draws the property tests' examples from fixed seeds, so a red build is reproducible; other
@@ -18,3 +19,10 @@ if os.environ.get("CI"):
 _TESTS = str(Path(__file__).parent)
 if _TESTS not in sys.path:
     sys.path.insert(0, _TESTS)
+
+
+@pytest.fixture(autouse=True)
+def _own_home(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Each test has a home of its own: none reads the person's settings or writes their data or
+    cache. A test that needs a particular home sets AGENT_TUI_HOME itself."""
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path_factory.mktemp("home")))

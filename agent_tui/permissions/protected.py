@@ -43,6 +43,7 @@ _FILES = {
     ".inputrc": "readline start-up file",
     "config.fish": "a shell start-up file",
     "sitecustomize.py": "Python runs it at start-up",
+    "parsed-css.pickle": "agent-tui loads it at start-up (its stylesheet cache, a pickle)",
     "usercustomize.py": "Python runs it at start-up",
 }
 

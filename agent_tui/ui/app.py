@@ -18,6 +18,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 
 from agent_tui.runtime import Options, use_offline
+from agent_tui.ui import css_cache
 from agent_tui.ui.gc_tuning import freeze_settled, idle_collector, tune_gc
 from agent_tui.ui.session_actions import SessionActions, decisions_of, stored_runs
 from agent_tui.ui.slash_actions import SlashActions, SlashHints
@@ -53,8 +54,7 @@ RESUME_TAIL = 40
 
 class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
     TITLE = "agent-tui"
-    # CSS is loaded one way: each screen names its own `.tcss` (approval, trust, sessions); the
-    # app names `app.tcss` and the stylesheets of the widgets on its own screen.
+    # Each screen names its own `.tcss`; the app, its own and its widgets' (parsed: `css_cache`).
     CSS_PATH = [
         STYLES / "app.tcss",
         STYLES / "tool_pane.tcss",
@@ -85,6 +85,7 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
 
     def __init__(self, options: Options | None = None, *, record: bool | None = None) -> None:
         super().__init__()
+        self._css_loaded = css_cache.load(self.stylesheet)  # before anything is styled
         self.options = options or Options()
         self.offline = use_offline(self.options)
         self.record = self.options.record if record is None else record
@@ -209,6 +210,7 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
 
         warm_up_dialog()  # the first approval's dialog and highlighter, loaded ahead of it
         warm_up(agent)  # tools, shell analysis, the SDK: loaded now, not on the first turn
+        self.save_parsed_css()
         freeze_settled()
 
     def _agent_ready(
@@ -412,9 +414,7 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
             self.agent.cancel()
             await self.stop_mcp()
         if self.recorder is not None:
-            if self.recorder.session_id:
-                self.resume_hint = (
-                    f"Resume this session: agent-tui --resume {self.recorder.session_id}"
-                )
+            if session_id := self.recorder.session_id:
+                self.resume_hint = f"Resume this session: agent-tui --resume {session_id}"
             self.recorder.close()
         self.exit(0)

@@ -1,0 +1,121 @@
+"""Parsed stylesheets kept on disk, so a start doesn't parse CSS it has parsed before.
+
+Textual parses every stylesheet at each start: our `.tcss` files and the `DEFAULT_CSS` of each
+widget class on screen, ~15 ms of a ~300 ms first frame and its largest single cost (see
+BENCHMARKS.md, start-up). The rules parsed from a source depend only on the source's text, where
+it was read from, and the theme's variables, and Textual already memoises them per process in
+`Stylesheet._parse_cache`. This module fills that memo from the last run's and saves it after the
+first frame, keyed by what the rules depend on: Textual's own files (an upgrade changes them), and
+the variables. A cache that is missing, stale, unreadable or from another Textual is ignored and
+rewritten; if Textual's memo is not where this module expects it, it stands down.
+
+The file is a pickle in the user's cache directory (`paths.cache_dir`), which only the user can
+write to, as with the rest of their configuration.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+from pathlib import Path
+from typing import Any
+
+from textual.css.stylesheet import Stylesheet
+
+from agent_tui import paths
+
+#: bumped when what the file holds changes shape
+FORMAT = 1
+FILE_NAME = "parsed-css.pickle"
+
+
+def _memo(stylesheet: Stylesheet) -> Any | None:
+    """Textual's per-process memo of parsed sources, if it is the cache this module knows."""
+    memo = getattr(stylesheet, "_parse_cache", None)
+    if memo is None or not all(hasattr(memo, name) for name in ("keys", "get", "set")):
+        return None
+    return memo
+
+
+def _textual_fingerprint() -> tuple[tuple[str, int, int], ...]:
+    """Textual's parser and rule classes as installed: a different release has other files.
+    (Cheaper than asking `importlib.metadata` for the version, which scans the path.)"""
+    import textual.css.model
+    import textual.css.parse
+    import textual.css.styles
+
+    found = []
+    for module in (textual.css.model, textual.css.parse, textual.css.styles):
+        path = str(module.__file__)
+        stat = os.stat(path)
+        found.append((path, stat.st_mtime_ns, stat.st_size))
+    return tuple(found)
+
+
+def _variables_key(stylesheet: Stylesheet) -> str:
+    variables = getattr(stylesheet, "_variables", {})
+    text = repr(sorted(variables.items()))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _path() -> Path:
+    return paths.cache_dir() / FILE_NAME
+
+
+def load(stylesheet: Stylesheet) -> frozenset[tuple[Any, ...]]:
+    """Put last run's parsed rules in the stylesheet's memo; the sources put there."""
+    memo = _memo(stylesheet)
+    if memo is None:
+        return frozenset()
+    try:
+        data = pickle.loads(_path().read_bytes())
+        if (
+            data["format"] != FORMAT
+            or data["textual"] != _textual_fingerprint()
+            or data["variables"] != _variables_key(stylesheet)
+        ):
+            return frozenset()
+        rules: dict[tuple[Any, ...], Any] = data["rules"]
+    except Exception:  # missing, truncated, or written by other code: parse as usual
+        return frozenset()
+    if hasattr(memo, "grow"):
+        memo.grow(len(rules) + 64)  # room for these and what this run parses besides
+    for key, parsed in rules.items():
+        if key not in memo:
+            memo.set(key, parsed)
+    return frozenset(rules)
+
+
+def snapshot(stylesheet: Stylesheet, loaded: frozenset[tuple[Any, ...]]) -> dict[str, Any] | None:
+    """What `save` writes: taken on the UI thread (the memo is the UI's), cheap (a dict of
+    references). None when every source parsed so far came from the file (`loaded`)."""
+    memo = _memo(stylesheet)
+    if memo is None:
+        return None
+    rules = {}
+    for key in list(memo.keys()):
+        parsed = memo.get(key)
+        # Sources with errors are parsed again (and reported) at every start, as Textual does.
+        if parsed is not None and not any(rule.errors for rule in parsed):
+            rules[key] = parsed
+    if not rules or set(rules) <= loaded:
+        return None
+    return {
+        "format": FORMAT,
+        "textual": _textual_fingerprint(),
+        "variables": _variables_key(stylesheet),
+        "rules": rules,
+    }
+
+
+def save(data: dict[str, Any]) -> None:
+    """Write a `snapshot` (from any thread). A failed write costs only the next start's parse."""
+    path = _path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}")
+        temporary.write_bytes(pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+        os.replace(temporary, path)
+    except OSError:
+        pass

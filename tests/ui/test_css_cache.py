@@ -1,0 +1,146 @@
+"""The parsed-stylesheet cache (`ui/css_cache.py`): a start after the first parses no CSS it kept,
+draws the same screen, and ignores a cache that doesn't fit."""
+
+from __future__ import annotations
+
+import pickle
+from pathlib import Path
+
+import pytest
+import textual.css.stylesheet
+from textual.app import App
+from textual.css.stylesheet import Stylesheet, StylesheetParseError
+
+from agent_tui.ui import css_cache
+
+STYLES = Path(css_cache.__file__).parent / "styles"
+SHEETS = ("app.tcss", "tool_pane.tcss", "approval.tcss")
+
+
+@pytest.fixture(autouse=True)
+def home(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path))
+    return tmp_path
+
+
+def read_sheets(stylesheet: Stylesheet) -> list[str]:
+    for name in SHEETS:
+        stylesheet.read(STYLES / name)
+    stylesheet.parse()
+    return [rule.css for rule in stylesheet.rules]
+
+
+def keep(stylesheet: Stylesheet, loaded: frozenset = frozenset()) -> None:
+    data = css_cache.snapshot(stylesheet, loaded)
+    assert data is not None
+    css_cache.save(data)
+
+
+def test_the_next_start_takes_the_rules_without_parsing(monkeypatch: pytest.MonkeyPatch) -> None:
+    first = App().stylesheet
+    parsed = read_sheets(first)
+    keep(first)
+
+    second = App().stylesheet
+    loaded = css_cache.load(second)
+    assert len(loaded) == len(SHEETS)
+
+    def no_parsing(*args: object, **kwargs: object) -> None:
+        raise AssertionError("parsed a stylesheet the cache holds")
+
+    monkeypatch.setattr(textual.css.stylesheet, "parse", no_parsing)
+    assert read_sheets(second) == parsed
+    # Nothing new was parsed: there is nothing to write again.
+    assert css_cache.snapshot(second, loaded) is None
+
+
+def test_a_new_stylesheet_is_parsed_and_kept_with_the_rest() -> None:
+    first = App().stylesheet
+    first.read(STYLES / "app.tcss")
+    first.parse()
+    keep(first)
+
+    second = App().stylesheet
+    loaded = css_cache.load(second)
+    read_sheets(second)  # two of them are new
+    keep(second, loaded)
+    assert len(css_cache.load(App().stylesheet)) == len(SHEETS)
+
+
+def test_other_theme_variables_are_parsed_afresh() -> None:
+    first = App().stylesheet
+    read_sheets(first)
+    keep(first)
+    other = Stylesheet(variables={**App().get_css_variables(), "primary": "#ff0000"})
+    assert css_cache.load(other) == frozenset()
+
+
+def test_another_textual_release_is_parsed_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    first = App().stylesheet
+    read_sheets(first)
+    keep(first)
+    monkeypatch.setattr(css_cache, "_textual_fingerprint", lambda: (("textual", 0, 0),))
+    assert css_cache.load(App().stylesheet) == frozenset()
+
+
+@pytest.mark.parametrize("content", [b"", b"not a pickle", pickle.dumps({"format": 99})])
+def test_an_unreadable_cache_is_ignored_and_rewritten(home: Path, content: bytes) -> None:
+    (home / "cache").mkdir()
+    (home / "cache" / css_cache.FILE_NAME).write_bytes(content)
+    stylesheet = App().stylesheet
+    assert css_cache.load(stylesheet) == frozenset()
+    read_sheets(stylesheet)
+    keep(stylesheet)
+    assert len(css_cache.load(App().stylesheet)) == len(SHEETS)
+
+
+def test_css_with_errors_is_not_kept() -> None:
+    stylesheet = App().stylesheet
+    stylesheet.add_source("Static { color: not-a-colour; }", read_from=("bad.tcss", ""))
+    with pytest.raises(StylesheetParseError):
+        stylesheet.parse()
+    assert css_cache.snapshot(stylesheet, frozenset()) is None
+
+
+def test_it_stands_down_if_textual_keeps_no_memo_where_expected() -> None:
+    stylesheet = App().stylesheet
+    read_sheets(stylesheet)
+    keep(stylesheet)
+    changed = App().stylesheet
+    del changed._parse_cache
+    assert css_cache.load(changed) == frozenset()
+    assert css_cache.snapshot(changed, frozenset()) is None
+
+
+def test_an_unwritable_cache_directory_costs_only_the_next_parse(home: Path) -> None:
+    (home / "cache").write_text("a file where the directory would be")
+    stylesheet = App().stylesheet
+    read_sheets(stylesheet)
+    keep(stylesheet)  # no error
+    assert css_cache.load(App().stylesheet) == frozenset()
+
+
+async def test_a_start_with_kept_rules_draws_the_same_screen(home: Path) -> None:
+    from agent_tui.runtime import Options
+    from agent_tui.ui.app import AgentApp
+
+    loaded: list[frozenset] = []
+    screens: list[str] = []
+
+    class Probe(AgentApp):
+        def save_parsed_css(self) -> None:  # the boot thread, once the app is ready
+            super().save_parsed_css()
+            self.call_from_thread(self.settled)
+
+        def settled(self) -> None:
+            loaded.append(self._css_loaded)
+            screens.append(self.export_screenshot())
+            self.exit()
+
+    (home / "project").mkdir()
+    for _ in range(2):
+        app = Probe(Options(cwd=home / "project", offline=True), record=False)
+        await app.run_async(headless=True, size=(110, 30))
+    assert loaded[0] == frozenset()  # the first start parsed everything and kept it
+    assert len(loaded[1]) >= len(SHEETS)  # the second took it: ours and Textual's widgets'
+    assert screens[1] == screens[0]
