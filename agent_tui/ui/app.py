@@ -21,7 +21,7 @@ from agent_tui.runtime import Options, use_offline
 from agent_tui.ui import css_cache
 from agent_tui.ui.gc_tuning import freeze_settled, idle_collector, tune_gc
 from agent_tui.ui.session_actions import SessionActions, decisions_of, stored_runs
-from agent_tui.ui.slash_actions import SlashActions, SlashHints
+from agent_tui.ui.slash_actions import SlashActions
 from agent_tui.ui.undo_actions import UndoActions
 from agent_tui.ui.view_actions import ViewActions
 from agent_tui.ui.widgets.chat import ChatView, NoticeMessage, UserMessage
@@ -123,8 +123,6 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
                         "info",
                     )
             yield Vertical(id="side")  # filled after the first frame (`_mount_side`)
-        yield QueuedPrompts(id="queued")
-        yield SlashHints(id="slash-hints")
         yield PromptInput(id="prompt")
         status = StatusLine(id="status")
         status.set_reactive(StatusLine.model, self._model_label())
@@ -304,7 +302,7 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
 
     def _queue(self, text: str) -> None:
         self._queued.append(text)
-        self.query_one(QueuedPrompts).show(self._queued)
+        QueuedPrompts.of(self).show(self._queued)
         if self.agent is None:
             self.notify("Starting up: your prompt will be sent in a moment.")
         else:
@@ -323,7 +321,7 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
     def _next_queued(self) -> None:
         if self._queued and self.agent is not None and self._turn is None:
             text = self._queued.pop(0)
-            self.query_one(QueuedPrompts).show(self._queued)
+            QueuedPrompts.of(self).show(self._queued)
             self._start(text)
 
     def action_retry(self) -> None:

@@ -7,57 +7,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rich.text import Text
-from textual.widgets import Static, TextArea
+from textual.widgets import TextArea
 
 from agent_tui.ui.app_parts import AppParts
 from agent_tui.ui.widgets.chat import NoticeMessage
-from agent_tui.ui.widgets.prompt import PromptInput
+from agent_tui.ui.widgets.prompt import MAX_HINTS, PromptInput, SlashHints
 
 # The command table loads with the first command typed, not with the first frame.
 if TYPE_CHECKING:
     from agent_tui.sessions.recorder import Recorder
     from agent_tui.slash_commands import SlashCommand
-
-#: suggestions shown under a half-typed command
-MAX_HINTS = 8
-
-
-class SlashHints(Static):
-    """Above the prompt box: the commands a half-typed `/…` may mean, or the files a half-typed
-    `@…` may name."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__("", **kwargs)
-        self.display = False
-        self.shown: list[SlashCommand] = []
-        self.files: list[str] = []
-
-    def show_files(self, paths: list[str]) -> None:
-        self.shown = []
-        self.files = paths[:MAX_HINTS]
-        self.display = bool(self.files)
-        text = Text()
-        for n, path in enumerate(self.files):
-            text.append(("\n" if n else "") + f"@{path}", style="bold" if n == 0 else "")
-        self.update(text)
-
-    def show(self, commands: list[SlashCommand]) -> None:
-        self.files = []
-        self.shown = commands[:MAX_HINTS]
-        self.display = bool(self.shown)
-        text = Text()
-        for n, command in enumerate(self.shown):
-            if n:
-                text.append("\n")
-            text.append(f"/{command.name}", style="bold")
-            if command.args:
-                text.append(f" {command.args}", style="italic")
-            text.append(f"  {command.help}", style="dim")
-            if command.source != "built-in":
-                text.append(f"  ({command.source})", style="dim italic")
-        self.update(text)
-
 
 class SlashActions(AppParts):
     recorder: Recorder | None
@@ -115,21 +74,24 @@ class SlashActions(AppParts):
     def _update_hints(self, text: str) -> None:
         from agent_tui.tools.mentions import fuzzy_rank, typing_mention
 
-        hints = self.query_one(SlashHints)
         mention = typing_mention(text)
         if mention is not None and self.agent is not None:
             if self._project_files is None:
                 self._project_files = []
                 self.run_worker(self._load_files, thread=True, group="files")
-            hints.show_files(fuzzy_rank(mention, self._project_files, MAX_HINTS))
+            SlashHints.of(self).show_files(fuzzy_rank(mention, self._project_files, MAX_HINTS))
             return
         typing_command = text.startswith("/") and " " not in text and "\n" not in text
         if not typing_command:
-            hints.show([])
+            self._hide_hints()
             return
         from agent_tui.slash_commands import matching
 
-        hints.show(matching(text, self.slash_commands))
+        SlashHints.of(self).show(matching(text, self.slash_commands))
+
+    def _hide_hints(self) -> None:
+        if (hints := SlashHints.find(self)) is not None:
+            hints.show([])
 
     def _load_files(self) -> None:
         from agent_tui.tools.mentions import project_files
@@ -145,8 +107,10 @@ class SlashActions(AppParts):
     def on_prompt_input_tab_pressed(self, message: PromptInput.TabPressed) -> None:
         from agent_tui.tools.mentions import typing_mention
 
-        hints = self.query_one(SlashHints)
+        hints = SlashHints.find(self)
         prompt = self.query_one(PromptInput)
+        if hints is None:
+            return
         if hints.files:
             mention = typing_mention(prompt.text) or ""
             prompt.text = prompt.text[: len(prompt.text) - len(mention)] + hints.files[0] + " "
@@ -169,7 +133,7 @@ class SlashActions(AppParts):
             self.query_one(PromptInput).text = text
             return True
         name, args = parsed
-        self.query_one(SlashHints).show([])
+        self._hide_hints()
         command = next((c for c in self.slash_commands if c.name == name), None)
         if command is None:
             from agent_tui.ui.screens.confirm import ConfirmScreen

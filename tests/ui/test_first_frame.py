@@ -56,3 +56,22 @@ async def test_focus_goes_to_the_prompt_directly_not_through_the_chat(
     await Probe(Options(cwd=tmp_path), record=False).run_async(headless=True)
     assert focused[0] is not None and focused[0].id == "prompt"
     assert "chat" not in given  # each focus change styles the widget (and its children) again
+
+
+@pytest.mark.parametrize("first", ["queued", "hints"])
+async def test_the_bars_above_the_prompt_come_when_needed_and_stack_in_order(
+    tmp_path: Path, first: str
+) -> None:
+    from agent_tui.ui.widgets.prompt import PromptBar, QueuedPrompts, SlashHints
+
+    app = AgentApp(Options(cwd=tmp_path), record=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        assert not app.query(PromptBar)  # not on the first frame
+        order = (QueuedPrompts, SlashHints) if first == "queued" else (SlashHints, QueuedPrompts)
+        for kind in order:
+            bar = kind.of(app)
+            assert kind.of(app) is bar  # mounted once
+        await pilot.pause()
+        ids = [w.id for w in app.screen.children if w.id in ("queued", "slash-hints", "prompt")]
+        assert ids == ["queued", "slash-hints", "prompt"]

@@ -83,3 +83,36 @@ async def test_keys_are_placed_by_terminal_cells_so_wide_labels_click_true() -> 
         await pilot.click(KeyFooter, offset=(after.start + 1, 0))
         await pilot.click(KeyFooter, offset=(wide.end - 2, 0))
         assert pressed == ["next", "wide"]
+
+
+async def test_it_redraws_when_the_keys_shown_change_and_only_then(tmp_path: Path) -> None:
+    from textual.app import App, ComposeResult
+    from textual.binding import Binding
+    from textual.widgets import Button
+
+    class Saver(Button):
+        BINDINGS = [Binding("ctrl+s", "press", "Save", show=True)]
+
+    class Keys(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Button("plain", id="plain")
+            yield Button("other", id="other")
+            yield Saver("save", id="saver")
+            yield KeyFooter()
+
+    app = Keys()
+    async with app.run_test(size=(80, 10)) as pilot:
+        footer = app.query_one(KeyFooter)
+        app.query_one("#plain").focus()
+        await pilot.pause()
+        drawn = footer._line
+        assert drawn is not None and "Save" not in line_of(footer)
+        app.query_one("#other").focus()  # the bindings changed, the keys shown did not
+        await pilot.pause()
+        assert footer._line is drawn
+        app.query_one("#saver").focus()
+        await pilot.pause()
+        assert " ^s Save " in line_of(footer)
+        app.query_one("#plain").focus()
+        await pilot.pause()
+        assert "Save" not in line_of(footer)

@@ -54,15 +54,19 @@ class KeyFooter(Widget, can_focus=False):
         self.screen.bindings_updated_signal.unsubscribe(self)
 
     def _bindings_changed(self, screen: Screen) -> None:
-        if screen is self.screen:
+        # Focus moves change the bindings, rarely the keys shown: redraw only if they differ.
+        if screen is self.screen and self._keys is not None and self._read_keys() != self._keys:
             self._keys = self._line = None
             self.refresh()
 
     def keys(self) -> tuple[list[FooterKey], FooterKey | None]:
         """The keys shown on the left (one per action, in the screen's order: priority bindings
         first), and the command palette's key, shown at the right edge."""
-        if self._keys is not None:
-            return self._keys
+        if self._keys is None:
+            self._keys = self._read_keys()
+        return self._keys
+
+    def _read_keys(self) -> tuple[list[FooterKey], FooterKey | None]:
         app, shown, palette = self.app, [], None
         actions: set[str] = set()
         for _node, binding, enabled, _tooltip in self.screen.active_bindings.values():
@@ -72,8 +76,7 @@ class KeyFooter(Widget, can_focus=False):
             elif binding.show and binding.action not in actions:
                 actions.add(binding.action)
                 shown.append(key)
-        self._keys = shown, palette
-        return self._keys
+        return shown, palette
 
     def spans(self) -> list[KeySpan]:
         """Where each key is drawn on the line (clicks and tests). The palette's key keeps the

@@ -1,9 +1,11 @@
 """The prompt box: Enter sends, Shift+Enter or Ctrl+J starts a new line, Up/Down on the first or
-last line walk the prompt history."""
+last line walk the prompt history. Above it, the bars for queued prompts and for the commands or
+files a half-typed `/…` or `@…` may mean."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from rich.text import Text
 from textual import events
@@ -12,7 +14,14 @@ from textual.widgets import Static, TextArea
 
 from agent_tui.text import one_line
 
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from agent_tui.slash_commands import SlashCommand
+
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
+#: suggestions shown under a half-typed command
+MAX_HINTS = 8
 
 
 class PromptInput(TextArea):
@@ -81,13 +90,47 @@ class PromptInput(TextArea):
         self.move_cursor(self.document.end)
 
 
-class QueuedPrompts(Static):
+class PromptBar(Static):
+    """A bar above the prompt box, hidden while it has nothing to show. It is not part of the
+    first frame: `of` mounts it the first time it is needed (two hidden bars cost ~4 ms of the
+    first frame's styling and layout, see BENCHMARKS.md)."""
+
+    #: the bars' ids, top to bottom: whichever is mounted first, they stack in this order
+    STACK: ClassVar[tuple[str, ...]] = ("queued", "slash-hints")
+    BAR_ID: ClassVar[str]
+
+    def __init__(self) -> None:
+        super().__init__("", id=self.BAR_ID)
+        self.display = False
+
+    @classmethod
+    def find(cls, app: App[Any]) -> Self | None:
+        """The bar, if it has been needed yet."""
+        return app.query_one_optional(cls)
+
+    @classmethod
+    def of(cls, app: App[Any]) -> Self:
+        """The bar, mounted above the prompt box (and below the bars stacked under it) now if
+        this is the first time it is wanted."""
+        bar = cls.find(app)
+        if bar is None:
+            prompt = app.query_one(PromptInput)
+            below = [app.query_one_optional(f"#{id}") for id in cls.STACK]
+            below = below[cls.STACK.index(cls.BAR_ID) + 1 :]
+            before = next((w for w in below if w is not None), prompt)
+            bar = cls()
+            prompt.parent.mount(bar, before=before)  # type: ignore[union-attr]
+        return bar
+
+
+class QueuedPrompts(PromptBar):
     """Prompts sent while a turn is starting or running, shown above the prompt box (below the
     answer in progress) until each one's turn comes."""
 
-    def __init__(self, **kwargs) -> None:  # type: ignore[no-untyped-def]
-        super().__init__("", **kwargs)
-        self.display = False
+    BAR_ID = "queued"
+
+    def __init__(self) -> None:
+        super().__init__()
         self.texts: list[str] = []
 
     def show(self, texts: list[str]) -> None:
@@ -98,3 +141,39 @@ class QueuedPrompts(Static):
             lines.append(("\n" if n else "") + "queued: ", style="italic")
             lines.append(one_line(text, 200, first_line=True))
         self.update(lines)
+
+
+class SlashHints(PromptBar):
+    """The commands a half-typed `/…` may mean, or the files a half-typed `@…` may name."""
+
+    BAR_ID = "slash-hints"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shown: list[SlashCommand] = []
+        self.files: list[str] = []
+
+    def show_files(self, paths: list[str]) -> None:
+        self.shown = []
+        self.files = paths[:MAX_HINTS]
+        self.display = bool(self.files)
+        text = Text()
+        for n, path in enumerate(self.files):
+            text.append(("\n" if n else "") + f"@{path}", style="bold" if n == 0 else "")
+        self.update(text)
+
+    def show(self, commands: list[SlashCommand]) -> None:
+        self.files = []
+        self.shown = commands[:MAX_HINTS]
+        self.display = bool(self.shown)
+        text = Text()
+        for n, command in enumerate(self.shown):
+            if n:
+                text.append("\n")
+            text.append(f"/{command.name}", style="bold")
+            if command.args:
+                text.append(f" {command.args}", style="italic")
+            text.append(f"  {command.help}", style="dim")
+            if command.source != "built-in":
+                text.append(f"  ({command.source})", style="dim italic")
+        self.update(text)
