@@ -30,6 +30,7 @@ def run_headless(options: Options, prompt: str, output_format: str = "text") -> 
 
 async def _run(options: Options, prompt: str, output_format: str) -> int:
     from agent_tui.sessions.recorder import attach_recorder
+    from agent_tui.sessions.records import StoreUnavailable
 
     agent = make_agent(options)
     permissions = agent.permissions
@@ -66,6 +67,13 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
     except LookupError as exc:  # `--resume ID` with an unknown or ambiguous id
         print(f"agent-tui: could not resume: {exc}", file=sys.stderr)
         return 1
+    except StoreUnavailable as exc:
+        if options.resume is not None or options.continue_:
+            print(f"agent-tui: could not resume: {exc}", file=sys.stderr)
+            return 1
+        # The run goes on (the person asked for an answer, not a record); the file stays as is.
+        print(f"agent-tui: warning: not recording this session: {exc}", file=sys.stderr)
+        recorder = None
     answer: list[str] = []
     failed: list[str] = []
     first = True  # the first stream-json event not printed yet

@@ -112,6 +112,29 @@ def test_continue_resumes_the_latest_session(tmp_path: Path) -> None:
     assert len([line for line in listed.stdout.splitlines() if line.strip()]) == 1
 
 
+@pytest.mark.parametrize("broken", ["not a database", "a directory"])
+def test_a_session_database_that_wont_open_is_named_and_left_alone(
+    tmp_path: Path, broken: str
+) -> None:
+    db = tmp_path / "home" / "sessions.db"
+    db.parent.mkdir()
+    if broken == "a directory":
+        db.mkdir()
+    else:
+        db.write_bytes(b"not sqlite " * 100)
+    before = db.read_bytes() if db.is_file() else None
+    done = run(["-p", "hello"], tmp_path)  # the answer still comes, unrecorded
+    assert done.returncode == 0 and "Traceback" not in done.stderr
+    assert "not recording this session: cannot open the session database" in done.stderr
+    assert str(db) in done.stderr and done.stdout.strip()
+    resumed = run(["-p", "hello", "--continue"], tmp_path)  # asked to resume: can't, so says so
+    assert resumed.returncode == 1 and "could not resume: cannot open" in resumed.stderr
+    listed = run(["sessions", "list"], tmp_path)
+    assert listed.returncode == 1 and "Traceback" not in listed.stderr
+    assert listed.stderr.count("cannot open the session database") == 1
+    assert (db.read_bytes() if db.is_file() else None) == before
+
+
 # --- the first hour (issue 12) --------------------------------------------------------------------
 
 

@@ -14,7 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.sessions.export import export_jsonl, export_markdown
-from agent_tui.sessions.records import AmbiguousSessionId, SessionInfo, SessionNotFound
+from agent_tui.sessions.records import (
+    AmbiguousSessionId,
+    SessionInfo,
+    SessionNotFound,
+    StoreUnavailable,
+)
 from agent_tui.sessions.store import SessionStore
 
 
@@ -102,6 +107,8 @@ def main(argv: list[str]) -> int:
         return int(exc.code or 0) if not isinstance(exc.code, str) else 2
     try:
         store = SessionStore(args.db) if args.db else SessionStore.open_default()
+    except StoreUnavailable as exc:  # says which file
+        return _fail(str(exc))
     except Exception as exc:
         return _fail(f"cannot open the session database: {exc}")
     try:

@@ -20,6 +20,11 @@ class SessionNotFound(LookupError):
     """No session has that id (or, for prefixes, none starts with it)."""
 
 
+class StoreUnavailable(Exception):
+    """The session database can't be opened (its message says where and why); nothing is
+    recorded until it can."""
+
+
 class AmbiguousSessionId(SessionNotFound):
     def __init__(self, prefix: str, candidates: list[str]) -> None:
         super().__init__(f"session id {prefix!r} is ambiguous: {', '.join(candidates)}")

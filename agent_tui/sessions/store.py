@@ -47,6 +47,7 @@ from agent_tui.sessions.records import (
     SessionInfo,
     SessionNotFound,
     StoredEvent,
+    StoreUnavailable,
     new_session_id,
     session_info,
 )
@@ -92,19 +93,30 @@ class SessionStore(MessageLog, RunLog, CheckpointLog):
             str(path), isolation_level=None, check_same_thread=False, timeout=5.0
         )
         conn = self._conn
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA busy_timeout=5000")
-        conn.execute("PRAGMA temp_store=MEMORY")
-        conn.execute("PRAGMA cache_size=-32000")  # 32 MB at most: big sessions, FTS merges
-        migrate(conn)
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA busy_timeout=5000")
+            conn.execute("PRAGMA temp_store=MEMORY")
+            conn.execute("PRAGMA cache_size=-32000")  # 32 MB at most: big sessions, FTS merges
+            migrate(conn)
+        except BaseException:
+            conn.close()
+            self._conn = None
+            raise
 
     @classmethod
     def open_default(cls) -> SessionStore:
-        """The store at `data_dir()/sessions.db` (honours `AGENT_TUI_HOME`)."""
+        """The store at `data_dir()/sessions.db` (honours `AGENT_TUI_HOME`). A file there that
+        can't be opened (not a database, a directory, no access) raises `StoreUnavailable`, with
+        the path, and is left as it is."""
         from agent_tui.paths import data_dir
 
-        return cls(data_dir() / DB_NAME)
+        path = data_dir() / DB_NAME
+        try:
+            return cls(path)
+        except (sqlite3.Error, OSError) as exc:
+            raise StoreUnavailable(f"cannot open the session database {path}: {exc}") from exc
 
     def __enter__(self) -> SessionStore:
         return self

@@ -8,7 +8,6 @@ app's event loop, so events arrive on the UI's own thread.
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,8 +18,9 @@ from textual.containers import Horizontal, Vertical
 
 from agent_tui.runtime import Options, use_offline
 from agent_tui.ui import css_cache
-from agent_tui.ui.gc_tuning import freeze_settled, idle_collector, tune_gc
-from agent_tui.ui.session_actions import SessionActions, decisions_of, stored_runs
+from agent_tui.ui.boot import Boot
+from agent_tui.ui.gc_tuning import idle_collector
+from agent_tui.ui.session_actions import SessionActions, decisions_of
 from agent_tui.ui.slash_actions import SlashActions
 from agent_tui.ui.undo_actions import UndoActions
 from agent_tui.ui.view_actions import ViewActions
@@ -52,7 +52,7 @@ STYLES = Path(__file__).parent / "styles"
 RESUME_TAIL = 40
 
 
-class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
+class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
     TITLE = "agent-tui"
     # Each screen names its own `.tcss`; the app, its own and its widgets' (parsed: `css_cache`).
     CSS_PATH = [
@@ -179,38 +179,6 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
         if self.options.resume == "" and self.record:  # `--resume` without an id: pick one
             self.call_after_refresh(self.action_sessions)
 
-    def _start_boot(self) -> None:
-        self.run_worker(self._boot, thread=True, group="boot", exit_on_error=False)
-
-    def _boot(self) -> None:
-        """Build the agent off the UI thread; hand it to the UI thread when ready."""
-        from agent_tui.runtime import make_agent, warm_up
-        from agent_tui.ui.approval_queue import ApprovalQueue
-
-        error: str | None = None
-        agent = make_agent(self.options, ask=self._ask, confirm_spend=self._confirm_spend)
-        recorder = None
-        if self.record:
-            from agent_tui.sessions.recorder import attach_recorder
-
-            try:
-                recorder = attach_recorder(agent, self.options)
-            except LookupError as exc:  # --resume with an unknown id: say so, record a new one
-                error = f"Could not resume: {exc}. This is a new session (ctrl+o lists them)."
-                fresh = replace(self.options, resume=None, continue_=False)
-                recorder = attach_recorder(agent, fresh)
-        approvals = ApprovalQueue(type_ahead=lambda key: self.call_later(self._type_ahead, key))
-        if recorder is not None and recorder.session_id and agent.messages:
-            self._runs = stored_runs(recorder.store, recorder.session_id)
-        self.call_from_thread(self._agent_ready, agent, recorder, approvals, error)
-        self.call_from_thread(tune_gc)  # on the UI thread: it patches how Textual paints
-        from agent_tui.ui.screens.approval import warm_up_dialog
-
-        warm_up_dialog()  # the first approval's dialog and highlighter, loaded ahead of it
-        warm_up(agent)  # tools, shell analysis, the SDK: loaded now, not on the first turn
-        self.save_parsed_css()
-        freeze_settled()
-
     def _agent_ready(
         self,
         agent: Agent,
@@ -304,7 +272,7 @@ class AgentApp(SessionActions, ViewActions, SlashActions, UndoActions):
         self._queued.append(text)
         QueuedPrompts.of(self).show(self._queued)
         if self.agent is None:
-            self.notify("Starting up: your prompt will be sent in a moment.")
+            self.notify(self.waiting_note, severity="error" if self.boot_error else "information")
         else:
             self.notify("Queued: it will be sent when the current turn ends (Esc stops it).")
 

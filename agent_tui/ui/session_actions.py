@@ -228,13 +228,16 @@ class SessionActions(AppParts):
 
     def _load_session(self, session_id: str) -> None:
         from agent_tui.sessions.recorder import resume_into
+        from agent_tui.sessions.records import StoreUnavailable
 
-        store = self.session_store()
+        try:
+            store = self.session_store()
+        except StoreUnavailable as exc:
+            self.call_from_thread(self._not_resumed, f"Could not resume: {exc}.")
+            return
         info = store.get_session(session_id)
         if info is None:
-            self.call_from_thread(
-                self.notify, f"No session {session_id}.", severity="error", markup=False
-            )
+            self.call_from_thread(self._not_resumed, f"No session {session_id}.")
             return
         old = self.recorder
         if self.record:
@@ -246,6 +249,10 @@ class SessionActions(AppParts):
             recorder = None
         runs = stored_runs(store, session_id)
         self.call_from_thread(self._session_loaded, recorder, info, runs)
+
+    def _not_resumed(self, problem: str) -> None:
+        self.notify(problem, severity="error", markup=False)
+        self.status.activity = "ready"
 
     async def _session_loaded(self, recorder: Any, info: SessionInfo, runs: dict[str, Any]) -> None:
         self._runs = runs

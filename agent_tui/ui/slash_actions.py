@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from agent_tui.sessions.recorder import Recorder
     from agent_tui.slash_commands import SlashCommand
 
+
 class SlashActions(AppParts):
     recorder: Recorder | None
     record: bool

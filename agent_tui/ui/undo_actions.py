@@ -48,7 +48,12 @@ class UndoActions(AppParts):
         cwd = self.agent.config.cwd if self.agent is not None else None
 
         def counts() -> dict[str, int]:
-            return self.session_store().rule_counts(cwd)
+            from agent_tui.sessions.records import StoreUnavailable
+
+            try:
+                return self.session_store().rule_counts(cwd)  # type: ignore[no-any-return]
+            except StoreUnavailable:  # the rules are listed without how often each fired
+                return {}
 
         def chosen(review: str | None) -> None:
             if review:

@@ -3,15 +3,11 @@ mode (Shift+Tab, with a confirmation before yolo). A mixin of `AgentApp`."""
 
 from __future__ import annotations
 
-from agent_tui.ui import css_cache
 from agent_tui.ui.app_parts import AppParts
 from agent_tui.ui.widgets.prompt import PromptInput
 
 
 class ViewActions(AppParts):
-    #: the sources whose parsed rules came from the last run (`css_cache.load`)
-    _css_loaded: frozenset[tuple[object, ...]] = frozenset()
-
     def prepare_screen(self) -> None:
         """Give the screen its width class (`-narrow`, `-wide`) and its focus before its widgets
         are first styled. Textual adds the class on the first resize, and then styles every
@@ -25,13 +21,6 @@ class ViewActions(AppParts):
         # Focus goes to the prompt straight away, not first to the chat (the first focusable
         # widget, Textual's default) and then over: that would style both widgets twice more.
         self.screen.AUTO_FOCUS = "#prompt"
-
-    def save_parsed_css(self) -> None:
-        """From the boot thread once the app is ready: keep the stylesheets parsed so far, for
-        the next start (`css_cache`), unless they all came from the last one."""
-        data = self.call_from_thread(css_cache.snapshot, self.stylesheet, self._css_loaded)
-        if data is not None:
-            css_cache.save(data)
 
     def action_scroll_chat(self, where: str) -> None:
         """PageUp/PageDown and Ctrl+Home/End scroll the chat, wherever the focus is."""

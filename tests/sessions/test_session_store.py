@@ -297,3 +297,21 @@ def test_threads_share_one_store(store: SessionStore) -> None:
         t.join()
     assert len(store.load_messages(sid, repair=False)) == 80
     assert [e.seq for e in store.load_events(sid)] == list(range(80))
+
+
+@pytest.mark.parametrize("broken", ["garbage", "directory"])
+def test_a_default_database_that_wont_open_says_which_and_is_left_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, broken: str
+) -> None:
+    from agent_tui.sessions.records import StoreUnavailable
+
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path))
+    db = tmp_path / "sessions.db"
+    if broken == "directory":
+        db.mkdir()
+    else:
+        db.write_bytes(b"\x00garbage" * 64)
+    with pytest.raises(StoreUnavailable, match="cannot open the session database") as raised:
+        SessionStore.open_default()
+    assert str(db) in str(raised.value)
+    assert db.is_dir() if broken == "directory" else db.read_bytes() == b"\x00garbage" * 64

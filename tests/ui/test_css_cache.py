@@ -3,6 +3,7 @@ draws the same screen, and ignores a cache that doesn't fit."""
 
 from __future__ import annotations
 
+import asyncio
 import pickle
 from pathlib import Path
 
@@ -140,7 +141,8 @@ async def test_a_start_with_kept_rules_draws_the_same_screen(home: Path) -> None
     (home / "project").mkdir()
     for _ in range(2):
         app = Probe(Options(cwd=home / "project", offline=True), record=False)
-        await app.run_async(headless=True, size=(110, 30))
+        # Bounded: if the cache were never saved, `settled` would never run.
+        await asyncio.wait_for(app.run_async(headless=True, size=(110, 30)), timeout=60)
     assert loaded[0] == frozenset()  # the first start parsed everything and kept it
     assert len(loaded[1]) >= len(SHEETS)  # the second took it: ours and Textual's widgets'
     assert screens[1] == screens[0]

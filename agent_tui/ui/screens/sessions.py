@@ -26,7 +26,7 @@ from textual.worker import get_current_worker
 
 from agent_tui.sessions.export import export_dir as default_export_dir
 from agent_tui.sessions.export import export_file_name, write_markdown
-from agent_tui.sessions.records import StoredMessage
+from agent_tui.sessions.records import StoredMessage, StoreUnavailable
 from agent_tui.sessions.store import SessionStore
 from agent_tui.text import one_line
 from agent_tui.ui.screens.confirm import AskTextScreen, ConfirmScreen
@@ -103,6 +103,8 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         self.rows: list[Row] = []
         self.query_text = ""
         self.loaded = False  # the first listing has arrived (tests and the empty state use it)
+        #: why the sessions can't be listed (the database won't open), if they can't
+        self.store_error: str | None = None
         self._more = False
         self._debounce: Timer | None = None
         #: the audit filter: None (all), "unreviewed" (a call ran without your review), "denied",
@@ -149,7 +151,12 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         )
 
     def _load(self, text: str, offset: int = 0) -> None:
-        store = self.store()
+        try:
+            store = self.store()
+        except StoreUnavailable as exc:  # said in the browser; the file is left as it is
+            self.store_error = str(exc)
+            self.app.call_from_thread(self._show_rows, text, [], False, False)
+            return
         rows: list[Row]
         more = False
         if text.strip():
@@ -192,7 +199,9 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         self.option_list.display = has_rows
         empty.display = not has_rows
         self.query_one("#session-preview-pane").display = has_rows
-        if self.review and not self.query_text.strip():
+        if self.store_error:
+            empty.update(Text(f"Sessions can't be listed: {self.store_error}."))
+        elif self.review and not self.query_text.strip():
             empty.update(Text(f"No sessions where {filter_name(self.review)} (f: next filter)."))
         elif self.query_text.strip():
             empty.update(Text(f"No sessions match “{one_line(self.query_text, 80, sep=' ')}”."))

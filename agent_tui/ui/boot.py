@@ -1,0 +1,121 @@
+"""Building the agent after the first frame, off the UI thread, and what the person is told when
+part of it can't be had: a session database that won't open (the session runs, unrecorded), an
+unknown `--resume` id (a new session), or a build that fails outright (said in the chat, rather
+than "starting…" for ever). A mixin of `AgentApp`."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from agent_tui.ui import css_cache
+from agent_tui.ui.app_parts import AppParts
+from agent_tui.ui.gc_tuning import freeze_settled, tune_gc
+from agent_tui.ui.widgets.chat import NoticeMessage
+
+if TYPE_CHECKING:
+    from agent_tui.agent.loop import Agent
+    from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
+    from agent_tui.runtime import Options
+    from agent_tui.sessions.recorder import Recorder
+    from agent_tui.ui.approval_queue import ApprovalQueue
+
+STARTING = "Starting up: your prompt will be sent in a moment."
+FAILED = "The agent could not start (see the chat): prompts can't be sent in this run."
+
+
+class Boot(AppParts):
+    # Provided by AgentApp.
+    options: Options
+    record: bool
+    _runs: dict[str, Any]
+    #: why the agent could not be built, if it could not (`_boot_failed`)
+    boot_error: str | None = None
+    #: the sources whose parsed rules came from the last run (`css_cache.load`)
+    _css_loaded: frozenset[tuple[object, ...]] = frozenset()
+
+    def _agent_ready(
+        self, agent: Agent, recorder: Recorder | None, approvals: ApprovalQueue, error: str | None
+    ) -> None:
+        raise NotImplementedError
+
+    async def _ask(self, request: ApprovalRequest) -> ApprovalAnswer:
+        raise NotImplementedError
+
+    async def _confirm_spend(self, spent: float, cap: float) -> bool:
+        raise NotImplementedError
+
+    def _type_ahead(self, key: str) -> None:
+        raise NotImplementedError
+
+    # --- the boot ---
+
+    @property
+    def waiting_note(self) -> str:
+        """What a prompt sent before the agent is ready is told."""
+        return FAILED if self.boot_error else STARTING
+
+    def _start_boot(self) -> None:
+        self.run_worker(self._boot, thread=True, group="boot", exit_on_error=False)
+
+    def _boot(self) -> None:
+        """Build the agent off the UI thread; hand it to the UI thread when ready."""
+        from agent_tui.runtime import make_agent, warm_up
+        from agent_tui.ui.approval_queue import ApprovalQueue
+        from agent_tui.ui.session_actions import stored_runs
+
+        try:
+            agent = make_agent(self.options, ask=self._ask, confirm_spend=self._confirm_spend)
+        except Exception as exc:  # a broken install or a bug: said, not a silent "starting…"
+            self.call_from_thread(self._boot_failed, exc)
+            return
+        recorder, note = self._record(agent) if self.record else (None, None)
+        approvals = ApprovalQueue(type_ahead=lambda key: self.call_later(self._type_ahead, key))
+        if recorder is not None and recorder.session_id and agent.messages:
+            self._runs = stored_runs(recorder.store, recorder.session_id)
+        self.call_from_thread(self._agent_ready, agent, recorder, approvals, note)
+        self.call_from_thread(tune_gc)  # on the UI thread: it patches how Textual paints
+        from agent_tui.ui.screens.approval import warm_up_dialog
+
+        warm_up_dialog()  # the first approval's dialog and highlighter, loaded ahead of it
+        warm_up(agent)  # tools, shell analysis, the SDK: loaded now, not on the first turn
+        self.save_parsed_css()
+        freeze_settled()
+
+    def _record(self, agent: Agent) -> tuple[Recorder | None, str | None]:
+        """The session's recorder (resuming the session asked for), and what to tell the person
+        if it went otherwise."""
+        from agent_tui.sessions.recorder import attach_recorder
+        from agent_tui.sessions.records import StoreUnavailable
+
+        try:
+            try:
+                return attach_recorder(agent, self.options), None
+            except LookupError as exc:  # --resume with an unknown id: say so, record a new one
+                fresh = replace(self.options, resume=None, continue_=False)
+                note = f"Could not resume: {exc}. This is a new session (ctrl+o lists them)."
+                return attach_recorder(agent, fresh), note
+        except StoreUnavailable as exc:
+            return None, (
+                f"This session is not being recorded: {exc}. The file is left as it is: move it "
+                "aside, and the next start makes a new one."
+            )
+
+    def save_parsed_css(self) -> None:
+        """From the boot thread once the app is ready: keep the stylesheets parsed so far, for
+        the next start (`css_cache`), unless they all came from the last one."""
+        data = self.call_from_thread(css_cache.snapshot, self.stylesheet, self._css_loaded)
+        if data is not None:
+            css_cache.save(data)
+
+    def _boot_failed(self, exc: Exception) -> None:
+        self.boot_error = f"{type(exc).__name__}: {exc}"
+        self.chat.append(
+            NoticeMessage(
+                f"The agent could not start: {self.boot_error}. Nothing can be sent in this run; "
+                "ctrl+q quits.",
+                "error",
+            )
+        )
+        self.status.activity = "could not start"
+        tune_gc()

@@ -1,0 +1,73 @@
+"""Starting up when part of it can't be had: a session database that won't open, an agent that
+can't be built. The person is told, in the chat, and nothing hangs at "starting…"."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from app_helpers import make_app, type_prompt, wait_for
+
+from agent_tui.ui.screens.sessions import SessionBrowser
+from agent_tui.ui.widgets.chat import AssistantMessage, NoticeMessage
+from agent_tui.ui.widgets.prompt import QueuedPrompts
+
+pytestmark = pytest.mark.usefixtures("offline_env")
+
+
+def notices(app: Any) -> list[str]:
+    return [n.text for n in app.query(NoticeMessage)]
+
+
+async def test_a_session_database_that_wont_open_leaves_the_app_working_unrecorded(
+    tmp_path: Path,
+) -> None:
+    db = Path(os.environ["AGENT_TUI_HOME"]) / "sessions.db"
+    db.parent.mkdir(parents=True)
+    db.write_bytes(b"not sqlite " * 100)
+    app = make_app(tmp_path, record=True)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        said = [n for n in notices(app) if "not being recorded" in n]
+        assert said and str(db) in said[0] and "file is not a database" in said[0]
+        assert app.recorder is None and app.status.activity == "ready"
+        await type_prompt(pilot, "hello")
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.query(AssistantMessage) and app._turn is None)
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionBrowser) and app.screen.loaded)
+        assert app.screen.store_error and "file is not a database" in app.screen.store_error
+        assert app.is_running
+    assert db.read_bytes() == b"not sqlite " * 100  # left as it was
+
+
+async def test_an_agent_that_cant_be_built_is_said_not_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agent_tui.runtime
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("no tools today")
+
+    monkeypatch.setattr(agent_tui.runtime, "make_agent", broken)
+    app = make_app(tmp_path)
+    told: list[str] = []
+    notify = app.notify
+
+    def heard(message: str, **kwargs: Any) -> None:
+        told.append(message)
+        notify(message, **kwargs)
+
+    app.notify = heard  # type: ignore[method-assign]
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_for(pilot, lambda: app.boot_error is not None)
+        assert app.boot_error == "RuntimeError: no tools today"
+        assert any("could not start: RuntimeError: no tools today" in n for n in notices(app))
+        assert app.status.activity == "could not start"
+        await type_prompt(pilot, "hello")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.query_one(QueuedPrompts).texts == ["hello"]  # kept, not lost
+        assert told[-1].startswith("The agent could not start")
