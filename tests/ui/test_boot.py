@@ -40,7 +40,13 @@ async def test_a_session_database_that_wont_open_leaves_the_app_working_unrecord
         await wait_for(pilot, lambda: isinstance(app.screen, SessionBrowser) and app.screen.loaded)
         assert app.screen.store_error and "file is not a database" in app.screen.store_error
         assert app.is_running
-    assert db.read_bytes() == b"not sqlite " * 100  # left as it was
+        assert db.read_bytes() == b"not sqlite " * 100  # left as it was
+        db.rename(db.with_name("sessions.db.broken"))  # moved aside: the next listing opens
+        browser = app.screen
+        browser.query_text = "nothing like this"
+        browser._reload()
+        await wait_for(pilot, lambda: browser.store_error is None)
+        assert "No sessions match" in str(browser.query_one("#session-empty").render())
 
 
 async def test_an_agent_that_cant_be_built_is_said_not_waited_for(

@@ -157,6 +157,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
             self.store_error = str(exc)
             self.app.call_from_thread(self._show_rows, text, [], False, False)
             return
+        self.store_error = None  # it opens now (the file was moved aside meanwhile)
         rows: list[Row]
         more = False
         if text.strip():
