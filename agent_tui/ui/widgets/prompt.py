@@ -115,9 +115,9 @@ class PromptBar(Static):
         bar = cls.find(app)
         if bar is None:
             prompt = app.query_one(PromptInput)
-            below = [app.query_one_optional(f"#{id}") for id in cls.STACK]
-            below = below[cls.STACK.index(cls.BAR_ID) + 1 :]
-            before = next((w for w in below if w is not None), prompt)
+            below = cls.STACK[cls.STACK.index(cls.BAR_ID) + 1 :]
+            mounted = (app.query_one_optional(f"#{id}") for id in below)
+            before = next((w for w in mounted if w is not None), prompt)
             bar = cls()
             prompt.parent.mount(bar, before=before)  # type: ignore[union-attr]
         return bar
