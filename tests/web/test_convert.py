@@ -10,6 +10,7 @@ import pytest
 from web_helpers import FIXTURES, FakeProvider, Server, make_ctx, static
 
 from agent_tui.tools.web_fetch import WebFetchInput, WebFetchTool
+from agent_tui.web import convert
 from agent_tui.web.convert import (
     ContentType,
     content_kind,
@@ -181,3 +182,33 @@ def test_a_base_element_sets_what_links_are_relative_to() -> None:
     )
     doc = html_to_markdown(html, "https://example.com/docs/index.html")
     assert "[the intro](https://cdn.example.org/v2/api/intro.html)" in doc.markdown
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p["filename"])
+def test_dropping_what_trafilatura_drops_changes_no_extraction(
+    page: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The early deletion is only a speed-up: every real page extracts to the same markdown."""
+    text, _ = decode_body((FIXTURES / page["filename"]).read_bytes(), None, html=True)
+    faster = html_to_markdown(text, "https://example.com/a/page.html")
+    monkeypatch.setattr(convert, "_drop_what_trafilatura_drops", lambda tree: None)
+    assert html_to_markdown(text, "https://example.com/a/page.html") == faster
+
+
+def test_formulas_survive_the_early_deletion_of_mathml() -> None:
+    html = (
+        "<html><body><article><h1>Norms</h1>"
+        + "<p>Filler sentence for the extractor to accept this article as content. </p>" * 4
+        + '<p>The norm <math alttext="\\|x\\|_2"><mrow><mi>x</mi></mrow></math> is Euclidean.'
+        "<svg><text>icon text</text></svg></p>"
+        '<p><math display="block"><semantics><mi>y</mi>'
+        '<annotation encoding="application/x-tex">y = \\sum_i x_i</annotation></semantics></math>'
+        " closes it.</p></article></body></html>"
+    )
+    tree = convert._parse(html)
+    convert._drop_what_trafilatura_drops(tree)
+    assert not list(tree.iter("math", "svg", "mi"))
+    markdown = html_to_markdown(html).markdown
+    assert "x\\|_2" in markdown and "is Euclidean." in markdown
+    assert "y = \\sum_i x_i" in markdown and "closes it." in markdown
+    assert "icon text" not in markdown
