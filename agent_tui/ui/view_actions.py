@@ -3,11 +3,24 @@ mode (Shift+Tab, with a confirmation before yolo). A mixin of `AgentApp`."""
 
 from __future__ import annotations
 
+import shutil
+from typing import Any
+
 from agent_tui.ui.app_parts import AppParts
 from agent_tui.ui.widgets.prompt import PromptInput
 
 
 class ViewActions(AppParts):
+    async def run_async(  # type: ignore[override]
+        self, *, headless: bool = False, size: tuple[int, int] | None = None, **kwargs: Any
+    ) -> int | None:
+        """Run headless at the size the headless driver reports. Without one, Textual's driver
+        says 80×24 and its Rich console 80×25, and the first frame is laid out and painted three
+        times (24, 25, 24 rows) instead of once. A real terminal gives both the same size."""
+        if headless and size is None:
+            size = tuple(shutil.get_terminal_size())  # what HeadlessDriver asks, too
+        return await super().run_async(headless=headless, size=size, **kwargs)
+
     def prepare_screen(self) -> None:
         """Give the screen its width class (`-narrow`, `-wide`) and its focus before its widgets
         are first styled. Textual adds the class on the first resize, and then styles every

@@ -58,6 +58,32 @@ async def test_focus_goes_to_the_prompt_directly_not_through_the_chat(
     assert "chat" not in given  # each focus change styles the widget (and its children) again
 
 
+async def test_a_headless_start_lays_the_screen_out_at_one_size(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual's headless driver says 80×24 and its console 80×25: without one size given, the
+    first frame was laid out at 24, 25 and 24 rows."""
+    import shutil
+
+    from textual.screen import Screen
+
+    sizes: list[tuple[int, int]] = []
+    on_resize = Screen._on_resize
+
+    async def logged(self: Screen, event: Any) -> None:
+        sizes.append(tuple(event.size))
+        await on_resize(self, event)
+
+    monkeypatch.setattr(Screen, "_on_resize", logged)
+
+    class Probe(AgentApp):
+        def on_mount(self) -> None:
+            self.call_after_refresh(self.exit)
+
+    await Probe(Options(cwd=tmp_path), record=False).run_async(headless=True)
+    assert sizes and set(sizes) == {tuple(shutil.get_terminal_size())}
+
+
 @pytest.mark.parametrize("first", ["queued", "hints"])
 async def test_the_bars_above_the_prompt_come_when_needed_and_stack_in_order(
     tmp_path: Path, first: str
