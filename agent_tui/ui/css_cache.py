@@ -15,7 +15,6 @@ write to, as with the rest of their configuration.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import pickle
 from pathlib import Path
@@ -26,7 +25,7 @@ from textual.css.stylesheet import Stylesheet
 from agent_tui import paths
 
 #: bumped when what the file holds changes shape
-FORMAT = 1
+FORMAT = 2
 FILE_NAME = "parsed-css.pickle"
 
 
@@ -54,9 +53,10 @@ def _textual_fingerprint() -> tuple[tuple[str, int, int], ...]:
 
 
 def _variables_key(stylesheet: Stylesheet) -> str:
+    """The theme's variables as text, kept whole and compared exactly (a few KB; a digest would
+    put `hashlib`, and OpenSSL with it, on the first frame's path)."""
     variables = getattr(stylesheet, "_variables", {})
-    text = repr(sorted(variables.items()))
-    return hashlib.sha256(text.encode()).hexdigest()
+    return repr(sorted(variables.items()))
 
 
 def _path() -> Path:
