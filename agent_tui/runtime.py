@@ -111,7 +111,9 @@ def make_permissions(options: Options) -> Any:
     )
 
 
-def system_prompt(options: Options, model: str, permissions: Any) -> tuple[str, list[Any]]:
+def system_prompt(
+    options: Options, model: str, permissions: Any, git_status: Any = None
+) -> tuple[str, list[Any]]:
     """Today's date, the folder, the platform, git and the project's memory (a resumed session
     keeps the prompt it was started with: see `sessions.recorder.resume_into`)."""
     from agent_tui.agent.memory import find_memory
@@ -121,7 +123,10 @@ def system_prompt(options: Options, model: str, permissions: Any) -> tuple[str, 
     # Grants still withheld means the project isn't trusted (yet, or the person said ignore).
     trusted = not getattr(permissions, "untrusted_grants", ())
     memory = find_memory(options.cwd, config_dir())
-    return build_system_prompt(model, options.cwd, memory, project_trusted=trusted), memory
+    prompt = build_system_prompt(
+        model, options.cwd, memory, project_trusted=trusted, git_status=git_status
+    )
+    return prompt, memory
 
 
 def _seconds(name: str, default: float) -> float:
@@ -179,12 +184,15 @@ def compaction_mode() -> str:
 def make_agent(
     options: Options, ask: AskFn | None = None, confirm_spend: SpendFn | None = None
 ) -> Agent:
+    from agent_tui.agent.system_prompt import start_git_summary
+
+    git_status = start_git_summary(options.cwd)  # git runs while the modules below load
     from agent_tui.agent.loop import Agent, AgentConfig
     from agent_tui.paths import data_dir
 
     provider, model, small = make_provider(options)
     permissions = make_permissions(options)
-    prompt, memory = system_prompt(options, model, permissions)
+    prompt, memory = system_prompt(options, model, permissions, git_status)
     config = AgentConfig(
         stall_timeout=_seconds("AGENT_TUI_STALL_TIMEOUT", 90.0),
         model=model,

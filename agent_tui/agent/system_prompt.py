@@ -8,7 +8,7 @@ import datetime
 import os
 import platform
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from agent_tui.agent.config import DEFAULT_SYSTEM
@@ -17,21 +17,40 @@ from agent_tui.agent.memory import MemoryFile
 MAX_STATUS_LINES = 12
 
 
-def git_summary(cwd: Path) -> str | None:
-    """`branch main; 3 changed files: …` for a git work tree, None elsewhere (or without git)."""
+def start_git_summary(cwd: Path) -> Callable[[], str | None]:
+    """Start `git status` now; the function returned waits for it and gives `git_summary`'s
+    answer. The app's boot starts it before its imports, which take longer than git does."""
     try:
-        done = subprocess.run(
+        git = subprocess.Popen(
             ["git", "-C", str(cwd), "status", "--porcelain=v1", "--branch"],
-            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
             text=True,
-            timeout=5,
             env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
         )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if done.returncode != 0:
-        return None
-    lines = done.stdout.splitlines()
+    except OSError:  # no git
+        return lambda: None
+
+    def summary() -> str | None:
+        try:
+            out, _ = git.communicate(timeout=5)
+        except subprocess.TimeoutExpired:
+            git.kill()
+            git.communicate()
+            return None
+        return _summarize(out) if git.returncode == 0 else None
+
+    return summary
+
+
+def git_summary(cwd: Path) -> str | None:
+    """`branch main; 3 changed files: …` for a git work tree, None elsewhere (or without git)."""
+    return start_git_summary(cwd)()
+
+
+def _summarize(porcelain: str) -> str:
+    lines = porcelain.splitlines()
     head = lines[0].removeprefix("## ") if lines else "?"
     branch = head.removeprefix("No commits yet on ").removeprefix("Initial commit on ")
     branch = branch.split("...")[0]
@@ -50,7 +69,9 @@ def build_system_prompt(
     *,
     project_trusted: bool = True,
     today: datetime.date | None = None,
+    git_status: Callable[[], str | None] | None = None,
 ) -> str:
+    """`git_status`: a `start_git_summary` begun earlier (by default, git is asked now)."""
     today = today or datetime.date.today()
     shell = Path(os.environ.get("SHELL") or "sh").name
     lines = [
@@ -62,7 +83,7 @@ def build_system_prompt(
         f"- Platform: {platform.system().lower()} {platform.release()}; shell: {shell}",
         f"- You are {model}.",
     ]
-    git = git_summary(cwd)
+    git = git_status() if git_status is not None else git_summary(cwd)
     if git:
         lines.append(f"- Git (at the start of this session): {git}")
     if memory:

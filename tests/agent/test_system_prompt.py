@@ -70,3 +70,16 @@ def test_switching_the_model_mid_session(tmp_path: Path) -> None:
     assert "You are claude-opus-4-5." in agent.config.system
     assert "claude-sonnet-4-5" not in agent.config.system
     assert agent._request_for().model == "claude-opus-4-5"
+
+
+def test_git_started_early_gives_the_state_of_when_it_ran(tmp_path: Path) -> None:
+    """The boot starts `git status` before its imports and reads it when the prompt is built."""
+    from agent_tui.agent.system_prompt import git_summary, start_git_summary
+
+    assert start_git_summary(tmp_path)() is None  # not a work tree
+    git(tmp_path, "init", "-q", "-b", "trunk")
+    (tmp_path / "a.txt").write_text("x")
+    early = start_git_summary(tmp_path)
+    prompt = build_system_prompt("m", tmp_path, git_status=early)
+    assert "- Git (at the start of this session): branch trunk; 1 changed files: ?? a.txt" in prompt
+    assert git_summary(tmp_path) == "branch trunk; 1 changed files: ?? a.txt"
