@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the core is imported when a session is built, not with the options
+    from collections.abc import Callable
+
     from agent_tui.agent.budget import SpendFn
     from agent_tui.agent.loop import Agent, AskFn
     from agent_tui.providers.base import Provider
@@ -112,7 +114,10 @@ def make_permissions(options: Options) -> Any:
 
 
 def system_prompt(
-    options: Options, model: str, permissions: Any, git_status: Any = None
+    options: Options,
+    model: str,
+    permissions: Any,
+    git_status: Callable[[], str | None] | None = None,
 ) -> tuple[str, list[Any]]:
     """Today's date, the folder, the platform, git and the project's memory (a resumed session
     keeps the prompt it was started with: see `sessions.recorder.resume_into`)."""

@@ -286,9 +286,12 @@ def _drop_what_trafilatura_drops(tree: lxml_html.HtmlElement) -> None:
     trafilatura's own `recover_math`, run here first) on a smaller tree.
     """
     from lxml import etree
-    from trafilatura.htmlprocessing import recover_math
-    from trafilatura.settings import MANUALLY_CLEANED, MANUALLY_STRIPPED
 
+    try:
+        from trafilatura.htmlprocessing import recover_math
+        from trafilatura.settings import MANUALLY_CLEANED, MANUALLY_STRIPPED
+    except ImportError:  # a trafilatura laid out otherwise: it gets the whole tree, as before
+        return
     recover_math(tree)
     etree.strip_elements(tree, *(t for t in _NEVER_PROSE if t in MANUALLY_CLEANED), with_tail=False)
     # Unwrapped, text kept; "meta" stays for the title, which was read already, and for
