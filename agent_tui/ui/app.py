@@ -174,6 +174,7 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
         )
 
     def on_mount(self) -> None:
+        self.keep_first_screen_css()
         self.query_one(PromptInput).focus()
         self.call_after_refresh(self._start_boot)
         if self.options.resume == "" and self.record:  # `--resume` without an id: pick one

@@ -33,6 +33,8 @@ class Boot(AppParts):
     boot_error: str | None = None
     #: the sources whose parsed rules came from the last run (`css_cache.load`)
     _css_loaded: frozenset[tuple[object, ...]] = frozenset()
+    #: the sources this run has kept for the next one (`keep_first_screen_css`)
+    _css_kept: frozenset[tuple[object, ...]] = frozenset()
 
     def _agent_ready(
         self, agent: Agent, recorder: Recorder | None, approvals: ApprovalQueue, error: str | None
@@ -101,10 +103,21 @@ class Boot(AppParts):
                 "aside, and the next start makes a new one."
             )
 
+    def keep_first_screen_css(self) -> None:
+        """On the UI thread, once the first screen is styled and before it is painted: keep what
+        a first start had to parse (~3 ms, first starts only), so that the next start takes it
+        even if this one is cut short before the agent is ready (a quick quit, a kill, a probe
+        that leaves at its first frame)."""
+        data = css_cache.snapshot(self.stylesheet, self._css_loaded)
+        if data is not None:
+            css_cache.save(data)
+            self._css_kept = frozenset(data["rules"])
+
     def save_parsed_css(self) -> None:
         """From the boot thread once the app is ready: keep the stylesheets parsed so far, for
-        the next start (`css_cache`), unless they all came from the last one."""
-        data = self.call_from_thread(css_cache.snapshot, self.stylesheet, self._css_loaded)
+        the next start (`css_cache`), unless they all came from the last one or were kept."""
+        kept = self._css_loaded | self._css_kept
+        data = self.call_from_thread(css_cache.snapshot, self.stylesheet, kept)
         if data is not None:
             css_cache.save(data)
 

@@ -146,3 +146,32 @@ async def test_a_start_with_kept_rules_draws_the_same_screen(home: Path) -> None
     assert loaded[0] == frozenset()  # the first start parsed everything and kept it
     assert len(loaded[1]) >= len(SHEETS)  # the second took it: ours and Textual's widgets'
     assert screens[1] == screens[0]
+
+
+async def test_a_start_cut_short_at_its_first_frame_still_keeps_the_rules(home: Path) -> None:
+    """A person who quits at once, or a start killed before the agent is built, leaves the
+    parsed stylesheets all the same: they are kept before the first frame is painted."""
+    from agent_tui.runtime import Options
+    from agent_tui.ui.app import AgentApp
+
+    loaded: list[frozenset] = []
+    saved_late: list[bool] = []
+
+    class CutShort(AgentApp):
+        def on_mount(self) -> None:  # runs before AgentApp's: leave at the first frame
+            loaded.append(self._css_loaded)
+            self.call_after_refresh(self.exit)
+
+        def _start_boot(self) -> None:  # the agent is never built, so its save never comes
+            pass
+
+        def save_parsed_css(self) -> None:
+            saved_late.append(True)
+
+    (home / "project").mkdir()
+    for _ in range(2):
+        app = CutShort(Options(cwd=home / "project", offline=True), record=False)
+        await asyncio.wait_for(app.run_async(headless=True, size=(110, 30)), timeout=60)
+    assert saved_late == []
+    assert loaded[0] == frozenset()
+    assert len(loaded[1]) >= len(SHEETS)
