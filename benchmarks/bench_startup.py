@@ -1,10 +1,10 @@
 """Startup: time from process launch to the first frame, agent-tui vs a bare Textual app.
 
 Each run is a fresh `python` process running headless; the app exits as soon as its first frame
-has been painted. Both kinds are run alternately, several times, and the medians compared, so the
-ratio is measured in one run of this script on one machine.
+has been painted. Both kinds are run alternately, and each run of ours is divided by the bare run
+just before it; the median of those ratios is the figure, measured in one run on one machine.
 
-    python benchmarks/bench_startup.py [--runs 7]
+    python benchmarks/bench_startup.py [--runs 21]
 """
 
 from __future__ import annotations
@@ -111,7 +111,7 @@ def run_once(code: str, env: dict[str, str]) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--runs", type=int, default=21)
     args = parser.parse_args()
     home = tempfile.mkdtemp(prefix="agent-tui-bench-")
     env = {**os.environ, "AGENT_TUI_HOME": home}
@@ -150,11 +150,13 @@ def main() -> None:
     print(f"agent-tui first frame:         median {a * 1000:.0f} ms ({spread(agent)})")
     print(f"agent-tui interactive:         median {r * 1000:.0f} ms ({spread(ready)})")
     print(f"first frame of a first start:  median {f * 1000:.0f} ms ({spread(first)}), no CSS kept")
-    print(f"ratio first frame / bare: {a / b:.2f}x (goal <= 1.2x) over {args.runs} runs each")
+    # The goal is read on the paired ratio: on this shared machine the bare app's own median moves
+    # by 1.3x from one run of this script to the next, and a ratio of two medians with it.
     print(
-        f"paired ratio (each run / the bare run before it): median "
-        f"{statistics.median(paired):.2f}x ({paired[0]:.2f}-{paired[-1]:.2f})"
+        f"first frame / bare, each run paired with the bare run before it: median "
+        f"{statistics.median(paired):.2f}x ({paired[0]:.2f}-{paired[-1]:.2f}) (goal <= 1.2x)"
     )
+    print(f"ratio of the medians: {a / b:.2f}x, over {args.runs} runs each")
     print(f"time to interactive: {r * 1000:.0f} ms (goal <= 600 ms)")
 
 
