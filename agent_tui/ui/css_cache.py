@@ -15,6 +15,7 @@ write to, as with the rest of their configuration.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
 from pathlib import Path
@@ -111,11 +112,17 @@ def snapshot(stylesheet: Stylesheet, loaded: frozenset[tuple[Any, ...]]) -> dict
 
 def save(data: dict[str, Any]) -> None:
     """Write a `snapshot` (from any thread). A failed write costs only the next start's parse."""
+    try:
+        # Pickled first: a Textual release whose parsed rules don't pickle writes nothing.
+        blob = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception:  # it runs as the app starts: never worth a crash
+        return
     path = _path()
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(f".{path.name}.{os.getpid()}")
-        temporary.write_bytes(pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL))
+        temporary.write_bytes(blob)
         os.replace(temporary, path)
     except OSError:
-        pass
+        with contextlib.suppress(OSError):  # a half-written file, if one was made
+            temporary.unlink(missing_ok=True)

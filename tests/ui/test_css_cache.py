@@ -175,3 +175,15 @@ async def test_a_start_cut_short_at_its_first_frame_still_keeps_the_rules(home: 
     assert saved_late == []
     assert loaded[0] == frozenset()
     assert len(loaded[1]) >= len(SHEETS)
+
+
+def test_rules_that_do_not_pickle_cost_only_the_next_parse(home: Path) -> None:
+    """Kept before the first frame, so a Textual whose parsed rules don't pickle must not stop
+    the app starting: nothing is written, and the next start parses as usual."""
+    stylesheet = App().stylesheet
+    read_sheets(stylesheet)
+    data = css_cache.snapshot(stylesheet, frozenset())
+    assert data is not None
+    data["rules"]["unpicklable"] = lambda: None
+    css_cache.save(data)  # no error
+    assert not (home / "cache").exists()  # not even a half-written file
