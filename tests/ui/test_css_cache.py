@@ -124,27 +124,36 @@ def test_an_unwritable_cache_directory_costs_only_the_next_parse(home: Path) -> 
 async def test_a_start_with_kept_rules_draws_the_same_screen(home: Path) -> None:
     from agent_tui.runtime import Options
     from agent_tui.ui.app import AgentApp
+    from agent_tui.ui.widgets.prompt import PromptInput
 
     loaded: list[frozenset] = []
     screens: list[str] = []
 
     class Probe(AgentApp):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+            self.settled = asyncio.Event()
+
+        def on_mount(self) -> None:
+            # A steady cursor: a blinking one is drawn or not by when the screenshot falls.
+            self.query_one(PromptInput).cursor_blink = False
+
         def save_parsed_css(self) -> None:  # the boot thread, once the app is ready
             super().save_parsed_css()
-            self.call_from_thread(self.settled)
-
-        def settled(self) -> None:
-            loaded.append(self._css_loaded)
-            screens.append(self.export_screenshot())
-            self.exit()
+            self.call_from_thread(self.settled.set)
 
     (home / "project").mkdir()
     for _ in range(2):
         app = Probe(Options(cwd=home / "project", offline=True), record=False)
-        # Bounded: if the cache were never saved, `settled` would never run.
-        await asyncio.wait_for(app.run_async(headless=True, size=(110, 30)), timeout=60)
+        async with app.run_test(size=(110, 30)) as pilot:
+            # Bounded: if the cache were never saved, `settled` would never be set.
+            await asyncio.wait_for(app.settled.wait(), timeout=60)
+            await pilot.pause()  # the side pane, mounted when the agent was ready, is drawn
+            loaded.append(app._css_loaded)
+            screens.append(app.export_screenshot())
     assert loaded[0] == frozenset()  # the first start parsed everything and kept it
     assert len(loaded[1]) >= len(SHEETS)  # the second took it: ours and Textual's widgets'
+    assert "No&#160;approvals&#160;yet." in screens[0]  # the side pane is on them (SVG text)
     assert screens[1] == screens[0]
 
 
@@ -155,24 +164,19 @@ async def test_a_start_cut_short_at_its_first_frame_still_keeps_the_rules(home: 
     from agent_tui.ui.app import AgentApp
 
     loaded: list[frozenset] = []
-    saved_late: list[bool] = []
 
     class CutShort(AgentApp):
         def on_mount(self) -> None:  # runs before AgentApp's: leave at the first frame
             loaded.append(self._css_loaded)
             self.call_after_refresh(self.exit)
 
-        def _start_boot(self) -> None:  # the agent is never built, so its save never comes
+        def _start_boot(self) -> None:  # the agent is never built, so its later save never runs
             pass
-
-        def save_parsed_css(self) -> None:
-            saved_late.append(True)
 
     (home / "project").mkdir()
     for _ in range(2):
         app = CutShort(Options(cwd=home / "project", offline=True), record=False)
         await asyncio.wait_for(app.run_async(headless=True, size=(110, 30)), timeout=60)
-    assert saved_late == []
     assert loaded[0] == frozenset()
     assert len(loaded[1]) >= len(SHEETS)
 
