@@ -117,6 +117,8 @@ def save(data: dict[str, Any]) -> None:
         blob = pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
     except Exception:  # it runs as the app starts: never worth a crash
         return
+    # Not `tools.text_files.atomic_write`: this runs before a first start's first frame, and that
+    # module brings `secrets` (hashlib) and an fsync; a lost cache costs only a parse.
     path = _path()
     temporary = path.with_name(f".{path.name}.{os.getpid()}")
     try:
