@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -21,12 +21,12 @@ from agent_tui.permissions.command_risks import normalize
 from agent_tui.permissions.decisions import by_rule, edit_rule, plan_denied, rule_reason
 from agent_tui.permissions.protected import protected
 from agent_tui.permissions.readonly import default_allows, plan_allows
-from agent_tui.permissions.risk import Highlights, risk_line
+from agent_tui.permissions.risk import DELETERS, Highlights, risk_line
 from agent_tui.permissions.rules import Match, Rule, match_command
 from agent_tui.permissions.settings import SourcedRule
 from agent_tui.permissions.shell import Analysis, Part, Word, analyze, show
 from agent_tui.permissions.suggest import suggest_parts
-from agent_tui.permissions.types import Behavior, Decision
+from agent_tui.permissions.types import AskKind, Behavior, Decision
 
 
 class PermissionEngine(Protocol):
@@ -61,7 +61,7 @@ class _Write:
 def decide(engine: PermissionEngine, input: dict[str, Any]) -> Decision:
     command = input.get("command")
     if not isinstance(command, str) or not command.strip():
-        return Decision("ask", reason="no command given")
+        return Decision("ask", reason="no command given", kinds=("unclear",))
     return _Check(engine, analyze(command)).run()
 
 
@@ -76,6 +76,8 @@ class _Check:
         self.hl = Highlights()
         #: a deny rule that might match a part that can't be normalised for certain
         self.maybe_deny: SourcedRule | None = None
+        #: why the phase that asked asks (`Decision.kinds`; `kinds` adds what holds anyway)
+        self.asks: list[AskKind] = []
 
     def _write(self, target: Word, text: str, redirect: bool) -> _Write:
         if target is None:
@@ -94,7 +96,26 @@ class _Check:
         return w.resolved is None or not w.resolved.is_relative_to(self.e.cwd)
 
     def run(self) -> Decision:
-        return self.denied() or self.gated() or self.asked() or self.allowed()
+        d = self.denied() or self.gated() or self.asked() or self.allowed()
+        return replace(d, kinds=self.kinds()) if d.behavior == "ask" else d
+
+    def ask(self, *kinds: AskKind) -> None:
+        self.asks.extend(kinds)
+
+    def kinds(self) -> tuple[AskKind, ...]:
+        """Every kind of reason the command asks: the asking phase's, plus whatever else it does
+        that must never pass unasked (destroys data, writes outside or to a protected path)."""
+        a, found = self.a, list(self.asks)
+        if a.truncated:
+            found.append("unclear")
+        names = [normalize(p.argv).argv[:1] for p in a.parts]
+        if a.destructive or any(n and n[0] and os.path.basename(n[0]) in DELETERS for n in names):
+            found.append("destructive")
+        if any(self._outside(w) for w in self.writes):
+            found.append("outside")
+        if protected([p for w in self.writes for p in (w.resolved, w.lexical)], self.e.config_dir):
+            found.append("protected")
+        return tuple(dict.fromkeys(found)) or ("code",)
 
     # 1. deny: any rule matching any part (or a wrapper around it) denies the whole, in every mode.
     def denied(self) -> Decision | None:
@@ -125,8 +146,10 @@ class _Check:
             return plan_denied("Bash")
         why = e.fallback_reason("Bash")
         if why:
+            self.ask("settings")
             return self.decision("ask", f"{why}: asking until it is fixed")
         if self.maybe_deny:
+            self.ask("rule")
             r = self.maybe_deny
             return self.decision(
                 "ask",
@@ -141,6 +164,7 @@ class _Check:
             if unclear:
                 why = (a.problems or a.risks)[0] if (a.problems or a.risks) else "too large"
                 self.hl.extend(a.problems + a.risks)
+                self.ask("unclear")
                 return self.decision("ask", f"{why}; deny rules can't be checked")
             return Decision("allow", reason="yolo mode allows everything not denied", source="mode")
         return None
@@ -158,19 +182,23 @@ class _Check:
             for r in e.rules_of("ask", "Bash"):
                 if match_restricting(r.rule, part) is not Match.NO:
                     self.hl.add(part.text)
+                    self.ask("rule")
                     return _by_rule(
                         "ask", r, f"ask rule {r.rule.text} matches `{show(part.argv)}`", self
                     )
         for w in self.writes:
             asked = e.edit_rule_for("ask", w.resolved, w.lexical)
             if asked:
+                self.ask("rule")
                 return _by_rule("ask", asked, f"ask rule {asked.rule.text} covers `{w.target}`")
         for w in self.writes:
             why = protected([w.resolved, w.lexical], e.config_dir)
             if why:
                 self.hl.add(w.text)
+                self.ask("protected")
                 return self.decision("ask", f"writes a protected file: {why}")
         if a.problems or a.risks:
+            self.ask("code")
             self.hl.extend(a.risks + a.problems)
             self.hl.extend(
                 p.text
@@ -237,6 +265,9 @@ class _Check:
     def ask_for(self, parts: list[Part], writes: list[_Write]) -> Decision:
         a, e = self.a, self.e
         self.hl.extend([p.text for p in parts] + [w.text for w in writes])
+        if parts:
+            self.ask("code")
+        self.ask(*("outside" if self._outside(w) else "write" for w in writes))
         reasons = [f"no rule allows `{show(p.argv)}`" for p in parts]
         reasons += [
             f"writes outside the project: {w.target or '(a path not known statically)'}"

@@ -11,7 +11,8 @@ from collections.abc import Iterable, Sequence
 from agent_tui.permissions.analysis import EVALUATES, INTERPRETER, SHELLS, Analysis
 from agent_tui.permissions.command_risks import basename, normalize
 
-_DELETERS = frozenset({"rm", "rmdir", "unlink", "shred"})
+#: commands that delete files (a risk class of their own, whatever their options)
+DELETERS = frozenset({"rm", "rmdir", "unlink", "shred"})
 
 
 class Highlights:
@@ -56,7 +57,7 @@ def risk_line(a: Analysis, outside_writes: Sequence[str | None], hl: Highlights)
         found.append("runs another program")
     if any(w == "git" and sub == "push" for w, sub in words):
         found.append("pushes to a remote")
-    if any(w in _DELETERS for w, _ in words) or any("-delete" in d for d in a.destructive):
+    if any(w in DELETERS for w, _ in words) or any("-delete" in d for d in a.destructive):
         found.append("deletes files")
     elif a.destructive:
         found.append("destroys data (" + a.destructive[0] + ")")

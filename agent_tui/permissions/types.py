@@ -7,6 +7,15 @@ from typing import Any, Literal
 
 Behavior = Literal["allow", "ask", "deny"]
 Mode = Literal["default", "accept-edits", "plan", "yolo"]
+#: why a Bash command asks, by kind (`Decision.kinds`): "code" (it may run code the analyser can't
+#: vouch for: no rule covers a part, an option or value runs another program), "write" (writes
+#: inside the working directory without a rule), "outside" (writes outside it), "protected" (a
+#: protected path), "destructive" (deletes or destroys data), "rule" (an ask rule, or a deny rule
+#: that might match), "unclear" (the analysis is incomplete), "settings" (settings can't be read).
+#: The OS sandbox's auto mode runs a command whose kinds are only "code"/"write" without asking.
+AskKind = Literal[
+    "code", "write", "outside", "protected", "destructive", "rule", "unclear", "settings"
+]
 MODES: tuple[Mode, ...] = ("default", "accept-edits", "plan", "yolo")
 
 
@@ -29,6 +38,8 @@ class Decision:
     highlights: tuple[str, ...] = ()
     #: the call only reads (a read-only shell command): it changes no file
     read_only: bool = False
+    #: for a Bash ask: every kind of reason it asks (see `AskKind`); empty for other decisions
+    kinds: tuple[AskKind, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
