@@ -1,7 +1,8 @@
 """`agent-tui sessions …`: list, show, search, export and delete recorded sessions.
 
 `main(argv)` takes the arguments after `sessions` and returns the exit code: 0 ok, 1 error (an
-unknown or ambiguous id, an unwritable file), 2 usage error (from argparse).
+unknown or ambiguous id, an unwritable file), 2 usage error (from argparse), 3 `verify` found the
+session's stored events changed (the first row that no longer matches is named on stderr).
 """
 
 from __future__ import annotations
@@ -71,6 +72,14 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("id")
     p.add_argument("--format", choices=("md", "jsonl"), default="md")
     p.add_argument("-o", "--output", type=Path, metavar="FILE", help="write to FILE, not stdout")
+
+    p = sub.add_parser(
+        "verify", help="recompute the hash chain over a session's stored events (exit 3: broken)"
+    )
+    p.add_argument("id")
+    p.add_argument(
+        "--expect", metavar="HASH", help="also require this head hash (from a review report)"
+    )
 
     p = sub.add_parser("delete", help="delete a session")
     p.add_argument("id")
@@ -165,6 +174,27 @@ def _list(store: SessionStore, args: argparse.Namespace, out: Any) -> int:
     return 0
 
 
+#: `sessions verify`: the chain doesn't hold
+EXIT_BROKEN = 3
+
+
+def _verify(store: SessionStore, session_id: str, expect: str | None) -> int:
+    check = store.verify_chain(session_id)
+    if not check.ok:
+        print(f"agent-tui sessions: {session_id}: {check.problem}", file=sys.stderr)
+        print(f"  {check.rows} events before it verify (head {check.head or '-'})", file=sys.stderr)
+        return EXIT_BROKEN
+    if expect is not None and expect.strip().lower() != check.head:
+        print(
+            f"agent-tui sessions: {session_id}: the chain holds but its head is {check.head}, "
+            f"not {expect.strip()} (events were added, cut off or rewritten since)",
+            file=sys.stderr,
+        )
+        return EXIT_BROKEN
+    sys.stdout.write(f"{session_id}: {check.rows} events verify; head {check.head}\n")
+    return 0
+
+
 def _run(store: SessionStore, args: argparse.Namespace) -> int:
     out = sys.stdout
     if args.command == "list":
@@ -207,6 +237,9 @@ def _run(store: SessionStore, args: argparse.Namespace) -> int:
             args.output.write_text(text, encoding="utf-8")
             print(f"wrote {args.output}", file=sys.stderr)
         return 0
+
+    if args.command == "verify":
+        return _verify(store, session_id, args.expect)
 
     if args.command == "delete":
         info = store.get_session(session_id)

@@ -17,6 +17,7 @@ from typing import Any
 
 from agent_tui.protocol.events import EVENT_TYPES, LEGACY_KINDS, Event, event_from_dict
 from agent_tui.redact import redact, redact_obj, secret_values
+from agent_tui.sessions import chain
 from agent_tui.sessions.records import StoredEvent
 
 EVENT_BUFFER_MAX = 4_000
@@ -51,25 +52,26 @@ class EventLog:
         if not self._pending:
             return
         pending, self._pending = self._pending, []
-        rows = []
-        # Numbered inside the write transaction (not cached), so two processes appending to one
-        # session cannot collide and take the block commit down with them.
-        next_seq: dict[str, int] = {}
+        # Numbered and chained inside the write transaction (not cached), so two processes
+        # appending to one session cannot collide and take the block commit down with them.
+        by_session: dict[str, list[tuple[float, str, str]]] = {}
         for session_id, ts, kind, data in _redacted(pending):
-            seq = next_seq.get(session_id)
-            if seq is None:
-                (seq,) = conn.execute(
-                    "SELECT coalesce(max(seq) + 1, 0) FROM events WHERE session_id = ?",
-                    (session_id,),
-                ).fetchone()
-            next_seq[session_id] = seq + 1
-            rows.append((session_id, seq, ts, kind, dumps(data)))
-        ids = sorted({r[0] for r in rows})
+            by_session.setdefault(session_id, []).append((ts, kind, dumps(data)))
+        ids = sorted(by_session)
         marks = ",".join("?" * len(ids))
         known = {r[0] for r in conn.execute(f"SELECT id FROM sessions WHERE id IN ({marks})", ids)}
+        chained = []
+        for session_id in ids:
+            if session_id not in known:
+                continue  # events of a deleted session are dropped
+            last = chain.head(conn, session_id)
+            seq, prev = (0, chain.GENESIS) if last is None else (last[0] + 1, last[1])
+            rows = by_session[session_id]
+            numbered = [(session_id, seq + i, *row) for i, row in enumerate(rows)]
+            chained += chain.chain_rows(prev, numbered)
         conn.executemany(
-            "INSERT INTO events (session_id, seq, ts, type, json) VALUES (?, ?, ?, ?, ?)",
-            [r for r in rows if r[0] in known],  # events of a deleted session are dropped
+            "INSERT INTO events (session_id, seq, ts, type, json, hash) VALUES (?, ?, ?, ?, ?, ?)",
+            chained,
         )
 
 

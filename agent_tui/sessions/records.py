@@ -104,6 +104,10 @@ class ToolRun:
     rule_source: str | None = None
     answer: str | None = None
     mode: str | None = None
+    #: where the call's command, URL or path was seen in untrusted text before it was asked
+    provenance: str | None = None
+    #: seconds from the approval dialog appearing to the answering key
+    answer_s: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

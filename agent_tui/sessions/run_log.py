@@ -28,6 +28,8 @@ class RunLog(StoreBase):
         rule_source: str | None = None,
         answer: str | None = None,
         mode: str | None = None,
+        provenance: str | None = None,
+        answer_s: float | None = None,
         started_at: float | None = None,
         summary: str | None = None,
         is_error: bool | None = None,
@@ -46,8 +48,8 @@ class RunLog(StoreBase):
             cur = conn.execute(
                 "INSERT INTO tool_runs (session_id, tool_use_id, tool, input_json, decision, "
                 "decided_by, rule, summary, is_error, exit_code, duration_s, started_at, "
-                "finished_at, rule_source, answer, mode) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "finished_at, rule_source, answer, mode, provenance, answer_s) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id,
                     tool_use_id,
@@ -65,6 +67,8 @@ class RunLog(StoreBase):
                     rule_source or None,
                     answer or None,
                     mode or None,
+                    redact(provenance, values) if provenance else None,
+                    answer_s,
                 ),
             )
             return int(cur.lastrowid or 0)
@@ -97,7 +101,7 @@ class RunLog(StoreBase):
             rows = self._c.execute(
                 "SELECT id, tool_use_id, tool, input_json, decision, decided_by, rule, summary, "
                 "is_error, exit_code, duration_s, started_at, finished_at, rule_source, answer, "
-                "mode FROM tool_runs "
+                "mode, provenance, answer_s FROM tool_runs "
                 "WHERE session_id = ? ORDER BY id",
                 (session_id,),
             ).fetchall()

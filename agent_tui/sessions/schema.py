@@ -9,6 +9,12 @@ database at once cannot both migrate it.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
+
+from agent_tui.sessions.chain import backfill
+
+#: a statement, or a function for what SQL alone can't do (run inside the same transaction)
+Step = str | Callable[[sqlite3.Connection], None]
 
 _V1 = (
     # Integer columns default to 0 so a crash between writes never leaves NULL totals.
@@ -140,7 +146,17 @@ _V4 = (
     "CREATE INDEX tool_runs_rule ON tool_runs (rule)",
 )
 
-MIGRATIONS: list[tuple[str, ...]] = [_V1, _V2, _V3, _V4]
+# Issue 33: the hash chain over each session's events (`chain.py`), kept as rows are written;
+# rows recorded before it are chained by the migration. The audit keeps where a call's command,
+# URL or path was seen in untrusted text before it was asked, and how long the answer took.
+_V5: tuple[Step, ...] = (
+    "ALTER TABLE events ADD COLUMN hash TEXT",
+    backfill,
+    "ALTER TABLE tool_runs ADD COLUMN provenance TEXT",
+    "ALTER TABLE tool_runs ADD COLUMN answer_s REAL",
+)
+
+MIGRATIONS: list[tuple[Step, ...]] = [_V1, _V2, _V3, _V4, _V5]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -169,8 +185,11 @@ def migrate(conn: sqlite3.Connection) -> int:
     try:
         current = user_version(conn)  # another process may have migrated while we waited
         for version in range(current, SCHEMA_VERSION):
-            for statement in MIGRATIONS[version]:
-                conn.execute(statement)
+            for step in MIGRATIONS[version]:
+                if callable(step):
+                    step(conn)
+                else:
+                    conn.execute(step)
             conn.execute(f"PRAGMA user_version = {version + 1}")
         conn.execute("COMMIT")
     except BaseException:

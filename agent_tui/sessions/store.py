@@ -36,7 +36,9 @@ from typing import Any
 
 from agent_tui.protocol.events import Event, event_from_dict
 from agent_tui.redact import redact
+from agent_tui.sessions import chain
 from agent_tui.sessions import search as search_mod
+from agent_tui.sessions.chain import ChainCheck
 from agent_tui.sessions.checkpoint_log import CheckpointLog
 from agent_tui.sessions.event_log import load_events
 from agent_tui.sessions.message_log import MessageLog
@@ -329,6 +331,12 @@ class SessionStore(MessageLog, RunLog, CheckpointLog):
                 (session_id, kind),
             ).fetchone()
         return event_from_dict(json.loads(row[0])) if row else None
+
+    def verify_chain(self, session_id: str) -> ChainCheck:
+        """Recompute the session's event hash chain (`chain.py`); names the first bad row."""
+        self.flush()
+        with self._lock:
+            return chain.verify(self._c, session_id)
 
     # --- search ---
 
