@@ -29,6 +29,8 @@ class AgentConfig:
     #: automatic retries of a request that failed before any content arrived
     max_retries: int = 4
     retry_base_delay: float = 1.0
+    #: the longest wait before a retry; a server asking for longer stops the turn instead
+    max_retry_wait: float = 60.0
     #: seconds without a stream event before the stream counts as stalled
     stall_timeout: float = 90.0
     #: a spending cap in US dollars for the session (None: no cap); see `Agent._within_budget`

@@ -20,6 +20,7 @@ from agent_tui.agent.compaction import Compactor
 from agent_tui.agent.config import AgentConfig
 from agent_tui.agent.conversation import Conversation
 from agent_tui.agent.cost import cost_usd
+from agent_tui.agent.retries import gave_up, retry_delay, too_long
 from agent_tui.agent.stop_reasons import (
     LENGTH_PROMPT,
     MAX_CONTINUATIONS,
@@ -321,9 +322,10 @@ class Agent:
                 limit = self.config.max_retries if limit is None else limit
                 if retryable and not assembler.got_content and attempt < limit:
                     attempt += 1
-                    delay = getattr(exc, "retry_after", None) or (
-                        self.config.retry_base_delay * 2 ** (attempt - 1)
-                    )
+                    delay = retry_delay(exc, attempt, self.config)
+                    if too_long(delay, self.config):
+                        text = gave_up(message, delay, self.config)
+                        raise _StreamBroken(text, True, assembler) from None
                     retrying = f"Retrying in {delay:.0f}s (attempt {attempt} of {limit})…"
                     self.emit(Notice("warning", f"{message} {retrying}"))
                     await asyncio.sleep(delay)

@@ -149,13 +149,8 @@ def _status_error(exc: Any) -> ProviderError:
         err = body.get("error") if isinstance(body.get("error"), dict) else body
         kind = str(err.get("type", kind))
         message = str(err.get("message", message))
-    retry_after = None
     response = getattr(exc, "response", None)
-    if response is not None:
-        try:
-            retry_after = float(response.headers.get("retry-after", ""))
-        except (TypeError, ValueError):
-            retry_after = None
+    retry_after = retry_after_seconds(response.headers) if response is not None else None
     retryable = kind in ("overloaded_error", "rate_limit_error") or status in (
         429,
         500,
@@ -170,6 +165,26 @@ def _status_error(exc: Any) -> ProviderError:
     return ProviderError(
         redact(text), retryable=retryable, status=status, kind=kind, retry_after=retry_after
     )
+
+
+def retry_after_seconds(headers: Any) -> float | None:
+    """How long the server asks us to wait, in seconds: `retry-after-ms`, then `retry-after` as
+    seconds or as an HTTP date (the forms the SDK itself reads); None when it doesn't say."""
+    import email.utils
+    import time
+
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        value = headers.get(name)
+        if value is None:
+            continue
+        try:
+            return max(0.0, float(value) / scale)
+        except (TypeError, ValueError):
+            pass
+        when = email.utils.parsedate_tz(str(value))
+        if when is not None:
+            return max(0.0, email.utils.mktime_tz(when) - time.time())
+    return None
 
 
 def _friendly(kind: str, status: int | None, message: str) -> str:
