@@ -215,15 +215,12 @@ def main(argv: list[str] | None = None) -> int:
         thinking=args.thinking,
         mcp_configs=[p.expanduser() for p in args.mcp_config],
     )
-    from agent_tui.runtime import use_offline
+    from agent_tui.runtime import setup_problem
 
-    if not use_offline(options):
-        from agent_tui.providers.anthropic import platform_problem
-
-        problem = platform_problem()
-        if problem:
-            print(f"agent-tui: {problem}", file=sys.stderr)
-            return 1
+    problem = setup_problem(options)
+    if problem:
+        print(f"agent-tui: {problem}", file=sys.stderr)
+        return 1
     if args.prompt is not None:
         from agent_tui.headless import run_headless
 

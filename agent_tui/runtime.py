@@ -42,14 +42,46 @@ class Options:
     mcp_configs: list[Path] = field(default_factory=list)
 
 
-def use_offline(options: Options) -> bool:
-    """Offline when asked, or when there is neither a key nor a base URL to talk to."""
+_KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
+_PLATFORMS = (
+    "CLAUDE_CODE_USE_BEDROCK",
+    "AGENT_TUI_USE_BEDROCK",
+    "CLAUDE_CODE_USE_VERTEX",
+    "AGENT_TUI_USE_VERTEX",
+    "ANTHROPIC_FOUNDRY_RESOURCE",
+    "AGENT_TUI_USE_FOUNDRY",
+)
+
+
+def offline_reason(options: Options) -> str | None:
+    """Why this session runs on the built-in offline model (what the person is told), or None
+    when it talks to an API. Only `--offline` or a bare environment (no key, no base URL, no
+    Bedrock/Vertex/Foundry) mean offline: a person who named a server or a platform meant it."""
     if options.offline:
-        return True
-    return not any(
-        os.environ.get(name)
-        for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL")
-    )
+        return "Running on the built-in offline model (--offline)"
+    if any(os.environ.get(name) for name in (*_KEYS, "ANTHROPIC_BASE_URL", *_PLATFORMS)):
+        return None
+    return "No ANTHROPIC_API_KEY: running on the built-in offline model"
+
+
+def use_offline(options: Options) -> bool:
+    return offline_reason(options) is not None
+
+
+def setup_problem(options: Options) -> str | None:
+    """Why the API this session would talk to can't be used, said before anything starts: a
+    base URL without a key (the SDK would fail with a TypeError at the first request), or a
+    platform whose extra is not installed."""
+    if use_offline(options):
+        return None
+    from agent_tui.providers.anthropic import platform, platform_problem
+
+    if platform() == "anthropic" and not any(os.environ.get(name) for name in _KEYS):
+        return (
+            "ANTHROPIC_BASE_URL is set but ANTHROPIC_API_KEY is not: set ANTHROPIC_API_KEY "
+            "(any value for a keyless server), or run with --offline"
+        )
+    return platform_problem()
 
 
 def make_provider(options: Options) -> tuple[Provider, str, str]:

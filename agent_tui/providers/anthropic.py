@@ -8,6 +8,7 @@ agent loop retries itself, so it can tell the person and never resends after con
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -16,6 +17,11 @@ from agent_tui.redact import redact
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 DEFAULT_SMALL_MODEL = "claude-haiku-4-5"
+
+
+def platform() -> str:
+    """Where requests go: "anthropic", "bedrock", "vertex" or "foundry" (from the environment)."""
+    return _platform()
 
 
 def _platform() -> str:
@@ -37,6 +43,33 @@ _CLIENTS = {
 }
 #: a module the extra installs, to check for before the first frame: platform -> module
 EXTRA_MODULES = {"bedrock": "boto3", "vertex": "google.auth"}
+
+
+#: what each platform needs besides the extra, for the line said when it can't be set up
+CREDENTIALS = {
+    "anthropic": "set ANTHROPIC_API_KEY (any value for a keyless server)",
+    "bedrock": (
+        "set AWS_REGION and AWS credentials (AWS_PROFILE, AWS_ACCESS_KEY_ID with "
+        "AWS_SECRET_ACCESS_KEY, or AWS_BEARER_TOKEN_BEDROCK)"
+    ),
+    "vertex": (
+        "set CLOUD_ML_REGION and ANTHROPIC_VERTEX_PROJECT_ID, and Google credentials "
+        "(gcloud auth application-default login, or GOOGLE_APPLICATION_CREDENTIALS)"
+    ),
+    "foundry": "set ANTHROPIC_FOUNDRY_API_KEY (or sign in to Azure)",
+}
+_SETUP_WORDS = re.compile(r"resolve|credential|api_key|auth_token|project_id|region", re.I)
+_TITLES = {"anthropic": "The Anthropic API", "bedrock": "Bedrock", "vertex": "Vertex AI"}
+
+
+def not_set_up(platform: str, why: BaseException | str) -> ProviderError:
+    """The platform's client can't be built or can't authenticate: one line with what to set."""
+    title = _TITLES.get(platform, platform.title())
+    # the SDK's first sentence (its advice after it names its own arguments, not our settings)
+    reason = redact(str(why)).strip().strip('"').split(". ")[0].rstrip(".")
+    return ProviderError(
+        f"{title} is not set up ({reason}): {CREDENTIALS[platform]}.", kind="setup"
+    )
 
 
 def missing_extra(platform: str, extra: str, exc: BaseException | None = None) -> str:
@@ -71,6 +104,8 @@ class AnthropicProvider:
         self.label = model
         self._timeout = timeout
         self._client: Any = None
+        #: why the platform's client could not be built (after `warm_up`), or None
+        self.setup_error: str | None = None
 
     def supports_web_search(self, model: str) -> bool:
         # Server-side web search exists on the first-party API and Foundry; on Vertex only for
@@ -82,8 +117,12 @@ class AnthropicProvider:
         return False
 
     def warm_up(self) -> None:
-        """Import the SDK and build the client (call from a worker thread)."""
-        self._get_client()
+        """Import the SDK and build the client (call from a worker thread). A platform that is
+        not set up is remembered in `setup_error` (and raised again by the first request)."""
+        try:
+            self._get_client()
+        except ProviderError as exc:
+            self.setup_error = exc.message
 
     def _get_client(self) -> Any:
         if self._client is None:
@@ -94,6 +133,8 @@ class AnthropicProvider:
                 self._client = getattr(anthropic, cls_name)(max_retries=0, timeout=self._timeout)
             except ImportError as exc:
                 raise ProviderError(missing_extra(self.name, extra, exc), kind="setup") from None
+            except (ValueError, TypeError, RuntimeError) as exc:  # no region, project, key…
+                raise not_set_up(self.name, exc) from None
         return self._client
 
     async def stream(self, request: MessageRequest) -> AsyncIterator[dict[str, Any]]:
@@ -116,6 +157,16 @@ class AnthropicProvider:
             raise ProviderError("The request timed out.", retryable=True, kind="timeout") from None
         except anthropic.APIConnectionError as exc:
             raise _connection_error(exc, str(client.base_url)) from None
+        except ImportError as exc:  # the platform's signing needs the extra (boto3, google)
+            extra = _CLIENTS[self.name][1] or self.name
+            raise ProviderError(missing_extra(self.name, extra, exc), kind="setup") from None
+        except (TypeError, RuntimeError) as exc:
+            # The SDK found no key or credentials ("Could not resolve authentication method",
+            # "Could not resolve AWS credentials from session", no project_id…); anything else
+            # is a bug the loop reports as such.
+            if not _SETUP_WORDS.search(str(exc)):
+                raise
+            raise not_set_up(self.name, exc) from None
         except ValueError as exc:  # invalid JSON on the wire
             raise ProviderError(
                 f"The stream sent data that could not be read: {redact(str(exc))}",

@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 
-from agent_tui.runtime import Options, use_offline
+from agent_tui.runtime import Options, offline_reason
 from agent_tui.ui import css_cache
 from agent_tui.ui.boot import Boot
 from agent_tui.ui.gc_tuning import idle_collector
@@ -87,7 +87,8 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
         super().__init__()
         self._css_loaded = css_cache.load(self.stylesheet)  # before anything is styled
         self.options = options or Options()
-        self.offline = use_offline(self.options)
+        #: why this session runs on the offline model (None: it talks to an API)
+        self.offline = offline_reason(self.options)
         self.record = self.options.record if record is None else record
         # Built after the first frame, in a worker thread (`_boot`); what only the first turn
         # needs (the tools and pydantic, tree-sitter, the SDK) loads after that (`warm_up`).
@@ -118,8 +119,8 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
             with ChatView(id="chat"):
                 if self.offline:
                     yield NoticeMessage(
-                        "No ANTHROPIC_API_KEY: running on the built-in offline model. Type a "
-                        "prompt (try “hello”, “run a command”, “search the web for textual”).",
+                        f"{self.offline}. Type a prompt (try “hello”, “run a command”, “search "
+                        "the web for textual”).",
                         "info",
                     )
             yield Vertical(id="side")  # filled after the first frame (`_mount_side`)

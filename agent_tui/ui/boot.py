@@ -81,6 +81,9 @@ class Boot(AppParts):
 
         warm_up_dialog()  # the first approval's dialog and highlighter, loaded ahead of it
         warm_up(agent)  # tools, shell analysis, the SDK: loaded now, not on the first turn
+        unready = getattr(agent.provider, "setup_error", None)
+        if unready:  # Bedrock/Vertex without region or credentials: said now, not at a prompt
+            self.call_from_thread(self.chat.append, NoticeMessage(unready, "error"))
         self.save_parsed_css()
         freeze_settled()
 

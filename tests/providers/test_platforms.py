@@ -76,8 +76,11 @@ def test_a_missing_extra_is_a_clear_error_at_start_up_and_at_the_client(
         raise ImportError("No module named 'boto3'")
 
     clean_env.setattr(anthropic, "AsyncAnthropicBedrock", missing)
+    provider = AnthropicProvider("claude-sonnet-4-5")
+    provider.warm_up()  # in the boot thread: remembered for the app to say, not raised
+    assert provider.setup_error is not None and "agent-tui[bedrock]" in provider.setup_error
     with pytest.raises(ProviderError, match=r"agent-tui\[bedrock\]"):
-        AnthropicProvider("claude-sonnet-4-5").warm_up()
+        provider._get_client()
 
 
 def test_the_first_party_platform_needs_no_extra(clean_env: pytest.MonkeyPatch) -> None:
