@@ -225,6 +225,7 @@ def make_agent(
 
     git_status = start_git_summary(options.cwd)  # git runs while the modules below load
     from agent_tui.agent.loop import Agent, AgentConfig
+    from agent_tui.checkpoints.scratch import clean_stale
     from agent_tui.paths import data_dir
 
     provider, model, small = make_provider(options)
@@ -252,6 +253,7 @@ def make_agent(
     agent.memory_files = tuple(memory)
     # undo's checkpoints (git snapshots, kept file contents): on unless turned off
     agent.checkpoints.enabled = os.environ.get("AGENT_TUI_CHECKPOINTS", "on").lower() != "off"
+    clean_stale(data_dir())  # what killed runs left: temporary files, half-made restores
     add_subagents(agent, options, trusted=not getattr(permissions, "untrusted_grants", ()))
     add_mcp(agent, options)
     return agent

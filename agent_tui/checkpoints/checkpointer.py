@@ -4,13 +4,15 @@ and what it did change is one `FilesChanged` event at its end."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.checkpoints.blobs import BlobStore, MemoryBlobs, read_file
 from agent_tui.checkpoints.git_tree import GitError, GitWorkTree
+from agent_tui.checkpoints.scratch import Scratch
+from agent_tui.paths import data_dir
 from agent_tui.protocol.events import Event, FilesChanged, FilesRestored, Notice
 
 if TYPE_CHECKING:  # undo's planning and diffs load with the first undo, not at start-up
@@ -45,6 +47,8 @@ class Checkpointer:
         self._prompt = ""
         self._turn: _Turn | None = None
         self._lock = asyncio.Lock()
+        #: this process's temporary files (index copies, a restore's content before its rename)
+        self.scratch = Scratch(data_dir())
 
     @property
     def git(self) -> GitWorkTree | None:
@@ -147,6 +151,12 @@ class Checkpointer:
 
     # --- undo and rewind (blocking file and git work: call from a thread) ---
 
+    @property
+    def root(self) -> Path:
+        """The project: the git work tree's top, else the working directory (resolved)."""
+        git = self.git
+        return (git.top if git is not None else self.cwd).resolve()
+
     def plan(self, to: int | None = None) -> RestorePlan | None:
         """What restoring to the start of checkpoint `to` (default: the last one) would do."""
         if not self.history:
@@ -154,14 +164,15 @@ class Checkpointer:
         from agent_tui.checkpoints.restore import blob_reader, plan_restore
 
         to = self.history[-1].checkpoint if to is None else to
-        return plan_restore(self.history, to, blob_reader(self.blobs.get_blob, lambda: self.git))
+        read = blob_reader(self.blobs.get_blob, lambda: self.git)
+        return plan_restore(self.history, to, read, self.root)
 
-    def restore(self, plan: RestorePlan, *, overwrite: bool = False) -> FilesRestored:
-        """Carry out `plan` (conflicts only with `overwrite`); the checkpoints it undid are
-        dropped, so the next undo goes one turn further back."""
+    def restore(self, plan: RestorePlan, chosen: Collection[Path] | None = None) -> FilesRestored:
+        """Restore the files `chosen` from `plan` (None: every change but the conflicts); the
+        checkpoints it undid are dropped, so the next undo goes one turn further back."""
         from agent_tui.checkpoints.restore import apply_restore
 
-        restored, kept = apply_restore(plan, overwrite=overwrite)
+        restored, kept = apply_restore(plan, chosen, self.scratch)
         self.history = [c for c in self.history if c.checkpoint < plan.to]
         event = FilesRestored(plan.to, restored, kept)
         self.emit(event)

@@ -1,24 +1,27 @@
 """Undo and rewind: a plan that puts files back as they were before a checkpoint, checked against
 the disk, and carrying it out.
 
-A file is a conflict when what is on disk now is not what the agent last left there, or when it
-was changed between two of the agent's turns: someone else (the person, their editor) changed it,
-and that work is never overwritten unless the person says so for this restore.
+A file is a conflict when what is on disk now is not what the agent last left there, when it was
+changed between two of the agent's changes, or when a change to it could not be told apart from
+the person's (a call the app was killed in): someone else may have changed it, and that work is
+never overwritten unless the person chooses that file for this restore. A file whose folders no
+longer lead where they did (a symbolic link planted since) is refused outright.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from agent_tui.checkpoints import confined
 from agent_tui.checkpoints.blobs import EXECUTABLE, SYMLINK, blob_id, read_file
+from agent_tui.checkpoints.confined import Journal, Refused, refusal
 from agent_tui.checkpoints.git_tree import GitWorkTree
 from agent_tui.protocol.events import FilesChanged
 from agent_tui.tools.diffs import unified_diff
-from agent_tui.tools.text_files import atomic_write
 
 BlobReader = Callable[[str], bytes | None]
 
@@ -30,8 +33,10 @@ class FileRestore:
     target: bytes | None
     target_mode: str
     current: bytes | None
-    #: why the file is a conflict ("" when it is not)
+    #: why the file is a conflict ("" when it is not): kept unless the person chooses it
     conflict: str = ""
+    #: why the file can't be touched at all ("" when it can): a folder on its way is now a link
+    refused: str = ""
 
     @property
     def needed(self) -> bool:
@@ -51,6 +56,8 @@ class RestorePlan:
     #: the checkpoint restored to (its turn's start), and the turns undone
     to: int
     checkpoints: list[FilesChanged]
+    #: the project root: every path is reached from it without following a symbolic link
+    root: Path = field(default_factory=lambda: Path("/"))
     files: list[FileRestore] = field(default_factory=list)
     #: calls whose changes could not be captured (outside git): listed, not restored
     unrestorable: list[str] = field(default_factory=list)
@@ -59,17 +66,30 @@ class RestorePlan:
 
     @property
     def conflicts(self) -> list[FileRestore]:
-        return [f for f in self.files if f.conflict and f.needed]
+        return [f for f in self.changes if f.conflict]
 
     @property
     def changes(self) -> list[FileRestore]:
-        return [f for f in self.files if f.needed]
+        """The files the person may choose to restore."""
+        return [f for f in self.files if f.needed and not f.refused]
+
+    @property
+    def refused(self) -> list[FileRestore]:
+        return [f for f in self.files if f.refused]
+
+    @property
+    def safe(self) -> frozenset[Path]:
+        """What is restored unless the person chooses otherwise: every change but conflicts."""
+        return frozenset(f.path for f in self.changes if not f.conflict)
 
 
-def plan_restore(history: Iterable[FilesChanged], to: int, read_blob: BlobReader) -> RestorePlan:
-    """What restoring to the start of checkpoint `to` would do (reads the disk, writes nothing)."""
+def plan_restore(
+    history: Iterable[FilesChanged], to: int, read_blob: BlobReader, root: Path | None = None
+) -> RestorePlan:
+    """What restoring to the start of checkpoint `to` would do (reads the disk, writes nothing).
+    `root`: the project; a path whose folders no longer lead where they did is refused."""
     undone = [c for c in history if c.checkpoint >= to]
-    plan = RestorePlan(to, undone)
+    plan = RestorePlan(to, undone, root or Path("/"))
     entries: dict[str, list[dict[str, object]]] = {}
     for checkpoint in undone:
         for entry in checkpoint.files:
@@ -83,21 +103,19 @@ def plan_restore(history: Iterable[FilesChanged], to: int, read_blob: BlobReader
         if before is not None and target is None:
             plan.missing.append(name)
             continue
+        mode = str(first.get("before_mode") or "")
+        refused = refusal(plan.root, path)
+        if refused:  # not even read: it would be read from wherever the link points
+            plan.files.append(FileRestore(path, target, mode, None, refused=refused))
+            continue
         try:
             found = read_file(path)
         except OSError as exc:
             plan.missing.append(f"{name} ({exc.strerror or exc})")
             continue
         current = None if found is None else found[0]
-        plan.files.append(
-            FileRestore(
-                path,
-                target,
-                str(first.get("before_mode") or ""),
-                current,
-                _conflict(changes, None if current is None else blob_id(current), last),
-            )
-        )
+        conflict = _conflict(changes, None if current is None else blob_id(current), last)
+        plan.files.append(FileRestore(path, target, mode, current, conflict))
     plan.files.sort(key=lambda f: str(f.path))
     return plan
 
@@ -105,26 +123,40 @@ def plan_restore(history: Iterable[FilesChanged], to: int, read_blob: BlobReader
 def _conflict(
     changes: list[dict[str, object]], current: str | None, last: dict[str, object]
 ) -> str:
+    for change in changes:
+        if change.get("unattributed"):
+            return str(change["unattributed"])
     if current != last.get("after"):
         return "changed since the agent's last change to it"
     for earlier, later in itertools.pairwise(changes):
         if later.get("before") != earlier.get("after"):
-            return "changed between two of the agent's turns"
+            return "changed between two of the agent's changes to it"
     return ""
 
 
-def apply_restore(plan: RestorePlan, *, overwrite: bool = False) -> tuple[list[str], list[str]]:
-    """Carry out `plan`; conflicts only with `overwrite`. Returns (restored, kept) paths.
-
-    A file that fails to be written is kept (and named in the second list with the reason)."""
+def apply_restore(
+    plan: RestorePlan, chosen: Collection[Path] | None, scratch: Journal
+) -> tuple[list[str], list[str]]:
+    """Restore the files in `chosen` (None: `plan.safe`, every change but the conflicts).
+    Returns (restored, kept) paths; a file that fails to be written or is refused is kept, and
+    named in the second list with the reason."""
+    chosen = plan.safe if chosen is None else frozenset(chosen)
     restored: list[str] = []
     kept: list[str] = []
-    for f in plan.changes:
-        if f.conflict and not overwrite:
+    for f in plan.files:
+        if f.refused:  # never read, so never known to be as it should
+            kept.append(f"{f.path} (refused: {f.refused})")
+            continue
+        if not f.needed:
+            continue
+        if f.path not in chosen:
             kept.append(str(f.path))
             continue
         try:
-            _put(f)
+            _put(plan.root, f, scratch)
+        except Refused as exc:
+            kept.append(f"{f.path} (refused: {exc.strerror or exc})")
+            continue
         except OSError as exc:
             kept.append(f"{f.path} ({exc.strerror or exc})")
             continue
@@ -132,24 +164,15 @@ def apply_restore(plan: RestorePlan, *, overwrite: bool = False) -> tuple[list[s
     return restored, kept
 
 
-def _put(f: FileRestore) -> None:
-    path = f.path
+def _put(root: Path, f: FileRestore, scratch: Journal) -> None:
     if f.target is None:
-        if path.is_symlink() or path.is_file():
-            path.unlink()
-        return
-    if f.target_mode == SYMLINK:
-        if path.is_symlink() or path.exists():
-            path.unlink()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        os.symlink(os.fsdecode(f.target), path)
-        return
-    if path.is_symlink():
-        path.unlink()
-    atomic_write(path, f.target)
-    if f.target_mode == EXECUTABLE:
-        mode = path.stat().st_mode
-        path.chmod(mode | (mode & 0o444) >> 2)
+        confined.delete(root, f.path)
+    elif f.target_mode == SYMLINK:
+        confined.symlink(root, f.path, os.fsdecode(f.target), scratch=scratch)
+    else:
+        confined.write(
+            root, f.path, f.target, executable=f.target_mode == EXECUTABLE, scratch=scratch
+        )
 
 
 def file_diff(old: bytes | None, new: bytes | None, shown: str) -> str:

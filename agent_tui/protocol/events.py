@@ -309,7 +309,8 @@ class FilesRestored(Event):
     commit_boundary: ClassVar[bool] = True
     to: int
     restored: list[str] = field(default_factory=list)
-    #: files the person changed since, left as they are
+    #: files left as they are: conflicts and files the person unticked, and (with the reason)
+    #: files refused or that failed to be written
     kept: list[str] = field(default_factory=list)
 
 

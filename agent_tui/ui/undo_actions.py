@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.ui.app_parts import AppParts
@@ -98,14 +99,14 @@ class UndoActions(AppParts):
         assert self.agent is not None
         checkpoints = self.agent.checkpoints
 
-        def answered(answer: str | None) -> None:
-            if answer is None:
+        def answered(chosen: frozenset[Path] | None) -> None:
+            if chosen is None:
                 if after is not None and not plan.changes:
                     after()  # nothing to restore: the conversation part still goes ahead
                 return
 
             def work() -> None:
-                done = checkpoints.restore(plan, overwrite=answer == "overwrite")
+                done = checkpoints.restore(plan, chosen)
                 self.call_from_thread(self._restored, done, after)
 
             self.run_worker(work, thread=True, group="restore", exit_on_error=False)
@@ -115,7 +116,7 @@ class UndoActions(AppParts):
     def _restored(self, done: FilesRestored, after: Callable[[], Any] | None) -> None:
         parts = [f"Restored {len(done.restored)} file(s)."]
         if done.kept:
-            parts.append(f"Left as they are (changed since): {', '.join(done.kept)}.")
+            parts.append(f"Left as they are: {', '.join(done.kept)}.")
         self.chat.append(NoticeMessage(" ".join(parts), "warning" if done.kept else "info"))
         if after is not None:
             after()

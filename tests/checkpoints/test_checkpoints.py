@@ -75,7 +75,7 @@ def test_outside_git_a_write_is_recorded_and_undone(tmp_path: Path) -> None:
     plan = plan_restore(cp.history, first.checkpoint, reader(cp))
     assert [(f.action, f.conflict) for f in plan.files] == [("restore", "")]
     assert "-two" in file_diff(plan.files[0].current, plan.files[0].target, "a.txt")
-    assert apply_restore(plan) == ([str(target)], [])
+    assert apply_restore(plan, None, cp.scratch) == ([str(target)], [])
     assert target.read_text() == "one\n"
 
 
@@ -89,7 +89,7 @@ def test_a_created_file_is_removed_and_a_turn_without_changes_records_nothing(
     assert event.files[0]["before"] is None
     plan = plan_restore(cp.history, 0, reader(cp))
     assert plan.files[0].action == "delete"
-    apply_restore(plan)
+    apply_restore(plan, None, cp.scratch)
     assert not new.exists()
     # a turn whose write changed nothing (same content) leaves no checkpoint
     same = tmp_path / "same.txt"
@@ -126,9 +126,9 @@ def test_a_file_changed_by_the_person_since_is_a_conflict(tmp_path: Path) -> Non
     target.write_text("the person's own edit\n")
     plan = plan_restore(cp.history, 0, reader(cp))
     assert [f.conflict for f in plan.conflicts] == ["changed since the agent's last change to it"]
-    assert apply_restore(plan) == ([], [str(target)])
+    assert apply_restore(plan, None, cp.scratch) == ([], [str(target)])
     assert target.read_text() == "the person's own edit\n"
-    assert apply_restore(plan, overwrite=True) == ([str(target)], [])
+    assert apply_restore(plan, {target}, cp.scratch) == ([str(target)], [])
     assert target.read_text() == "one\n"
 
 
@@ -145,7 +145,9 @@ def test_a_change_between_two_turns_is_a_conflict_for_a_rewind_past_both(
     last = plan_restore(cp.history, 1, reader(cp))
     assert last.conflicts == [] and last.files[0].target == b"person\n"
     both = plan_restore(cp.history, 0, reader(cp))
-    assert [f.conflict for f in both.conflicts] == ["changed between two of the agent's turns"]
+    assert [f.conflict for f in both.conflicts] == [
+        "changed between two of the agent's changes to it"
+    ]
 
 
 def test_in_git_a_shell_change_is_captured_and_undone_without_touching_index_or_branch(
@@ -180,7 +182,7 @@ def test_in_git_a_shell_change_is_captured_and_undone_without_touching_index_or_
         ("gone.txt", "create"),
         ("made.txt", "delete"),
     }
-    restored, kept = apply_restore(plan)
+    restored, kept = apply_restore(plan, None, cp.scratch)
     assert kept == [] and len(restored) == 2
     assert (repo / "gone.txt").read_text() == "to be removed by the shell\n"
     assert not (repo / "made.txt").exists()

@@ -82,7 +82,9 @@ async def test_rewind_a_shell_change(
                 await pilot.press("n")
                 assert (work / "made.txt").exists()
                 return
-            assert "create   gone.txt" in summary and "delete   made.txt" in summary
+            titles = [str(t.render()) for t in app.screen.query(".restore-title")]
+            assert any("[x] create   gone.txt" in t for t in titles), titles
+            assert any("[x] delete   made.txt" in t for t in titles), titles
             await pilot.press("y")
             await wait_for(pilot, lambda: (work / "gone.txt").exists(), timeout=15)
             assert (work / "gone.txt").read_text() == "made by the person\n"

@@ -46,8 +46,8 @@ async def test_undo_shows_the_diff_then_puts_the_file_back(tmp_path: Path) -> No
         await type_prompt(pilot, "/undo")
         await wait_for(pilot, lambda: isinstance(app.screen, RestoreScreen))
         screen = app.screen
-        summary = str(screen.query_one("#restore-summary").render())
-        assert "delete" in summary and "NOTES.md" in summary
+        title = str(screen.query_one(".restore-title").render())
+        assert "[x] delete" in title and "NOTES.md" in title
         await pilot.press("y")
         await wait_for(pilot, lambda: not notes.exists())
         await wait_for(pilot, lambda: any(t.startswith("Restored 1 file") for t in notices(app)))
@@ -67,6 +67,7 @@ async def test_undo_keeps_a_file_the_person_changed_unless_told(tmp_path: Path) 
         await type_prompt(pilot, "/undo")
         await wait_for(pilot, lambda: isinstance(app.screen, RestoreScreen))
         assert "conflict" in str(app.screen.query_one("#restore-summary").render())
+        assert "[ ] keep" in str(app.screen.query_one(".restore-title").render())
         await pilot.press("y")
         await wait_for(pilot, lambda: any("Left as they are" in t for t in notices(app)))
         assert notes.read_text() == "my own words\n"
@@ -163,3 +164,39 @@ def test_permissions_view_snapshot(snap_compare: Any, tmp_path: Path) -> None:
         await pilot.pause(0.3)  # the fire counts arrive from a thread
 
     assert snap_compare(app, terminal_size=(110, 30), run_before=run_before)
+
+
+async def test_undo_restores_a_conflict_only_when_the_person_ticks_it(tmp_path: Path) -> None:
+    app = make_app(tmp_path, record=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        notes = app.agent.config.cwd / "NOTES.md"
+        await approve_write(app, pilot, "write a note")
+        notes.write_text("my own words\n")
+        await type_prompt(pilot, "/undo")
+        await wait_for(pilot, lambda: isinstance(app.screen, RestoreScreen))
+        title = app.screen.query_one(".restore-title")
+        assert "[ ] keep" in str(title.render())  # the safe default: the person's words stay
+        await pilot.press("space")
+        await wait_for(pilot, lambda: "[x] delete" in str(title.render()))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not notes.exists())
+        await wait_for(pilot, lambda: any(t.startswith("Restored 1 file") for t in notices(app)))
+
+
+async def test_undo_keeps_a_file_the_person_unticks(tmp_path: Path) -> None:
+    app = make_app(tmp_path, record=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        notes = app.agent.config.cwd / "NOTES.md"
+        await approve_write(app, pilot, "write a note")
+        written = notes.read_text()
+        await type_prompt(pilot, "/undo")
+        await wait_for(pilot, lambda: isinstance(app.screen, RestoreScreen))
+        title = app.screen.query_one(".restore-title")
+        assert "[x] delete" in str(title.render())
+        await pilot.press("space")
+        await wait_for(pilot, lambda: "[ ] keep" in str(title.render()))
+        await pilot.press("y")
+        await wait_for(pilot, lambda: any(t.startswith("Restored 0 file") for t in notices(app)))
+        assert notes.read_text() == written

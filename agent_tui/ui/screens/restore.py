@@ -1,6 +1,7 @@
 """Undo and rewind, previewed: `RestoreScreen` shows what a restore would do — each file with its
-diff, the conflicts it leaves alone, what can't be restored — and `RewindScreen` picks the prompt
-to go back to and what to take back (files, conversation or both)."""
+diff, restored or kept as the person chooses file by file (conflicts start kept), what can't be
+restored or is refused — and `RewindScreen` picks the prompt to go back to and what to take
+back (files, conversation or both)."""
 
 from __future__ import annotations
 
@@ -16,47 +17,41 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from agent_tui.checkpoints.restore import RestorePlan, file_diff
+from agent_tui.checkpoints.restore import RestorePlan
 from agent_tui.text import visible
-from agent_tui.ui.widgets.diff_view import diff_content
 from agent_tui.ui.widgets.key_hints import key_bar
+from agent_tui.ui.widgets.restore_files import (
+    MAX_FILE_DIFF_LINES,
+    MAX_LISTED,
+    RestoreFiles,
+    shown_path,
+)
 
-#: per file in the preview: a longer diff is cut (the whole restore still happens)
-MAX_FILE_DIFF_LINES = 120
-#: files listed, and files whose diff is shown, in one preview (a restore of thousands of files,
-#: say a dependency folder, still restores them all)
-MAX_LISTED = 200
-MAX_DIFFS = 30
-_ACTION_STYLE = {
-    "restore": "bold $text-accent",
-    "delete": "bold $text-error",
-    "create": "bold $text-success",
-}
-
-
-def shown_path(path: Path, cwd: Path) -> str:
-    try:
-        return path.relative_to(cwd).as_posix()
-    except ValueError:
-        return str(path)
+__all__ = ["MAX_FILE_DIFF_LINES", "RestoreScreen", "RewindScreen", "plan_summary", "shown_path"]
 
 
 def plan_summary(plan: RestorePlan, cwd: Path) -> Content:
-    """One line per file and per thing that can't be done, for the top of the preview."""
-    lines: list[Content] = []
+    """What the preview holds, in a line, then each thing that can't be done."""
     changes = plan.changes
-    for f in changes[:MAX_LISTED]:
-        name = visible(shown_path(f.path, cwd))
-        if f.conflict:
-            lines.append(
-                Content.assemble(
-                    ("conflict ", "bold $text-warning"), name, f" — {f.conflict}; kept as it is"
-                )
-            )
-        else:
-            lines.append(Content.assemble((f"{f.action:<8} ", _ACTION_STYLE[f.action]), name))
+    lines: list[Content] = []
+    if changes:
+        conflicts = len(plan.conflicts)
+        head = f"{len(changes)} file(s) to put back as they were"
+        if conflicts:
+            head += f"; {conflicts} conflict(s) kept as they are unless you tick them"
+        lines.append(Content(head + "."))
     if len(changes) > MAX_LISTED:
-        lines.append(Content(f"… and {len(changes) - MAX_LISTED:,} more files"))
+        lines.append(
+            Content(f"Only the first {MAX_LISTED} are listed; the rest follow the default.")
+        )
+    for f in plan.refused:
+        lines.append(
+            Content.assemble(
+                ("refused  ", "bold $text-error"),
+                visible(shown_path(f.path, cwd)),
+                f" — {visible(f.refused)}",
+            )
+        )
     for name in plan.missing:
         lines.append(
             Content.assemble(
@@ -78,14 +73,18 @@ def plan_summary(plan: RestorePlan, cwd: Path) -> Content:
     return Content("\n").join(lines)
 
 
-class RestoreScreen(ModalScreen[str | None]):
-    """Dismisses with "apply" (conflicts kept), "overwrite" (conflicts too) or None."""
+class RestoreScreen(ModalScreen[frozenset[Path] | None]):
+    """Dismisses with the files to restore (each chosen with space; conflicts start kept), or
+    None when cancelled."""
 
     CSS_PATH = "../styles/restore.tcss"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y,enter", "answer('apply')", "Restore"),
-        Binding("o", "overwrite", "Overwrite conflicts too"),
-        Binding("n,escape", "answer(None)", "Cancel"),
+        Binding("y,enter", "apply", "Restore the ticked files"),
+        Binding("space", "toggle_file", "Restore or keep this file", show=False),
+        Binding("a", "toggle_every_file", "All or none", show=False),
+        Binding("up", "move(-1)", show=False, priority=True),
+        Binding("down", "move(1)", show=False, priority=True),
+        Binding("n,escape", "cancel", "Cancel"),
     ]
 
     def __init__(self, title: str, plan: RestorePlan, cwd: Path) -> None:
@@ -99,34 +98,38 @@ class RestoreScreen(ModalScreen[str | None]):
             box.border_title = Content(self.title_text)
             yield Static(plan_summary(self.plan, self.cwd), id="restore-summary")
             with VerticalScroll(id="restore-diffs"):
-                changes = self.plan.changes
-                for f in changes[:MAX_DIFFS]:
-                    shown = shown_path(f.path, self.cwd)
-                    diff, note = diff_content(
-                        file_diff(f.current, f.target, shown), MAX_FILE_DIFF_LINES
-                    )
-                    yield Static(diff, classes="restore-diff")
-                    if note:
-                        yield Static(note, classes="restore-note")
-                if len(changes) > MAX_DIFFS:
-                    more = f"(diffs of {len(changes) - MAX_DIFFS:,} more files not shown)"
-                    yield Static(more, classes="restore-note")
+                yield RestoreFiles(self.plan.changes, self.cwd, id="restore-files")
             yield Static(self._keys(), id="restore-keys")
 
     def _keys(self) -> Content:
-        parts = [("y", "restore"), ("n", "cancel")]
-        if self.plan.conflicts:
-            parts.insert(1, ("o", f"overwrite the {len(self.plan.conflicts)} conflict(s) too"))
         if not self.plan.changes:
-            parts = [("n", "close")]
-        return key_bar(*parts)
+            return key_bar(("n", "close"))
+        return key_bar(
+            ("↑↓", "file"),
+            ("space", "restore or keep it"),
+            ("a", "all or none"),
+            ("y", "restore the ticked files"),
+            ("n", "cancel"),
+        )
 
-    def action_answer(self, answer: str | None) -> None:
-        self.dismiss(answer if self.plan.changes else None)
+    @property
+    def picker(self) -> RestoreFiles:
+        return self.query_one(RestoreFiles)
 
-    def action_overwrite(self) -> None:
-        if self.plan.conflicts:
-            self.dismiss("overwrite")
+    def action_move(self, delta: int) -> None:
+        self.picker.move(delta)
+
+    def action_toggle_file(self) -> None:
+        self.picker.toggle()
+
+    def action_toggle_every_file(self) -> None:
+        self.picker.toggle_all()
+
+    def action_apply(self) -> None:
+        self.dismiss(self.picker.chosen(self.plan.safe) if self.plan.changes else None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
 
 
 @dataclass(frozen=True, slots=True)
