@@ -19,7 +19,8 @@ examples:
   agent-tui -p "summarise README.md" one headless turn, print the answer
   agent-tui -p "hi" --output-format stream-json
   agent-tui --continue               resume the latest session in this directory
-  agent-tui sessions list            past sessions (also: show, search, export, delete)
+  agent-tui sessions list            past sessions (also: show, search, export, verify, delete)
+  agent-tui rules try 'Bash(git:*)'  the stored calls that rule would have decided differently
 
 environment:
   ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL   as the Anthropic SDK reads them
@@ -179,6 +180,10 @@ def main(argv: list[str] | None = None) -> int:
         from agent_tui.sessions.cli import main as sessions_main
 
         return sessions_main(argv[1:])
+    if argv[:1] == ["rules"]:
+        from agent_tui.permissions.rules_cli import main as rules_main
+
+        return rules_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
     cwd = (args.cwd or Path.cwd()).expanduser()

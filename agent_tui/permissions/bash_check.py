@@ -62,7 +62,12 @@ def decide(engine: PermissionEngine, input: dict[str, Any]) -> Decision:
     command = input.get("command")
     if not isinstance(command, str) or not command.strip():
         return Decision("ask", reason="no command given", kinds=("unclear",))
-    return _Check(engine, analyze(command)).run()
+    return decide_analysed(engine, analyze(command))
+
+
+def decide_analysed(engine: PermissionEngine, a: Analysis) -> Decision:
+    """`decide` for a command already analysed (the rule simulator parses each one once)."""
+    return _Check(engine, a).run()
 
 
 class _Check:

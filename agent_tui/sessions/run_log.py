@@ -4,6 +4,7 @@ cost, which also add up into the session's totals."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from typing import Any
 
@@ -109,6 +110,18 @@ class RunLog(StoreBase):
             ToolRun(*r[:3], json.loads(r[3]), *r[4:8], None if r[8] is None else bool(r[8]), *r[9:])
             for r in rows
         ]
+
+    def past_calls(self, cwd: str | os.PathLike[str]) -> list[tuple[str, str, int, str]]:
+        """Every distinct call made in sessions started in `cwd`: (tool, input JSON, how many
+        times, the newest session it was made in). For the rule simulator: one grouped query."""
+        with self._lock:
+            rows = self._c.execute(
+                "SELECT r.tool, r.input_json, count(*), max(r.session_id) FROM sessions s "
+                "JOIN tool_runs r ON r.session_id = s.id WHERE s.cwd = ? "
+                "GROUP BY r.tool, r.input_json",
+                (os.path.abspath(os.fspath(cwd)),),
+            ).fetchall()
+        return [(str(t), str(j), int(n), str(sid)) for t, j, n, sid in rows]
 
     def record_turn(
         self,
