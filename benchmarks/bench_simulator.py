@@ -105,7 +105,7 @@ def main() -> None:
         (project / "src").mkdir(parents=True)
         db = Path(tmp) / "sessions.db"
         distinct = seed(db, project, args.calls, rng)
-        print(f"load {open('/proc/loadavg').read().split()[:3]}")
+        print("load", *(f"{x:.2f}" for x in os.getloadavg()))
         print(f"{args.calls} stored calls in the project ({distinct} distinct), goal ≤ {GOAL_S} s")
         first, _, _ = run(db, project, RULES[0])
         print(f"first run (imports, grammar): {first * 1000:.0f} ms")
