@@ -195,6 +195,10 @@ def main(argv: list[str] | None = None) -> int:
         print("agent-tui: error: -p needs a prompt (it was empty)", file=sys.stderr)
         return 2
     problem = home_problem()
+    if problem is None:
+        from agent_tui.settings_check import settings_problem
+
+        problem = settings_problem()
     if problem:
         print(f"agent-tui: {problem}", file=sys.stderr)
         return 1

@@ -1,0 +1,131 @@
+"""The person's own settings (`<config dir>/settings.toml`) checked before anything starts: a value
+agent-tui can't use is refused with one line naming the file and the setting, never ignored (an
+ignored `[limits] max_cost = "5"` was no cap at all).
+
+The sections checked here are the scalar ones the runtime reads (`[limits]`, `[model]`,
+`[context]`), each with the settings it knows; an unknown key in them is refused too (a typo is an
+ignored setting). Other tables (`[permissions]` has its own loader and reports) are left to their
+readers. A small table rather than pydantic: this runs before the first frame, and pydantic stays
+off the way to a ready app (`tests/test_startup_imports.py`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+COMPACTION_MODES = ("auto", "server", "client", "off")
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    expected: str
+    valid: Callable[[Any], bool]
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+SCHEMA: dict[str, dict[str, Setting]] = {
+    "limits": {
+        "max_cost": Setting("a number of US dollars above 0", lambda v: _number(v) and v > 0),
+    },
+    "model": {
+        "thinking": Setting("true or false", lambda v: isinstance(v, bool)),
+        "thinking_budget": Setting(
+            "a whole number of tokens, at least 1024", lambda v: _whole(v) and v >= 1024
+        ),
+    },
+    "context": {
+        "compaction": Setting(
+            " | ".join(f'"{m}"' for m in COMPACTION_MODES), lambda v: v in COMPACTION_MODES
+        ),
+    },
+}
+
+#: environment variables that set the same things: name -> what it must be
+ENVIRONMENT: dict[str, Setting] = {
+    "AGENT_TUI_COMPACTION": SCHEMA["context"]["compaction"],
+    "AGENT_TUI_STALL_TIMEOUT": Setting(
+        "a number of seconds above 0", lambda v: _number(_float(v)) and _float(v) > 0
+    ),
+}
+
+
+def _float(text: Any) -> float:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return math.nan
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    return str(value)
+
+
+def check_settings(data: dict[str, Any], path: Path | str) -> str | None:
+    """The first problem in a settings file's checked sections, as one line, or None."""
+    for section, settings in SCHEMA.items():
+        if section not in data:
+            continue
+        table = data[section]
+        if not isinstance(table, dict):
+            return f"{path}: [{section}] must be a table (it is {_shown(table)})"
+        for key, value in table.items():
+            setting = settings.get(key)
+            if setting is None:
+                known = ", ".join(settings)
+                return (
+                    f"{path}: [{section}] {key} is not a setting agent-tui knows "
+                    f"([{section}] has: {known})"
+                )
+            if not setting.valid(value):
+                return (
+                    f"{path}: [{section}] {key} = {_shown(value)} is not valid: it must be "
+                    f"{setting.expected}"
+                )
+    return None
+
+
+def check_environment(environ: dict[str, str] | os._Environ[str] = os.environ) -> str | None:
+    for name, setting in ENVIRONMENT.items():
+        value = environ.get(name)
+        if value and not setting.valid(value):
+            return f"{name}={value} is not valid: it must be {setting.expected}"
+    return None
+
+
+def settings_problem() -> str | None:
+    """Why agent-tui must not start with the person's settings as they are (one line), or None."""
+    from agent_tui.paths import config_dir
+
+    path = config_dir() / "settings.toml"
+    try:
+        text = path.read_text("utf-8")
+    except FileNotFoundError:
+        return check_environment()
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"{path}: cannot be read ({getattr(exc, 'strerror', None) or exc})"
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        return f"{path}: not valid TOML ({exc})"
+    return check_settings(data, path) or check_environment()

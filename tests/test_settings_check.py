@@ -1,0 +1,88 @@
+"""Bad values in the person's settings refuse the start with one line naming the file and the
+setting — headless and TUI alike — instead of being ignored (`max_cost = "5"` was no cap)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from agent_tui.settings_check import check_environment, check_settings
+
+BAD = [
+    ('[limits]\nmax_cost = "5"\n', '[limits] max_cost = "5" is not valid'),
+    ("[limits]\nmax_cost = -5\n", "[limits] max_cost = -5 is not valid"),
+    ('[limits]\nmax_cost = "lots"\n', '[limits] max_cost = "lots" is not valid'),
+    ("[limits]\nmax_cost = 0\n", "[limits] max_cost = 0 is not valid"),
+    ("[limits]\nmax_cost = nan\n", "[limits] max_cost = nan is not valid"),
+    ("[limits]\nmax_cots = 5\n", "[limits] max_cots is not a setting agent-tui knows"),
+    ("limits = 5\n", "[limits] must be a table"),
+    ('[model]\nthinking = "yes"\n', '[model] thinking = "yes" is not valid: it must be true or'),
+    ("[model]\nthinking_budget = 500\n", "[model] thinking_budget = 500 is not valid"),
+    ("[model]\nthinking_budget = 8000.5\n", "[model] thinking_budget = 8000.5 is not valid"),
+    ('[context]\ncompaction = "sometimes"\n', '[context] compaction = "sometimes" is not valid'),
+    ("[limits\nmax_cost = 5\n", "not valid TOML"),
+]
+
+
+def run(
+    home: Path, *args: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENT_TUI_"))}
+    return subprocess.run(
+        [sys.executable, "-m", "agent_tui", *args],
+        env={**base, "AGENT_TUI_HOME": str(home), "AGENT_TUI_OFFLINE_DELAY": "0", **(env or {})},
+        cwd=home,
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+
+
+@pytest.mark.parametrize(("toml", "said"), BAD)
+@pytest.mark.parametrize("mode", ["headless", "tui"])
+def test_a_bad_setting_refuses_the_start(tmp_path: Path, toml: str, said: str, mode: str) -> None:
+    (tmp_path / "settings.toml").write_text(toml)
+    done = run(tmp_path, *(["-p", "hello"] if mode == "headless" else []))
+    assert done.returncode == 1 and not done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith(f"agent-tui: {tmp_path / 'settings.toml'}: ")
+    assert said in lines[0]
+
+
+def test_good_settings_start(tmp_path: Path) -> None:
+    (tmp_path / "settings.toml").write_text(
+        "[limits]\nmax_cost = 5\n[model]\nthinking = false\nthinking_budget = 4096\n"
+        '[context]\ncompaction = "client"\n[permissions]\nallow = ["Bash(ls:*)"]\n'
+        "[some_other_table]\nanything = 1\n"
+    )
+    done = run(tmp_path, "-p", "hello")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip()
+
+
+def test_bad_environment_values_refuse_the_start(tmp_path: Path) -> None:
+    done = run(tmp_path, "-p", "hello", env={"AGENT_TUI_COMPACTION": "never"})
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        'agent-tui: AGENT_TUI_COMPACTION=never is not valid: it must be "auto" | "server" | '
+        '"client" | "off"'
+    )
+    assert check_environment({"AGENT_TUI_STALL_TIMEOUT": "soon"}) is not None
+    assert check_environment({"AGENT_TUI_STALL_TIMEOUT": "-1"}) is not None
+    assert check_environment({"AGENT_TUI_STALL_TIMEOUT": "30"}) is None
+
+
+def test_the_line_shows_values_as_written() -> None:
+    line = check_settings({"limits": {"max_cost": "5"}}, "/x/settings.toml")
+    assert line == (
+        '/x/settings.toml: [limits] max_cost = "5" is not valid: it must be a number of US '
+        "dollars above 0"
+    )
+    assert check_settings({"limits": {"max_cost": True}}, "f") is not None  # a bool isn't 1
+    assert check_settings({"limits": {"max_cost": 0.5}}, "f") is None
