@@ -12,8 +12,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the core is imported when a session is built, not with the options
     from collections.abc import Callable
 
+    from agent_tui.agent.approvals import AskFn
     from agent_tui.agent.budget import SpendFn
-    from agent_tui.agent.loop import Agent, AskFn
+    from agent_tui.agent.loop import Agent
+    from agent_tui.permissions.types import Mode
     from agent_tui.providers.base import Provider
     from agent_tui.tools.base import ToolRegistry
 
@@ -26,7 +28,7 @@ class Options:
     cwd: Path = field(default_factory=Path.cwd)
     allow: list[str] = field(default_factory=list)
     deny: list[str] = field(default_factory=list)
-    mode: str = "default"
+    mode: Mode = "default"
     resume: str | None = None  # a session id, or "" for "pick one"
     continue_: bool = False
     headless: bool = False
@@ -224,7 +226,8 @@ def make_agent(
     from agent_tui.agent.system_prompt import start_git_summary
 
     git_status = start_git_summary(options.cwd)  # git runs while the modules below load
-    from agent_tui.agent.loop import Agent, AgentConfig
+    from agent_tui.agent.config import AgentConfig
+    from agent_tui.agent.loop import Agent
     from agent_tui.checkpoints.scratch import clean_stale
     from agent_tui.paths import data_dir
 

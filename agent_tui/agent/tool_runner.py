@@ -96,7 +96,8 @@ class ToolRunner:
                 is_error=True,
                 summary="invalid input",
             )
-        raw_input = call.get("input") if isinstance(call.get("input"), dict) else {}
+        given = call.get("input")
+        raw_input: dict[str, Any] = given if isinstance(given, dict) else {}
         try:
             params = tool.validate(raw_input)
         except ToolInputError as exc:

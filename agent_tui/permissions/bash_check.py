@@ -33,8 +33,10 @@ class PermissionEngine(Protocol):
     """What the Bash check needs from the engine (`engine.PermissionEngine`)."""
 
     cwd: Path
-    mode: str
     config_dir: Path | None
+
+    @property
+    def mode(self) -> str: ...
 
     def rules_of(self, behavior: Behavior, tool: str) -> Iterator[SourcedRule]: ...
 

@@ -121,7 +121,7 @@ class PermissionEngine:
             config_dir=config_dir,
         )
         engine.untrusted_grants = tuple(loaded.untrusted)
-        engine.trust = _Trust(store, files, state)  # type: ignore[arg-type]
+        engine.trust = _Trust(store, files, state)
         return engine
 
     # --- project trust ---

@@ -161,7 +161,9 @@ class _Analyzer:
             why = code_evaluation(node)
             if why:
                 self.problem(why)
-        misplaced = t in (";;", ";&", ";;&") and node.parent.type != "case_item"  # bash: an error
+        misplaced = t in (";;", ";&", ";;&") and (
+            node.parent is None or node.parent.type != "case_item"
+        )  # bash: an error
         if t == "ERROR" or node.is_missing or misplaced:
             self.problem("the command could not be parsed")
         elif t in ("command_substitution", "process_substitution"):

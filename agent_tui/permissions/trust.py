@@ -21,7 +21,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 TRUST_FILE = "trusted_projects.json"
 #: files in a project that can grant permissions or start processes (relative to its root)
@@ -59,14 +59,14 @@ class TrustStore:
     def at(cls, config_dir: Path) -> TrustStore:
         return cls(config_dir / TRUST_FILE)
 
-    def _load(self) -> dict[str, dict[str, str]]:
+    def _load(self) -> dict[str, dict[str, Any]]:
         try:
             data = json.loads(self.path.read_text("utf-8"))
         except (OSError, ValueError):
             return {}
         return data if isinstance(data, dict) else {}
 
-    def _save(self, data: dict[str, dict[str, str]]) -> None:
+    def _save(self, data: dict[str, dict[str, Any]]) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=self.path.parent, prefix=".trust.", suffix=".tmp")
         try:
@@ -77,7 +77,7 @@ class TrustStore:
             Path(tmp).unlink(missing_ok=True)
             raise
 
-    def _entry(self, cwd: Path) -> dict[str, str]:
+    def _entry(self, cwd: Path) -> dict[str, Any]:
         entry = self._load().get(str(cwd.resolve()), {})
         return entry if isinstance(entry, dict) else {}
 
@@ -87,7 +87,7 @@ class TrustStore:
         return ProjectFiles(cwd, hashes)
 
     def own_rules(self, cwd: Path) -> frozenset[str]:
-        rules = self._load().get(str(cwd.resolve()), {}).get("own_rules", [])
+        rules: object = self._load().get(str(cwd.resolve()), {}).get("own_rules", [])
         return (
             frozenset(r for r in rules if isinstance(r, str))
             if isinstance(rules, list)
@@ -99,7 +99,9 @@ class TrustStore:
         if entry.get("digest") != files.digest:
             return None
         state = entry.get("state")
-        return state if state in ("trusted", "ignored") else None  # type: ignore[return-value]
+        if state == "trusted":
+            return "trusted"
+        return "ignored" if state == "ignored" else None
 
     def record(self, files: ProjectFiles, state: State) -> None:
         data = self._load()
@@ -113,7 +115,8 @@ class TrustStore:
         cwd = cwd.resolve()
         data = self._load()
         entry = data.setdefault(str(cwd), {})
-        own = entry.get("own_rules") if isinstance(entry.get("own_rules"), list) else []
+        kept = entry.get("own_rules")
+        own: list[str] = [r for r in kept if isinstance(r, str)] if isinstance(kept, list) else []
         entry["own_rules"] = list(dict.fromkeys([*own, *rules]))
         if keep is not None:
             entry.update(digest=self.files(cwd).digest, state=keep)

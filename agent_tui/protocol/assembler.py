@@ -174,7 +174,7 @@ class StreamAssembler:
         index = event.get("index")
         block = self._blocks.get(index) if isinstance(index, int) else None
         delta = event.get("delta")
-        if block is None or block.done:
+        if block is None or block.done or not isinstance(index, int):
             self.anomalies.append(f"delta for block {index} that is not open")
             return []
         if not isinstance(delta, dict):
@@ -192,7 +192,9 @@ class StreamAssembler:
             block.chunks.append(partial)
             events: list[Event] = [ToolInputDelta(index, str(block.start.get("id", "")), partial)]
             if block.query is not None and block.query.feed(partial):
-                events.append(SearchQueryUpdate(str(block.start.get("id", "")), block.query.value))
+                events.append(
+                    SearchQueryUpdate(str(block.start.get("id", "")), block.query.value or "")
+                )
             return events
         if dtype == "thinking_delta":
             text = _text(self, delta, "thinking", index)

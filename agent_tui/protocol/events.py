@@ -75,6 +75,8 @@ class Event:
     """Base of every domain event. `kind` is the snake_case of the class name (`ToolFinished` ->
     `tool_finished`); the class attributes below are facts the session store relies on."""
 
+    #: the snake_case of the class name, set for every subclass by `__init_subclass__`
+    kind: ClassVar[str] = "event"
     #: the session store commits its buffer after this event: it ends a unit a crash should keep
     commit_boundary: ClassVar[bool] = False
     #: a streamed piece: (the field that keys the stream, the field holding its text); the store

@@ -27,7 +27,8 @@ class PartialStringField:
 
     def feed(self, chunk: str) -> bool:
         """Consume more JSON text; returns True when the field's value grew."""
-        self._out = out = []
+        out: list[str] = []
+        self._out = out
         for ch in chunk:
             if self._in_string:
                 self._string_char(ch)

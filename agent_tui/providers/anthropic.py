@@ -197,7 +197,8 @@ def _status_error(exc: Any) -> ProviderError:
     kind = "api_error"
     message = str(getattr(exc, "message", exc))
     if isinstance(body, dict):
-        err = body.get("error") if isinstance(body.get("error"), dict) else body
+        inner = body.get("error")
+        err = inner if isinstance(inner, dict) else body
         kind = str(err.get("type", kind))
         message = str(err.get("message", message))
     response = getattr(exc, "response", None)

@@ -199,7 +199,7 @@ def _estimate_tokens(value: Any) -> int:
 
 
 def _start(request: MessageRequest) -> Paced:
-    message = {
+    message: dict[str, Any] = {
         "id": f"msg_offline_{next(_ids):06d}",
         "type": "message",
         "role": "assistant",

@@ -107,7 +107,24 @@ class RunLog(StoreBase):
                 (session_id,),
             ).fetchall()
         return [
-            ToolRun(*r[:3], json.loads(r[3]), *r[4:8], None if r[8] is None else bool(r[8]), *r[9:])
+            ToolRun(
+                id=r[0],
+                tool_use_id=r[1],
+                tool=r[2],
+                input=json.loads(r[3]),
+                decision=r[4],
+                decided_by=r[5],
+                rule=r[6],
+                summary=r[7],
+                is_error=None if r[8] is None else bool(r[8]),
+                exit_code=r[9],
+                duration_s=r[10],
+                started_at=r[11],
+                finished_at=r[12],
+                rule_source=r[13],
+                answer=r[14],
+                mode=r[15],
+            )
             for r in rows
         ]
 
@@ -174,4 +191,16 @@ class RunLog(StoreBase):
                 "started_at, finished_at FROM turns WHERE session_id = ? ORDER BY seq",
                 (session_id,),
             ).fetchall()
-        return [TurnRecord(*r[:4], Usage(r[4], r[5], r[7], r[6], r[8]), *r[9:]) for r in rows]
+        return [
+            TurnRecord(
+                seq=r[0],
+                model=r[1],
+                stop_reason=r[2],
+                requests=r[3],
+                usage=Usage(r[4], r[5], r[7], r[6], r[8]),
+                cost_usd=r[9],
+                started_at=r[10],
+                finished_at=r[11],
+            )
+            for r in rows
+        ]

@@ -197,21 +197,26 @@ def _process(result: FetchResult, data_dir: Path) -> Page:
     """Decode and convert the body, or save it if binary (runs in a thread: CPU and disk)."""
     ctype = ContentType.parse(result.content_type)
     kind = content_kind(ctype.mime, result.body)
-    common = {
-        "url": result.url,
-        "status": result.status,
-        "reason": result.reason,
-        "content_type": ctype.mime,
-        "size": len(result.body),
-        "kind": kind,
-        "elapsed": result.elapsed,
-    }
+
+    def page(text: str = "", saved_path: str | None = None) -> Page:
+        return Page(
+            url=result.url,
+            status=result.status,
+            reason=result.reason,
+            content_type=ctype.mime,
+            size=len(result.body),
+            kind=kind,
+            text=text,
+            saved_path=saved_path,
+            elapsed=result.elapsed,
+        )
+
     if kind == "binary":
-        return Page(**common, saved_path=str(_save_binary(result, ctype.mime, data_dir)))
+        return page(saved_path=str(_save_binary(result, ctype.mime, data_dir)))
     text, _encoding = decode_body(result.body, ctype.charset, html=kind == "html")
     if kind == "html":
         text = render_document(html_to_markdown(text, result.url), result.url)
-    return Page(**common, text=text)
+    return page(text=text)
 
 
 def _save_binary(result: FetchResult, mime: str, data_dir: Path) -> Path:

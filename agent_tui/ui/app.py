@@ -20,6 +20,7 @@ from agent_tui.runtime import Options, offline_reason
 from agent_tui.ui import css_cache
 from agent_tui.ui.boot import Boot
 from agent_tui.ui.gc_tuning import idle_collector
+from agent_tui.ui.screens.main import MainScreen
 from agent_tui.ui.session_actions import SessionActions, decisions_of
 from agent_tui.ui.slash_actions import SlashActions
 from agent_tui.ui.undo_actions import UndoActions
@@ -112,6 +113,9 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
         self._store_lock = threading.Lock()
 
     # --- layout ------------------------------------------------------------------------------
+
+    def get_default_screen(self) -> MainScreen:
+        return MainScreen(id="_default")
 
     def compose(self) -> ComposeResult:
         self.prepare_screen()  # all the first frame shows is composed here, styled once
@@ -226,11 +230,16 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
             self._on_browser_choice(choice)
 
     def _on_trust(self, trusted: bool | None) -> None:
-        self.agent.permissions.decide_trust(bool(trusted))
+        from agent_tui.permissions.engine import PermissionEngine  # loaded with the agent
+
+        agent = self.agent
+        assert agent is not None, "the trust question is asked once the agent is built"
+        if isinstance(agent.permissions, PermissionEngine):
+            agent.permissions.decide_trust(bool(trusted))
         if trusted:
             self.notify("This project's settings now apply.")
-            if self.agent.mcp is not None:
-                self.agent.mcp.start_pending()
+            if agent.mcp is not None:
+                agent.mcp.start_pending()
         else:
             self.chat.append(
                 NoticeMessage(
@@ -349,6 +358,7 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
 
     async def _ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         self.status.activity = f"waiting for your approval: {request.tool}"
+        assert self.approvals is not None, "the agent asks only once it is built"
         try:
             return await self.approvals.ask(self, request)
         finally:

@@ -34,7 +34,7 @@ class ApprovalQueue:
         *,
         guard_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
-        type_ahead: Callable[[str], None] | None = None,
+        type_ahead: Callable[[str], object] | None = None,
     ) -> None:
         #: seconds the dialog ignores keys for (None: the dialog's own `DEFAULT_GUARD_S`)
         self.guard_s = guard_s

@@ -6,6 +6,7 @@ than "starting…" for ever). A mixin of `AgentApp`."""
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.ui import css_cache
@@ -72,7 +73,7 @@ class Boot(AppParts):
             self.call_from_thread(self._boot_failed, exc)
             return
         recorder, note = self._record(agent) if self.record else (None, None)
-        approvals = ApprovalQueue(type_ahead=lambda key: self.call_later(self._type_ahead, key))
+        approvals = ApprovalQueue(type_ahead=partial(self.call_later, self._type_ahead))
         if recorder is not None and recorder.session_id and agent.messages:
             self._runs = stored_runs(recorder.store, recorder.session_id)
         self.call_from_thread(self._agent_ready, agent, recorder, approvals, note)

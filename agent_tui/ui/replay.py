@@ -17,11 +17,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
-from collections.abc import Callable
+from collections.abc import Coroutine
 from typing import Any, ClassVar, Literal, Protocol
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.widget import Widget
 from textual.widgets import Static
 
 from agent_tui.protocol.events import ApprovalRequested, Event, TurnStarted
@@ -51,13 +52,18 @@ class ReplayHost(Protocol):
     def resume_session(self, session_id: str) -> None: ...
 
     # Textual's App API
-    def query_one(self, selector: Any, expect_type: Any = ...) -> Any: ...
+    def query_one(self, selector: type[PromptInput]) -> PromptInput: ...
 
-    def mount(self, *widgets: Any, before: Any = None) -> Any: ...
+    def mount(self, *widgets: Widget, before: Widget | None = None) -> Any: ...
 
-    def run_worker(self, work: Any, **kwargs: Any) -> Any: ...
-
-    call_later: Callable[..., Any]
+    def run_worker(
+        self,
+        work: Coroutine[Any, Any, None],
+        *,
+        group: str = ...,
+        exclusive: bool = ...,
+        exit_on_error: bool = ...,
+    ) -> Any: ...
 
 
 INSTANT = math.inf

@@ -5,7 +5,7 @@ keystroke → agent → events → screen."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from agent_tui.sessions.recorder import Recorder
     from agent_tui.sessions.records import SessionInfo
     from agent_tui.sessions.store import SessionStore
+    from agent_tui.ui.event_view import EventView
     from agent_tui.ui.replay import Replay
     from agent_tui.ui.screens.sessions import BrowserChoice
 
@@ -37,6 +38,7 @@ class SessionActions(AppParts):
 
     _runs: dict[str, Any]
     _turn: Any
+    make_view: Callable[[], EventView]
 
     def _show_history(self, notice: str | None = None) -> None:
         raise NotImplementedError
@@ -152,7 +154,7 @@ class SessionActions(AppParts):
     def session_store(self) -> SessionStore:
         """The recorder's store, or one opened just for browsing (callable from any thread)."""
         if self.recorder is not None:
-            return self.recorder.store  # type: ignore[no-any-return]
+            return self.recorder.store
         with self._store_lock:
             if self._store is None:
                 from agent_tui.sessions.store import SessionStore
@@ -230,6 +232,8 @@ class SessionActions(AppParts):
         from agent_tui.sessions.recorder import resume_into
         from agent_tui.sessions.records import StoreUnavailable
 
+        agent = self.agent
+        assert agent is not None, "sessions are resumed once the agent is built (`_busy`)"
         try:
             store = self.session_store()
         except StoreUnavailable as exc:
@@ -241,11 +245,11 @@ class SessionActions(AppParts):
             return
         old = self.recorder
         if self.record:
-            recorder = resume_into(store, self.agent, session_id)
+            recorder = resume_into(store, agent, session_id)
             if old is not None:
                 old.detach()
         else:
-            self.agent.conversation.messages[:] = store.load_messages(session_id)
+            agent.conversation.messages[:] = store.load_messages(session_id)
             recorder = None
         runs = stored_runs(store, session_id)
         self.call_from_thread(self._session_loaded, recorder, info, runs)
@@ -254,15 +258,21 @@ class SessionActions(AppParts):
         self.notify(problem, severity="error", markup=False)
         self.status.activity = "ready"
 
-    async def _session_loaded(self, recorder: Any, info: SessionInfo, runs: dict[str, Any]) -> None:
+    def _session_loaded(
+        self, recorder: Recorder | None, info: SessionInfo, runs: dict[str, Any]
+    ) -> None:
         self._runs = runs
         if recorder is not None:
             self.recorder = recorder
             self.status.session = info.id
         # The status line counts the whole session, as it would have had it never stopped.
-        self.agent.session_usage, self.agent.session_cost = info.usage, info.cost_usd
+        if self.agent is not None:
+            self.agent.session_usage, self.agent.session_cost = info.usage, info.cost_usd
         self.live_view.set_totals(info.usage, info.cost_usd)
         self.status.activity = "ready"
+        self.call_later(self._show_resumed)
+
+    async def _show_resumed(self) -> None:
         await self.redraw_conversation(notice="Session resumed.")
         self.query_one(PromptInput).focus()
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 import inspect
 import textwrap
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from textual._compositor import Compositor
@@ -33,7 +33,7 @@ _divide = Strip.divide
 _crop_extend = Strip.crop_extend
 
 
-def _divide_uncycled(self: Strip, cuts: Iterable[int]) -> list[Strip]:
+def _divide_uncycled(self: Strip, cuts: Iterable[int]) -> Sequence[Strip]:
     cuts = [cut for cut in cuts if cut <= self.cell_length]
     if cuts == [self.cell_length]:
         return [self]

@@ -10,6 +10,7 @@ Every tool event carries `tool_use_id` and `tool`, so routing one to its activit
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -292,7 +293,7 @@ class ToolActivities:
         #: ids dropped to stay within `max_entries` since the caller last looked
         self.dropped: list[str] = []
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[ToolActivity]:
         return iter(self.by_id.values())
 
     def __len__(self) -> int:

@@ -52,7 +52,7 @@ class UndoActions(AppParts):
             from agent_tui.sessions.records import StoreUnavailable
 
             try:
-                return self.session_store().rule_counts(cwd)  # type: ignore[no-any-return]
+                return self.session_store().rule_counts(cwd)
             except StoreUnavailable:  # the rules are listed without how often each fired
                 return {}
 

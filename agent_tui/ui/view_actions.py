@@ -11,14 +11,15 @@ from agent_tui.ui.widgets.prompt import PromptInput
 
 
 class ViewActions(AppParts):
-    async def run_async(  # type: ignore[override]
+    async def run_async(
         self, *, headless: bool = False, size: tuple[int, int] | None = None, **kwargs: Any
     ) -> int | None:
         """Run headless at the size the headless driver reports. Without one, Textual's driver
         says 80×24 and its Rich console 80×25, and the first frame is laid out and painted three
         times (24, 25, 24 rows) instead of once. A real terminal gives both the same size."""
         if headless and size is None:
-            size = tuple(shutil.get_terminal_size())  # what HeadlessDriver asks, too
+            columns, lines = shutil.get_terminal_size()  # what HeadlessDriver asks, too
+            size = (columns, lines)
         return await super().run_async(headless=headless, size=size, **kwargs)
 
     def prepare_screen(self) -> None:
@@ -31,9 +32,6 @@ class ViewActions(AppParts):
         if fitting:
             classes[fitting[-1]] = True
         self.screen.update_classes(classes, update=False)
-        # Focus goes to the prompt straight away, not first to the chat (the first focusable
-        # widget, Textual's default) and then over: that would style both widgets twice more.
-        self.screen.AUTO_FOCUS = "#prompt"
 
     def action_scroll_chat(self, where: str) -> None:
         """PageUp/PageDown and Ctrl+Home/End scroll the chat, wherever the focus is."""
@@ -56,7 +54,7 @@ class ViewActions(AppParts):
         from agent_tui.permissions.types import MODES
 
         approvals = self.agent.approvals
-        mode = MODES[(MODES.index(approvals.mode) + 1) % len(MODES)]  # type: ignore[arg-type]
+        mode = MODES[(MODES.index(approvals.mode) + 1) % len(MODES)]
         if mode == "yolo":
             from agent_tui.ui.screens.confirm import ConfirmScreen
 

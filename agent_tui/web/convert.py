@@ -110,7 +110,7 @@ def decode_body(body: bytes, header_charset: str | None, *, html: bool) -> tuple
     for bom, encoding in _BOMS:
         if body.startswith(bom):
             return body.decode(encoding, errors="replace"), encoding
-    candidates = [header_charset]
+    candidates: list[str | None] = [header_charset]
     if html:
         match = _META_CHARSET.search(body[:4096])
         candidates.append(match.group(1).decode("ascii") if match else None)

@@ -105,7 +105,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         guard_s: float = DEFAULT_GUARD_S,
         clock: Callable[[], float] = time.monotonic,
         on_answer: Callable[[ApprovalAnswer], None] | None = None,
-        type_ahead: Callable[[str], None] | None = None,
+        type_ahead: Callable[[str], object] | None = None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,

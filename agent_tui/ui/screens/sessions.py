@@ -165,8 +165,8 @@ class SessionBrowser(Screen[BrowserChoice | None]):
             seen: dict[str, str] = {}
             for hit in hits:  # newest match first: keep each session's best snippet
                 seen.setdefault(hit.session_id, hit.snippet)
-            infos = ((store.get_session(sid), snippet) for sid, snippet in seen.items())
-            rows = [Row(info, snippet) for info, snippet in infos if info is not None]
+            found = ((store.get_session(sid), snippet) for sid, snippet in seen.items())
+            rows = [Row(info, snippet) for info, snippet in found if info is not None]
         else:
             infos = store.list_sessions(limit=PAGE + 1, offset=offset, review=self.review)
             more = len(infos) > PAGE

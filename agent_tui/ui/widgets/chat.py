@@ -330,7 +330,7 @@ class ChatView(VerticalScroll):
     costs nothing per delta).
     """
 
-    def __init__(self, max_messages: int = MAX_MESSAGES, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, max_messages: int = MAX_MESSAGES, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.max_messages = max_messages
         #: a row kept above the messages (the "earlier messages" one): pruning leaves it
@@ -392,7 +392,7 @@ class ChatView(VerticalScroll):
 def drop_painted_lines(widget: Widget) -> None:
     """Forget the lines `widget` and its children painted: Textual's line cache of each, and a
     `MarkdownSegment`'s own (painted again if they are shown)."""
-    for node in (widget, *widget.walk_children(with_self=False)):
+    for node in (widget, *widget.walk_children(Widget, with_self=False)):
         node._styles_cache.clear()
         if isinstance(node, MarkdownSegment):
             node.drop_lines()

@@ -16,8 +16,8 @@ REDRAW_INTERVAL = 1 / 10
 
 class FoldedText(Static, can_focus=True):
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "toggle", "Open/close", show=False),
-        Binding("space", "toggle", "Open/close", show=False),
+        Binding("enter", "open_or_close", "Open/close", show=False),
+        Binding("space", "open_or_close", "Open/close", show=False),
     ]
 
     def __init__(
@@ -68,9 +68,9 @@ class FoldedText(Static, can_focus=True):
             header.append(self.text, style="")
         self.update(header)
 
-    def action_toggle(self) -> None:
+    def action_open_or_close(self) -> None:
         self.expanded = not self.expanded
         self._draw()
 
     def on_click(self) -> None:
-        self.action_toggle()
+        self.action_open_or_close()

@@ -32,7 +32,7 @@ class PromptInput(TextArea):
     class TabPressed(Message):
         """Tab in a half-typed `/command` or `@file`: the app completes it."""
 
-    def __init__(self, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(soft_wrap=True, tab_behavior="focus", **kwargs)
         self.prompts: list[str] = []
         self._history_at: int | None = None

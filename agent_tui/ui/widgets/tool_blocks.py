@@ -52,7 +52,7 @@ class ToolBlock(Widget, can_focus=True):
     """Base for the chat's tool blocks: a header line and a body shown when expanded."""
 
     COMPONENT_CLASSES = TOOL_COMPONENT_CLASSES
-    BINDINGS = [Binding("enter,space", "toggle", "Expand / collapse", show=False)]
+    BINDINGS = [Binding("enter,space", "open_or_close", "Expand / collapse", show=False)]
 
     expanded: reactive[bool] = reactive(False, init=False)
 
@@ -97,7 +97,7 @@ class ToolBlock(Widget, can_focus=True):
     def toggle(self) -> None:
         self.expanded = not self.expanded
 
-    def action_toggle(self) -> None:
+    def action_open_or_close(self) -> None:
         self.toggle()
 
     def on_click(self, event: events.Click) -> None:

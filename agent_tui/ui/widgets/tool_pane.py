@@ -96,7 +96,7 @@ class ToolPane(VerticalScroll):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.now = clock
-        self.animate = animate
+        self.spins = animate
         self.max_entries = max_entries
         self.spinner_frame: int | None = 0 if animate else None
         self._activities = ToolActivities(max_entries)
@@ -209,7 +209,7 @@ class ToolPane(VerticalScroll):
         yield self.plan
 
     def on_mount(self) -> None:
-        if self.animate:
+        if self.spins:
             self._ticker = self.set_interval(TICK_S, self._tick, pause=True)
 
     def on_show(self, event: events.Show) -> None:
