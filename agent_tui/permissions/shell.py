@@ -161,9 +161,8 @@ class _Analyzer:
             why = code_evaluation(node)
             if why:
                 self.problem(why)
-        misplaced = t in (";;", ";&", ";;&") and (
-            node.parent is None or node.parent.type != "case_item"
-        )  # bash: an error
+        parent = node.parent.type if node.parent is not None else None
+        misplaced = t in (";;", ";&", ";;&") and parent != "case_item"  # bash: an error
         if t == "ERROR" or node.is_missing or misplaced:
             self.problem("the command could not be parsed")
         elif t in ("command_substitution", "process_substitution"):
