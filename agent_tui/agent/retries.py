@@ -18,7 +18,7 @@ def retry_delay(exc: BaseException, attempt: int, config: AgentConfig) -> float:
     asked: Any = getattr(exc, "retry_after", None)
     if isinstance(asked, int | float) and asked > 0:
         return float(asked)
-    return config.retry_base_delay * 2 ** (attempt - 1)
+    return config.retry_base_delay * 2.0 ** (attempt - 1)
 
 
 def too_long(delay: float, config: AgentConfig) -> bool:

@@ -59,7 +59,7 @@ def install() -> bool:
 
 
 def _paragraph_class(base: Any) -> Any:
-    class Paragraph(base):  # type: ignore[misc, valid-type]
+    class Paragraph(base):
         """jusText's paragraph with its text kept between changes and its XPath made on demand."""
 
         def __init__(self, path: Any) -> None:
