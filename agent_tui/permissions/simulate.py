@@ -16,11 +16,11 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.permissions.engine import PermissionEngine
 from agent_tui.permissions.rules import Rule, parse_rule
@@ -28,6 +28,9 @@ from agent_tui.permissions.settings import SourcedRule
 from agent_tui.permissions.types import Behavior, Decision
 from agent_tui.text import one_line
 from agent_tui.tools.subject import tool_subject
+
+if TYPE_CHECKING:
+    from agent_tui.permissions.analysis import Analysis
 
 #: tools whose calls only read (the engine's `read_only` for them)
 READ_ONLY_TOOLS = frozenset({"Read", "Grep", "Glob", "WebFetch", "WebSearch", "Task", "TodoWrite"})
@@ -205,7 +208,10 @@ def _affects(rule: Rule, tool: str) -> bool:
 
 
 def _may_change(
-    rules: Sequence[Rule], behavior: Behavior, tool_input: dict[str, Any], analysed: Any
+    rules: Sequence[Rule],
+    behavior: Behavior,
+    tool_input: dict[str, Any],
+    analysed: Callable[[str], Analysis],
 ) -> bool:
     """False when no proposed rule matches any part of the command: then neither decision can
     differ, and neither is made (most commands, for a narrow rule)."""
@@ -230,7 +236,7 @@ def _may_change(
     return False
 
 
-def _note(call: PastCall, analysed: Any) -> str:
+def _note(call: PastCall, analysed: Callable[[str], Analysis]) -> str:
     if call.tool != "Bash" or not isinstance(call.input.get("command"), str):
         return ""
     a = analysed(call.input["command"])
