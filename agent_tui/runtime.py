@@ -124,6 +124,17 @@ def _built_in(module: str, name: str) -> Any:
     return getattr(importlib.import_module(module), name)()
 
 
+def _web_fetch() -> Any:
+    """WebFetch, with its domain preflight unless the person turned it off in their own settings
+    (`[web] skip_web_fetch_preflight = true`, Claude Code's `skipWebFetchPreflight`): a project's
+    settings can't, since the check guards against blocked domains."""
+    from agent_tui.tools.web_fetch import WebFetchTool
+    from agent_tui.web.preflight import SETTING_KEY, SETTING_TABLE, DomainPreflight
+
+    skip = user_setting(SETTING_TABLE, SETTING_KEY) is True
+    return WebFetchTool(preflight=DomainPreflight(skip=skip))
+
+
 def make_tools(provider: Provider, model: str) -> ToolRegistry:
     from agent_tui.providers.base import web_search_available
     from agent_tui.tools.base import ToolRegistry
@@ -131,7 +142,8 @@ def make_tools(provider: Provider, model: str) -> ToolRegistry:
     tools = ToolRegistry()
     for name, module, cls in BUILT_IN_TOOLS:
         if name != "WebSearch" or web_search_available(provider, model):
-            tools.add_lazy(name, partial(_built_in, module, cls))
+            make = _web_fetch if name == "WebFetch" else partial(_built_in, module, cls)
+            tools.add_lazy(name, make)
     return tools
 
 

@@ -12,6 +12,10 @@ such a file, a `(status, headers, body)` tuple (e.g. a 529 with a JSON error bod
 whose body may be an async iterator of chunks (sent with chunked encoding, one write per chunk, for
 tests that need the stream to arrive in steps). It may be sync or async.
 
+`GET /api/web/domain_info?domain=HOST` (WebFetch's domain preflight, as Claude Code asks it) is
+answered apart from the responder and not counted in `requests`: each domain asked about is added
+to `domain_checks`, and `domain_info(domain)` gives the reply (default: `{"can_fetch": true}`).
+
 Only what the SDK needs of HTTP/1.1 is spoken: a request line, headers, a Content-Length body, and
 keep-alive. A responder that raises is answered with a 500 and the error is re-raised on exit.
 """
@@ -29,6 +33,7 @@ from dataclasses import dataclass, field
 from http import HTTPStatus
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -84,6 +89,14 @@ _REASONS = {529: "Overloaded"}
 
 Reply = str | bytes | Path | tuple[int, dict[str, str], str | bytes] | Response
 Responder = Callable[[int, Any], Reply | Awaitable[Reply]]
+DomainInfo = Callable[[str], Reply]
+
+DOMAIN_INFO_PATH = "/api/web/domain_info"
+
+
+def domain_answer(can_fetch: bool) -> Reply:
+    """The API's answer to a domain preflight."""
+    return (200, {}, json.dumps({"can_fetch": can_fetch}))
 
 
 def _as_response(reply: Reply) -> Response:
@@ -98,8 +111,19 @@ def _as_response(reply: Reply) -> Response:
 
 
 class SSEServer:
-    def __init__(self, responder: Responder, host: str = "127.0.0.1") -> None:
+    def __init__(
+        self,
+        responder: Responder,
+        host: str = "127.0.0.1",
+        *,
+        domain_info: DomainInfo = lambda _domain: domain_answer(True),
+    ) -> None:
         self.responder = responder
+        self.domain_info = domain_info
+        #: the domains WebFetch's preflight asked about, in order
+        self.domain_checks: list[str] = []
+        #: the headers of each domain preflight (lower-cased names)
+        self.domain_check_headers: list[dict[str, str]] = []
         self.host = host
         self.port = 0
         #: every request received, in arrival order
@@ -161,6 +185,13 @@ class SSEServer:
                 name, value = line.split(":", 1)
                 headers[name.strip().lower()] = value.strip()
         body = await reader.readexactly(int(headers.get("content-length", "0")))
+        split = urlsplit(path)
+        if method == "GET" and split.path == DOMAIN_INFO_PATH:
+            domain = parse_qs(split.query).get("domain", [""])[0]
+            self.domain_checks.append(domain)
+            self.domain_check_headers.append(headers)
+            await self._write(writer, _as_response(self.domain_info(domain)))
+            return headers.get("connection", "").lower() != "close"
         request = Request(len(self.requests), method, path, headers, body)
         self.requests.append(request)
         try:

@@ -17,6 +17,9 @@ from agent_tui.redact import redact
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 DEFAULT_SMALL_MODEL = "claude-haiku-4-5"
+#: WebFetch's domain preflight (`domain_info`): the path under the base URL, and its time limit
+DOMAIN_INFO_PATH = "/api/web/domain_info"
+DOMAIN_INFO_TIMEOUT = 10.0
 
 
 def platform() -> str:
@@ -136,6 +139,41 @@ class AnthropicProvider:
             except (ValueError, TypeError, RuntimeError) as exc:  # no region, project, key…
                 raise not_set_up(self.name, exc) from None
         return self._client
+
+    async def domain_info(self, domain: str) -> bool | None:
+        """Whether the API says `domain` may be fetched (WebFetch's preflight, as Claude Code
+        asks it): `GET /api/web/domain_info?domain=` on this client's base URL. None on a platform
+        without the check (only the first-party API has it); raises `ProviderError` when the
+        check itself fails."""
+        if self.name != "anthropic":
+            return None
+        import anthropic
+
+        client = self._get_client()
+        try:
+            answer = await client.get(
+                DOMAIN_INFO_PATH,
+                cast_to=object,
+                options={"params": {"domain": domain}, "timeout": DOMAIN_INFO_TIMEOUT},
+            )
+        except anthropic.APIStatusError as exc:
+            raise ProviderError(
+                f"HTTP {exc.status_code} from {redact(str(client.base_url))}",
+                status=exc.status_code,
+                kind="domain_check",
+            ) from None
+        except anthropic.APITimeoutError:
+            raise ProviderError(
+                f"no answer within {DOMAIN_INFO_TIMEOUT:.0f} s", kind="domain_check"
+            ) from None
+        except anthropic.APIConnectionError as exc:
+            raise ProviderError(
+                _connection_error(exc, str(client.base_url)).message, kind="domain_check"
+            ) from None
+        can_fetch = answer.get("can_fetch") if isinstance(answer, dict) else None
+        if not isinstance(can_fetch, bool):
+            raise ProviderError("the answer was not a domain-info answer", kind="domain_check")
+        return can_fetch
 
     async def stream(self, request: MessageRequest) -> AsyncIterator[dict[str, Any]]:
         import anthropic

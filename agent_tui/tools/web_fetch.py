@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from agent_tui.protocol.events import Usage
 from agent_tui.providers.base import ProviderError
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput
-from agent_tui.web.cache import LruTtlCache
+from agent_tui.web.cache import DEFAULT_TTL, LruTtlCache
 from agent_tui.web.convert import (
     ContentType,
     content_kind,
@@ -40,9 +40,37 @@ from agent_tui.web.extract import (
     run_extraction,
 )
 from agent_tui.web.fetch_types import FetchConfig, FetchError, FetchResult, OffHostRedirect
+from agent_tui.web.preflight import DomainPreflight
 from agent_tui.web.urls import UrlRefused, check_url
 
 _SAFE_EXTENSION = re.compile(r"\.[a-z0-9]{1,8}")
+
+# Claude Code's WebFetch guidance, in our words; each claim is what the tool does (tests/web).
+DESCRIPTION = f"""\
+IMPORTANT: WebFetch fails on authenticated or private URLs (a login, an intranet, a private \
+repository). Before fetching, consider whether the URL needs a login (Google Docs, Confluence, \
+Jira, GitHub and the like); if so, look for a specialised MCP tool that has authenticated \
+access and use that instead.
+
+- Fetches the URL, converts the page to markdown, and has a small, fast model answer the prompt \
+from it: the result is that model's answer, not the raw page
+- Use it to read and analyse web content whose URL you know
+
+Usage notes:
+- If an MCP-provided fetch tool is available, prefer it: it may have fewer restrictions.
+- The URL must be a complete, valid URL. HTTP URLs are upgraded to HTTPS.
+- The prompt says what to find out from the page.
+- Read-only: it changes none of your files. Binary files (PDFs, images) are saved to the \
+session's downloads folder and their path returned, not read.
+- Large pages are summarised: the extraction model reads at most the \
+first {CONTENT_BUDGET:,} characters.
+- Results are kept in a self-cleaning {DEFAULT_TTL / 60:.0f}-minute cache, so asking about \
+the same URL again is fast.
+- When the URL redirects to a different host, WebFetch does not follow it: the result gives the \
+redirect URL, and you call WebFetch again with it to read that page.
+- Local and private network addresses are refused.
+- For GitHub URLs, prefer the gh CLI through Bash (gh pr view, gh issue view, gh api ...).
+"""
 
 
 class WebFetchInput(BaseModel):
@@ -73,14 +101,7 @@ class Page:
 
 class WebFetchTool(Tool):
     name: ClassVar[str] = "WebFetch"
-    description: ClassVar[str] = (
-        "Fetch a web page by URL and answer a prompt about it. The page is converted to markdown "
-        "and read by a small model, which returns what the prompt asks for (not the raw page). "
-        "Only GET; http is upgraded to https; local and private addresses are refused. Results "
-        "are cached for 15 minutes. If the page redirects to another host, the result gives the "
-        "new URL: call WebFetch again with it. Binary files (PDF, images) are saved and their "
-        "path returned."
-    )
+    description: ClassVar[str] = DESCRIPTION
     input_model: ClassVar[type[BaseModel]] = WebFetchInput
     read_only: ClassVar[bool] = True
 
@@ -91,8 +112,11 @@ class WebFetchTool(Tool):
         cache: LruTtlCache[Page] | None = None,
         content_budget: int = CONTENT_BUDGET,
         raw_budget: int = RAW_BUDGET,
+        preflight: DomainPreflight | None = None,
     ) -> None:
         self.config = config or FetchConfig()
+        #: the session's domain checks (kept per domain for as long as the tool lives)
+        self.preflight = preflight if preflight is not None else DomainPreflight()
         self.cache: LruTtlCache[Page] = cache if cache is not None else LruTtlCache()
         self.content_budget = content_budget
         self.raw_budget = raw_budget
@@ -116,6 +140,9 @@ class WebFetchTool(Tool):
         if hit is not None and (hit[0].saved_path is None or Path(hit[0].saved_path).exists()):
             page, cached_age = hit
         else:
+            refusal = await self.preflight.check(checked.host, ctx.provider)
+            if refusal is not None:
+                return _error(ctx, refusal.message, kind=refusal.kind)
             try:
                 from agent_tui.web.fetch import fetch  # httpx loads with the first fetch
 

@@ -291,9 +291,33 @@ def _check_status(response: httpx.Response) -> None:
             f"(403, {detail}).",
             status=status,
         )
-    raise FetchError(
-        "http_status", f"HTTP {status} {response.reason_phrase} from {response.url}", status=status
-    )
+    message = f"HTTP {status} {response.reason_phrase} from {response.url}"
+    host = (response.url.host or "").lower()
+    github = host in GITHUB_HOSTS or host.endswith(".github.com")
+    if status in (401, 403):
+        message += (
+            ": the page needs a login, and WebFetch cannot sign in. Use a tool with "
+            "authenticated access (an MCP tool) if there is one"
+        )
+        message += "; for GitHub, the gh CLI through Bash." if github else "."
+    elif status == 404 and github:
+        # GitHub answers 404, not 401, to anyone not signed in who asks for a private repository.
+        message += (
+            " (a private GitHub repository looks like this to anyone not signed in: use the gh "
+            "CLI through Bash, e.g. gh repo view, gh api)."
+        )
+    raise FetchError("http_status", message, status=status)
+
+
+#: GitHub's hosts, for the hint to use `gh` where WebFetch can't sign in
+GITHUB_HOSTS = frozenset(
+    {
+        "github.com",
+        "raw.githubusercontent.com",
+        "gist.githubusercontent.com",
+        "githubusercontent.com",
+    }
+)
 
 
 async def _read_capped(response: httpx.Response, max_bytes: int) -> bytes:

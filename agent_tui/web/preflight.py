@@ -1,0 +1,74 @@
+"""WebFetch's domain preflight, as Claude Code does it: before a domain's first fetch, ask the API
+whether the domain may be fetched (`GET <base URL>/api/web/domain_info?domain=HOST`, answered
+with `{"can_fetch": true|false}`).
+
+The question goes through the session's own provider, so it uses the same client, base URL and
+credentials as the conversation; a provider without the check (the offline model, Bedrock, Vertex
+and Foundry, as in Claude Code, which asks only the first-party API) is not asked. An answer is kept
+for the rest of the session, per domain; a failed check is not, so the next fetch asks again. The
+person can turn the check off in their user settings (`[web] skip_web_fetch_preflight = true`,
+Claude Code's `skipWebFetchPreflight`), e.g. behind a proxy that does not let it through.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agent_tui.providers.anthropic import DOMAIN_INFO_PATH
+
+#: the user setting that turns the check off: [web] skip_web_fetch_preflight
+SETTING_TABLE, SETTING_KEY = "web", "skip_web_fetch_preflight"
+
+
+@dataclass(frozen=True, slots=True)
+class PreflightRefusal:
+    """Why a fetch does not go ahead: `kind` is "domain_blocked" or "domain_check_failed"."""
+
+    kind: str
+    message: str
+
+
+class DomainPreflight:
+    """One session's domain checks: each domain is asked about once, the answer kept."""
+
+    def __init__(self, *, skip: bool = False) -> None:
+        self.skip = skip
+        self._allowed: dict[str, bool] = {}
+
+    def known(self, domain: str) -> bool | None:
+        """The kept answer for `domain`: True may be fetched, False blocked, None not asked."""
+        return self._allowed.get(domain.lower())
+
+    async def check(self, domain: str, provider: Any) -> PreflightRefusal | None:
+        """None when `domain` may be fetched (or there is no check to make), else why not."""
+        domain = domain.lower()
+        ask = getattr(provider, "domain_info", None)
+        if self.skip or not callable(ask):
+            return None
+        allowed = self._allowed.get(domain)
+        if allowed is None:
+            from agent_tui.providers.base import ProviderError
+
+            try:
+                answer = await ask(domain)
+            except ProviderError as exc:
+                return PreflightRefusal(
+                    "domain_check_failed",
+                    f"Could not check whether {domain} may be fetched: the API's domain check "
+                    f"failed ({exc.message}). A proxy or firewall that blocks the API's "
+                    f"{DOMAIN_INFO_PATH} endpoint is the usual cause. To fetch without the "
+                    f"check, set {SETTING_KEY} = true under [{SETTING_TABLE}] in your user "
+                    "settings.",
+                )
+            if answer is None:  # this provider has no such check
+                return None
+            allowed = self._allowed[domain] = answer
+        if allowed:
+            return None
+        return PreflightRefusal(
+            "domain_blocked",
+            f"WebFetch may not fetch from {domain}: the API's domain check says this domain "
+            "is blocked. Do not try other URLs on it; find the information elsewhere or ask "
+            "the user.",
+        )
