@@ -4,8 +4,8 @@ ignored `[limits] max_cost = "5"` was no cap at all).
 
 The sections checked here are the scalar ones the runtime reads (`[limits]`, `[model]`,
 `[context]`), each with the settings it knows; an unknown key in them is refused too (a typo is an
-ignored setting). Other tables (`[permissions]` has its own loader and reports) are left to their
-readers. A small table rather than pydantic: this runs before the first frame, and pydantic stays
+ignored setting). Other tables (`[permissions]` has its own loader and reports, as it does for a file that
+isn't valid TOML) are left to their readers. A small table rather than pydantic: this runs before the first frame, and pydantic stays
 off the way to a ready app (`tests/test_startup_imports.py`).
 """
 
@@ -126,6 +126,8 @@ def settings_problem() -> str | None:
         return f"{path}: cannot be read ({getattr(exc, 'strerror', None) or exc})"
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        return f"{path}: not valid TOML ({exc})"
+    except tomllib.TOMLDecodeError:
+        # Not this check's to refuse: the permissions loader says so and makes every tool ask
+        # until it is fixed (and headless turns --approve-asks off), a fail-safe run.
+        return check_environment()
     return check_settings(data, path) or check_environment()

@@ -24,7 +24,6 @@ BAD = [
     ("[model]\nthinking_budget = 500\n", "[model] thinking_budget = 500 is not valid"),
     ("[model]\nthinking_budget = 8000.5\n", "[model] thinking_budget = 8000.5 is not valid"),
     ('[context]\ncompaction = "sometimes"\n', '[context] compaction = "sometimes" is not valid'),
-    ("[limits\nmax_cost = 5\n", "not valid TOML"),
 ]
 
 
