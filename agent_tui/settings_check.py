@@ -3,10 +3,11 @@ agent-tui can't use is refused with one line naming the file and the setting, ne
 ignored `[limits] max_cost = "5"` was no cap at all).
 
 The sections checked here are the scalar ones the runtime reads (`[limits]`, `[model]`,
-`[context]`), each with the settings it knows; an unknown key in them is refused too (a typo is an
-ignored setting). Other tables (`[permissions]` has its own loader and reports, as it does for a file that
-isn't valid TOML) are left to their readers. A small table rather than pydantic: this runs before the first frame, and pydantic stays
-off the way to a ready app (`tests/test_startup_imports.py`).
+`[context]`), each with the settings it knows; an unknown key in them is refused too (a typo is
+an ignored setting). Other tables (`[permissions]` has its own loader and reports, as it does for
+a file that isn't valid TOML) are left to their readers. A small table rather than pydantic: this
+runs before the first frame, and pydantic stays off the way to a ready app
+(`tests/test_startup_imports.py`).
 """
 
 from __future__ import annotations
