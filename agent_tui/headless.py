@@ -1,5 +1,9 @@
 """`agent-tui -p PROMPT`: one turn without a screen. Asks become denials (reported as `permission`
-events) unless `--approve-asks`; `--output-format stream-json` prints one JSON event a line."""
+events) unless `--approve-asks`; `--output-format stream-json` prints one JSON event a line.
+
+Exit code: 0 the turn succeeded and is recorded; 1 the turn failed, or it succeeded (the answer is
+printed) but the session database could not record it (one line on stderr says why: a full disk,
+a damaged database, one from a newer agent-tui); 2 a usage error."""
 
 from __future__ import annotations
 
@@ -19,6 +23,8 @@ from agent_tui.protocol.events import (
 )
 from agent_tui.redact import redact_obj
 from agent_tui.runtime import Options, make_agent
+
+NOT_RECORDED = "this session is not (all) recorded"
 
 # Too fine-grained for a line each; the assembled `tool_call` event carries the input.
 _SKIP = (ToolInputDelta,)
@@ -62,6 +68,7 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             "trusted; run with --trust-project to start them",
             file=sys.stderr,
         )
+    unrecorded = False  # the session (or part of it) could not be written: exit 1
     try:
         recorder = attach_recorder(agent, options) if options.record else None
     except LookupError as exc:  # `--resume ID` with an unknown or ambiguous id
@@ -71,9 +78,11 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
         if options.resume is not None or options.continue_:
             print(f"agent-tui: could not resume: {exc}", file=sys.stderr)
             return 1
-        # The run goes on (the person asked for an answer, not a record); the file stays as is.
+        # The run goes on (the person asked for an answer, not a record); the file stays as is,
+        # and the exit code (1) says the session is not on disk.
         print(f"agent-tui: warning: not recording this session: {exc}", file=sys.stderr)
         recorder = None
+        unrecorded = True
     answer: list[str] = []
     failed: list[str] = []
     first = True  # the first stream-json event not printed yet
@@ -112,7 +121,7 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
         if mcp is not None:
             await mcp.stop()
         if recorder is not None:
-            recorder.close()
+            recorder.close()  # a last try if the store failed; never raises for the store
     if output_format == "text":
         text = "".join(answer).strip()
         if text:
@@ -120,4 +129,9 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
     if failed or result.failed:
         print(f"agent-tui: {failed[-1] if failed else 'the turn failed'}", file=sys.stderr)
         return 1
-    return 0
+    if recorder is not None and recorder.unrecorded:
+        if output_format != "text":  # in text mode the notice said it on stderr already
+            why = recorder.backlog.failure
+            print(f"agent-tui: warning: {NOT_RECORDED}: {why}", file=sys.stderr)
+        unrecorded = True
+    return 1 if unrecorded else 0

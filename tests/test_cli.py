@@ -123,8 +123,8 @@ def test_a_session_database_that_wont_open_is_named_and_left_alone(
     else:
         db.write_bytes(b"not sqlite " * 100)
     before = db.read_bytes() if db.is_file() else None
-    done = run(["-p", "hello"], tmp_path)  # the answer still comes, unrecorded
-    assert done.returncode == 0 and "Traceback" not in done.stderr
+    done = run(["-p", "hello"], tmp_path)  # the answer still comes, unrecorded: exit 1 says so
+    assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "not recording this session: cannot open the session database" in done.stderr
     assert str(db) in done.stderr and done.stdout.strip()
     resumed = run(["-p", "hello", "--continue"], tmp_path)  # asked to resume: can't, so says so

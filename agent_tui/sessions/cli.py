@@ -1,20 +1,25 @@
 """`agent-tui sessions …`: list, show, search, export and delete recorded sessions.
 
 `main(argv)` takes the arguments after `sessions` and returns the exit code: 0 ok, 1 error (an
-unknown or ambiguous id, an unwritable file), 2 usage error (from argparse), 3 `verify` found the
-session's stored events changed (the first row that no longer matches is named on stderr).
+unknown or ambiguous id, an unwritable file, a database that is damaged, from a newer agent-tui
+or can't be opened: one line on stderr, never a traceback), 2 usage error (from argparse), 3
+`verify` found the session's stored events changed (the first row that no longer matches is named
+on stderr).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from agent_tui.sessions.export import export_jsonl, export_markdown
+from agent_tui.sessions.faults import STORE_ERRORS, describe
 from agent_tui.sessions.records import (
     AmbiguousSessionId,
     SessionInfo,
@@ -22,6 +27,7 @@ from agent_tui.sessions.records import (
     StoreUnavailable,
 )
 from agent_tui.sessions.store import SessionStore
+from agent_tui.text import one_line
 
 
 class _Parser(argparse.ArgumentParser):
@@ -81,6 +87,22 @@ def _parser() -> argparse.ArgumentParser:
         "--expect", metavar="HASH", help="also require this head hash (from a review report)"
     )
 
+    p = sub.add_parser(
+        "calls",
+        help="tool calls that ran without your review, or were denied, and what decided each",
+    )
+    p.add_argument(
+        "--review",
+        choices=("unreviewed", "denied"),
+        required=True,
+        help="unreviewed: allowed by a rule, the mode or --approve-asks and able to change "
+        "something or reach the network; denied: refused by a rule or by you",
+    )
+    p.add_argument("--session", metavar="ID", help="only this session's calls")
+    p.add_argument("--cwd", metavar="DIR", help="only calls in sessions started in DIR")
+    p.add_argument("--limit", type=int, default=0, metavar="N", help="at most N (0: all)")
+    p.add_argument("--json", action="store_true", help="one JSON object a line")
+
     p = sub.add_parser("delete", help="delete a session")
     p.add_argument("id")
     p.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
@@ -118,18 +140,26 @@ def main(argv: list[str]) -> int:
         store = SessionStore(args.db) if args.db else SessionStore.open_default()
     except StoreUnavailable as exc:  # says which file
         return _fail(str(exc))
-    except Exception as exc:
-        return _fail(f"cannot open the session database: {exc}")
+    except STORE_ERRORS as exc:
+        return _fail(f"cannot open the session database {args.db}: {describe(exc)}")
     try:
         return _run(store, args)
     except AmbiguousSessionId as exc:
         return _fail(str(exc))
     except SessionNotFound as exc:
         return _fail(str(exc.args[0]) if exc.args else "no such session")
-    except OSError as exc:
+    except BrokenPipeError:  # `agent-tui sessions list | head`: the reader left
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except OSError as exc:  # the file written by `export -o`
         return _fail(str(exc))
+    except STORE_ERRORS as exc:  # a damaged database, a full disk
+        return _fail(f"{store.path}: {describe(exc)}")
+    except Exception as exc:  # a bug: still one line, not a traceback
+        return _fail(f"internal error: {type(exc).__name__}: {exc}")
     finally:
-        store.close()
+        with contextlib.suppress(*STORE_ERRORS):
+            store.close()
 
 
 #: sessions fetched by the first query when listing (each next query fetches twice as many): the
@@ -195,6 +225,28 @@ def _verify(store: SessionStore, session_id: str, expect: str | None) -> int:
     return 0
 
 
+def _calls(store: SessionStore, args: argparse.Namespace, out: Any) -> int:
+    """One line a call, newest first: time, session, tool, subject, decision and what made it."""
+    calls = store.audited_calls(
+        args.review,
+        cwd=args.cwd,
+        session_id=store.resolve_id(args.session) if args.session else None,
+        limit=args.limit if args.limit > 0 else None,
+    )
+    for call in calls:
+        if args.json:
+            out.write(json.dumps(call.to_dict(), ensure_ascii=False) + "\n")
+            continue
+        by = f"rule {call.rule} ({call.source_file})" if call.rule else call.decided_by
+        out.write(
+            f"{_when(call.started_at)}  {call.session_id}  {call.tool:<9}  "
+            f"{one_line(call.subject, 80)}  {call.decision} by {by}\n"
+        )
+    if not calls:
+        print(f"no {args.review} calls", file=sys.stderr)
+    return 0
+
+
 def _run(store: SessionStore, args: argparse.Namespace) -> int:
     out = sys.stdout
     if args.command == "list":
@@ -214,6 +266,9 @@ def _run(store: SessionStore, args: argparse.Namespace) -> int:
             out.write(f"{hit.session_id}  #{hit.message_seq} {hit.kind:<12} {hit.title}\n")
             out.write(f"    {snippet}\n")
         return 0
+
+    if args.command == "calls":
+        return _calls(store, args, out)
 
     session_id = store.resolve_id(args.id)
     if args.command == "show":

@@ -33,6 +33,8 @@ def dumps(obj: Any) -> str:
 class EventLog:
     def __init__(self) -> None:
         self._pending: list[_Pending] = []
+        #: what `write` took in the transaction under way (put back if it fails)
+        self._taken: list[_Pending] = []
 
     def __bool__(self) -> bool:
         return bool(self._pending)
@@ -44,6 +46,16 @@ class EventLog:
         )
         return event.commit_boundary or len(self._pending) >= EVENT_BUFFER_MAX
 
+    def begin(self) -> None:
+        """A write transaction starts: what `write` takes in it can be put back (`restore`)."""
+        self._taken = []
+
+    def restore(self) -> None:
+        """The transaction failed: what `write` took in it waits again, before anything
+        buffered since, for the next commit."""
+        self._pending[:0] = self._taken
+        self._taken = []
+
     def drop(self, session_id: str) -> None:
         self._pending = [e for e in self._pending if e[0] != session_id]
 
@@ -52,6 +64,7 @@ class EventLog:
         if not self._pending:
             return
         pending, self._pending = self._pending, []
+        self._taken = pending
         # Numbered and chained inside the write transaction (not cached), so two processes
         # appending to one session cannot collide and take the block commit down with them.
         by_session: dict[str, list[tuple[float, str, str]]] = {}

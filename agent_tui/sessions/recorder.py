@@ -4,140 +4,228 @@ opening the app and quitting leaves no empty session behind."""
 
 from __future__ import annotations
 
+import contextlib
+import threading
 import time
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.context import context_used
+from agent_tui.checkpoints.blobs import blob_id
 from agent_tui.protocol.events import (
     ApprovalDecided,
     ContextCompacted,
     Event,
     MessageFinished,
+    Notice,
     ToolCallReady,
     ToolFinished,
     ToolInputDelta,
     TurnFinished,
     TurnStarted,
 )
-from agent_tui.sessions.checkpoint_log import SessionBlobs
-from agent_tui.sessions.records import SessionInfo
+from agent_tui.sessions.backlog import Backlog, Ref
+from agent_tui.sessions.faults import STORE_ERRORS, describe
+from agent_tui.sessions.records import SessionInfo, StoreUnavailable
 from agent_tui.sessions.store import SessionStore
 
 if TYPE_CHECKING:
     from agent_tui.agent.loop import Agent
     from agent_tui.runtime import Options
 
+NOT_RECORDING = "Not recording this session from here on"
+KEPT = (
+    "The work goes on; what isn't recorded is kept in memory and saved as soon as the session "
+    "database works again"
+)
+RESUMED = "Recording resumed: everything since it stopped is saved"
+
 
 class Recorder:
+    """Records one agent's session. Every write goes through `backlog` (`backlog.py`): when the
+    store fails, the agent goes on unrecorded, one notice says so, and the writes wait in memory
+    until the store takes them again (tried at each new turn)."""
+
     def __init__(
         self,
         store: SessionStore,
         agent: Agent,
         session_id: str | None = None,
         *,
-        parent_id: str | None = None,
+        parent: Recorder | None = None,
         title: str | None = None,
+        backlog: Backlog | None = None,
     ) -> None:
         self.store = store
         self.agent = agent
         self.session_id = session_id
-        #: a sub-agent's recorder: the session that ran it, and the title its session gets
-        self._parent_id, self._title = parent_id, title
-        self._message_seq: int | None = None
-        self._tool_runs: dict[str, int] = {}
+        #: a sub-agent's recorder: the recorder that ran it, and the title its session gets
+        self._parent, self._title = parent, title
+        if backlog is None:
+            backlog = parent.backlog if parent is not None else self._new_backlog()
+        self.backlog: Backlog = backlog
+        self._message: Ref[int] | None = None
+        self._tool_runs: dict[str, Ref[int]] = {}
         self._inputs: dict[str, dict[str, Any]] = {}
         self._turn_started = time.time()
         agent.conversation.observers.append(self)
         agent.listeners.append(self.on_event)
         checkpoints = getattr(agent, "checkpoints", None)
         if checkpoints is not None:  # file contents for undo go to the session
-            checkpoints.blobs = SessionBlobs(store, self._session)
+            checkpoints.blobs = RecordedBlobs(store, self._session, self.backlog)
         subagents = getattr(agent, "subagents", None)
         if subagents is not None:
             subagents.on_start = self.record_subagent
 
+    def _new_backlog(self) -> Backlog:
+        home = threading.get_ident()
+        backlog: Backlog
+
+        def say(event: Notice) -> None:
+            if threading.get_ident() == home:
+                self.agent.emit(event)
+            else:  # a failure met in a worker thread (a file kept for undo): said from home
+                backlog.held.append(event)
+
+        def failed(why: str) -> None:
+            say(Notice("warning", f"{NOT_RECORDING}: {why}. {KEPT}"))
+
+        def resumed(written: int, dropped: int) -> None:
+            missing = f" (its replay misses {dropped:,} streamed pieces)" if dropped else ""
+            say(Notice("info", f"{RESUMED}{missing}."))
+
+        backlog = Backlog(failed, resumed)
+        return backlog
+
+    @property
+    def unrecorded(self) -> bool:
+        """Whether writes are waiting for a store that fails (the session isn't all on disk)."""
+        return self.backlog.failing
+
+    def _write(self, op: Callable[[], object], *, event: bool = False) -> None:
+        self.backlog.run(op, event=event)
+
     def record_subagent(self, sub: Agent, label: str) -> None:
         """Record a sub-agent's conversation as a session linked to this one."""
-        Recorder(self.store, sub, parent_id=self._session(), title=f"↳ Task: {label}")
+        Recorder(self.store, sub, parent=self, title=f"↳ Task: {label}")
 
     def _session(self) -> str:
+        """This recorder's session, created (with its system prompt, in one transaction) when
+        first written to; raises a store error when it can't be."""
         if self.session_id is None:
-            self.session_id = self.store.create_session(
-                self.agent.config.cwd,
-                self.agent.config.model,
-                self._title,
-                parent_id=self._parent_id,
-            )
-            self.store.set_system_prompt(self.session_id, self.agent.config.system)
+            parent = self._parent._session() if self._parent is not None else None
+            with self.store.batch():
+                session_id = self.store.create_session(
+                    self.agent.config.cwd, self.agent.config.model, self._title, parent_id=parent
+                )
+                self.store.set_system_prompt(session_id, self.agent.config.system)
+            self.session_id = session_id
         return self.session_id
 
     # ConversationObserver
     def message_started(self, role: str) -> None:
-        self._message_seq = self.store.begin_message(self._session(), role)
+        ref = self._message = Ref[int]()
+
+        def begin() -> None:
+            ref.value = self.store.begin_message(self._session(), role)
+
+        self._write(begin)
 
     def block_added(self, block: dict[str, Any]) -> None:
-        session = self._session()
-        if self._message_seq is None:  # cannot happen: the loop begins every message it fills
-            self._message_seq = self.store.begin_message(
-                session, self.agent.conversation.messages[-1]["role"]
-            )
-        self.store.append_block(session, self._message_seq, block)
+        ref = self._message
+        if ref is None:  # cannot happen: the loop begins every message it fills
+            self.message_started(self.agent.conversation.messages[-1]["role"])
+            ref = self._message
+            assert ref is not None
+        self._write(lambda: self.store.append_block(self._session(), ref.get(), block))
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, ToolInputDelta) or (
-            self.session_id is None and not isinstance(event, TurnStarted)
+            self.session_id is None
+            and not self.backlog.failing
+            and not isinstance(event, TurnStarted)
         ):
             return
-        session = self._session()
+        self._say_held()
         if isinstance(event, TurnStarted):
             self._turn_started = time.time()
-        self.store.append_event(session, event)
+            self.backlog.retry()  # a new prompt: is the store back?
+        self._write(lambda: self.store.append_event(self._session(), event), event=True)
         if isinstance(event, ToolCallReady) and not event.server:
             self._inputs[event.tool_use_id] = event.input
         elif isinstance(event, ApprovalDecided):
-            self._tool_runs[event.tool_use_id] = self.store.record_tool_run(
-                session,
+            self._record_decision(event)
+        elif isinstance(event, ToolFinished):
+            self._record_result(event)
+        elif isinstance(event, TurnFinished):
+            self._record_turn(event)
+
+    def _say_held(self) -> None:
+        held = self.backlog.held
+        while held:
+            self.agent.emit(held.pop(0))
+
+    def _record_decision(self, event: ApprovalDecided) -> None:
+        ref = self._tool_runs[event.tool_use_id] = Ref[int]()
+        tool_input = self._inputs.get(event.tool_use_id, {})
+        started = time.time()
+
+        def record() -> None:
+            ref.value = self.store.record_tool_run(
+                self._session(),
                 event.tool_use_id,
                 event.tool,
-                self._inputs.get(event.tool_use_id, {}),
+                tool_input,
                 decision=event.decision,
                 decided_by=event.by,
                 rule=event.rule,
                 rule_source=event.rule_source,
                 answer=event.answer,
                 mode=event.mode,
-                started_at=time.time(),
+                started_at=started,
             )
-        elif isinstance(event, ToolFinished):
-            tool_input = self._inputs.pop(event.tool_use_id, {})
-            result: dict[str, Any] = {
-                "summary": event.summary,
-                "is_error": event.is_error,
-                "duration_s": event.duration_s,
-            }
-            run = self._tool_runs.pop(event.tool_use_id, None)
-            if run is None:  # never reached a decision (invalid input, unknown tool): one record
-                self.store.record_tool_run(
-                    session,
-                    event.tool_use_id,
-                    event.tool,
-                    tool_input,
-                    finished_at=time.time(),
-                    **result,
-                )
-            else:
-                self.store.finish_tool_run(run, **result)
-        elif isinstance(event, TurnFinished):
-            self.store.record_turn(
-                session,
+
+        self._write(record)
+
+    def _record_result(self, event: ToolFinished) -> None:
+        tool_input = self._inputs.pop(event.tool_use_id, {})
+        result: dict[str, Any] = {
+            "summary": event.summary,
+            "is_error": event.is_error,
+            "duration_s": event.duration_s,
+        }
+        finished = time.time()
+        ref = self._tool_runs.pop(event.tool_use_id, None)
+        if ref is not None:
+            self._write(lambda: self.store.finish_tool_run(ref.get(), **result))
+            return
+        # never reached a decision (invalid input, unknown tool): one record
+        self._write(
+            lambda: self.store.record_tool_run(
+                self._session(),
+                event.tool_use_id,
+                event.tool,
+                tool_input,
+                finished_at=finished,
+                **result,
+            )
+        )
+
+    def _record_turn(self, event: TurnFinished) -> None:
+        started, finished, model = self._turn_started, time.time(), self.agent.config.model
+        self._write(
+            lambda: self.store.record_turn(
+                self._session(),
                 event.usage,
                 event.cost_usd,
                 stop_reason=event.stop_reason,
                 requests=event.requests,
-                model=self.agent.config.model,
-                started_at=self._turn_started,
-                finished_at=time.time(),
+                model=model,
+                started_at=started,
+                finished_at=finished,
             )
+        )
 
     def detach(self) -> None:
         """Stop recording this agent (another session takes over); the store stays open."""
@@ -145,10 +233,48 @@ class Recorder:
             self.agent.conversation.observers.remove(self)
         if self.on_event in self.agent.listeners:
             self.agent.listeners.remove(self.on_event)
-        self.store.flush()
+        self._write(self.store.flush)
 
     def close(self) -> None:
-        self.store.close()
+        """Write what waits (a last try if the store failed) and close the store. Never raises
+        for the store's sake: `unrecorded` says whether everything got written."""
+        self.backlog.retry()
+        with contextlib.suppress(*STORE_ERRORS):
+            self.store.close()
+
+
+class RecordedBlobs:
+    """A `BlobStore` for one recorder: file contents kept for undo go to its session (created
+    when first needed), through the recorder's backlog; while they wait, they are read from
+    memory, so undo works in this run whatever the store does."""
+
+    def __init__(self, store: SessionStore, session: Callable[[], str], backlog: Backlog) -> None:
+        self._store, self._session, self._backlog = store, session, backlog
+        self._waiting: dict[str, bytes] = {}
+        self._lock = threading.Lock()
+
+    def put_blob(self, data: bytes) -> str:
+        key = blob_id(data)
+        with self._lock:
+            self._waiting[key] = data
+
+        def write() -> None:
+            self._store.put_blob(self._session(), data)
+            with self._lock:
+                self._waiting.pop(key, None)
+
+        self._backlog.run(write)
+        return key
+
+    def get_blob(self, blob: str) -> bytes | None:
+        with self._lock:
+            waiting = self._waiting.get(blob)
+        if waiting is not None:
+            return waiting
+        try:
+            return self._store.get_blob(blob)
+        except STORE_ERRORS:
+            return None
 
 
 def find_session(store: SessionStore, options: Options) -> SessionInfo | None:
@@ -161,39 +287,49 @@ def find_session(store: SessionStore, options: Options) -> SessionInfo | None:
 
 
 def attach_recorder(agent: Agent, options: Options, store: SessionStore | None = None) -> Recorder:
-    """Record the agent's session; resumes the conversation `--continue`/`--resume` names."""
+    """Record the agent's session; resumes the conversation `--continue`/`--resume` names.
+
+    Raises `LookupError` for an unknown or ambiguous `--resume` id and `StoreUnavailable` (one
+    line: which file, what is wrong) when the store can't be opened or read."""
     opened = store is None
     store = store or SessionStore.open_default()
     try:
         info = find_session(store, options)
-    except LookupError:  # an unknown or ambiguous `--resume` id: the caller reports it
+        if info is None:
+            return Recorder(store, agent)
+        return resume_into(store, agent, info.id)
+    except LookupError:  # the caller says so (and may start a new session)
         if opened:
-            store.close()
+            with contextlib.suppress(*STORE_ERRORS):
+                store.close()
         raise
-    if info is None:
-        return Recorder(store, agent)
-    return resume_into(store, agent, info.id)
+    except STORE_ERRORS as exc:
+        if opened:
+            with contextlib.suppress(*STORE_ERRORS):
+                store.close()
+        if isinstance(exc, StoreUnavailable):
+            raise
+        raise StoreUnavailable(f"cannot read {store.path}: {describe(exc)}") from exc
 
 
-def resume_into(store: SessionStore, agent: Agent, session_id: str) -> Recorder:
-    """Load a stored session's (repaired) messages into the agent and keep recording there."""
+def resume_into(
+    store: SessionStore, agent: Agent, session_id: str, *, backlog: Backlog | None = None
+) -> Recorder:
+    """Load a stored session's (repaired) messages into the agent and keep recording there.
+    Everything is read before the agent changes, so a store that fails leaves it as it was."""
     from agent_tui.sessions.repair import repair_messages
 
     raw = store.load_messages(session_id, repair=False)
     fixed = repair_messages(raw)  # what `load_messages` does, without reading it all twice
-    # Persist what repair appended (e.g. "interrupted" tool results), so the stored conversation
-    # stays valid as new messages follow it.
-    if len(fixed) > len(raw) and fixed[: len(raw)] == raw:
-        for message in fixed[len(raw) :]:
-            store.add_message(session_id, message["role"], message["content"])
-    agent.conversation.messages[:] = fixed
     stored = store.get_system_prompt(session_id)
+    last = store.last_event(session_id, "message_finished")
+    compacted = store.last_event(session_id, "context_compacted")
+    history, next_id = store.load_checkpoints(session_id)
+    agent.conversation.messages[:] = fixed
     if stored:  # the same bytes as before: the cached prefix still matches
         agent.config.system = stored
-    last = store.last_event(session_id, "message_finished")
     if isinstance(last, MessageFinished):  # how full the context is, for the next compaction
         agent.compactor.used = context_used(last.usage)
-    compacted = store.last_event(session_id, "context_compacted")
     # requests go on from a client-side compaction's summary, as before
     if (
         isinstance(compacted, ContextCompacted)
@@ -202,5 +338,12 @@ def resume_into(store: SessionStore, agent: Agent, session_id: str) -> Recorder:
     ):
         agent.conversation.compact(compacted.start, compacted.summary)
     # what its turns changed on disk, for undo and rewind
-    agent.checkpoints.history, agent.checkpoints.next_id = store.load_checkpoints(session_id)
-    return Recorder(store, agent, session_id)
+    agent.checkpoints.history, agent.checkpoints.next_id = history, next_id
+    recorder = Recorder(store, agent, session_id, backlog=backlog)
+    # Persist what repair appended (e.g. "interrupted" tool results), so the stored conversation
+    # stays valid as new messages follow it.
+    if len(fixed) > len(raw) and fixed[: len(raw)] == raw:
+        for message in fixed[len(raw) :]:
+            add = partial(store.add_message, session_id, message["role"], message["content"])
+            recorder._write(add)
+    return recorder

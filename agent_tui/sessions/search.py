@@ -92,11 +92,13 @@ def search(
     cwd: str | os.PathLike[str] | None = None,
     session_id: str | None = None,
     marks: tuple[str, str] = ("[", "]"),
+    sessions: tuple[str, list[Any]] | None = None,
 ) -> list[SearchHit]:
     """Full-text search over prompts, answers, commands and tool output, newest first.
 
     `text` is plain words (all must match; the last may be a prefix), never FTS syntax, so any
-    characters are safe. `marks` wrap the matched words in `snippet`.
+    characters are safe. `marks` wrap the matched words in `snippet`. `sessions`: an SQL
+    condition over the session (alias `s`) and its arguments, e.g. an audit filter.
     """
     query = fts_query(text)
     if query is None or limit <= 0:
@@ -119,6 +121,9 @@ def search(
             return []
         where += " AND search_fts.rowid BETWEEN ? AND ? AND d.session_id = ?"
         args += [lo, hi, session_id]
+    if sessions is not None:
+        where += f" AND {sessions[0]}"
+        args += sessions[1]
     args.append(limit)
     # CROSS JOIN pins FTS as the outer loop: matches come newest first and the scan stops at
     # `limit`. Left to itself the planner may start from a cwd's sessions and re-run the

@@ -38,6 +38,7 @@ from agent_tui.protocol.events import Event, event_from_dict
 from agent_tui.redact import redact
 from agent_tui.sessions import chain
 from agent_tui.sessions import search as search_mod
+from agent_tui.sessions.audit import AuditedCall, list_calls, review_clause
 from agent_tui.sessions.chain import ChainCheck
 from agent_tui.sessions.checkpoint_log import CheckpointLog
 from agent_tui.sessions.event_log import load_events
@@ -54,31 +55,9 @@ from agent_tui.sessions.records import (
     session_info,
 )
 from agent_tui.sessions.run_log import RunLog
-from agent_tui.sessions.schema import migrate
+from agent_tui.sessions.schema import SchemaError, migrate
 
 DB_NAME = "sessions.db"
-
-
-#: the audit filters: sessions with a tool call that ran without the person's review (allowed by
-#: a rule, the mode or a headless flag), or with a call that was denied
-REVIEW_FILTERS = {
-    "unreviewed": (
-        "EXISTS (SELECT 1 FROM tool_runs r WHERE r.session_id = s.id AND r.decision = 'allow' "
-        "AND coalesce(r.decided_by, '') <> 'user')"
-    ),
-    "denied": (
-        "EXISTS (SELECT 1 FROM tool_runs r WHERE r.session_id = s.id AND r.decision = 'deny')"
-    ),
-}
-
-
-#: `review="rule:<rule>"`: sessions where that rule decided a call (alone, or as one of the
-#: rules that together allowed a compound command, stored as "A, B")
-RULE_FILTER = "rule:"
-RULE_CLAUSE = (
-    "EXISTS (SELECT 1 FROM tool_runs r WHERE r.session_id = s.id AND "
-    "instr(', ' || r.rule || ', ', ', ' || ? || ', ') > 0)"
-)
 
 
 class SessionStore(MessageLog, RunLog, CheckpointLog):
@@ -110,14 +89,14 @@ class SessionStore(MessageLog, RunLog, CheckpointLog):
     @classmethod
     def open_default(cls) -> SessionStore:
         """The store at `data_dir()/sessions.db` (honours `AGENT_TUI_HOME`). A file there that
-        can't be opened (not a database, a directory, no access) raises `StoreUnavailable`, with
-        the path, and is left as it is."""
+        can't be opened (not a database, a directory, no access, a newer agent-tui's schema)
+        raises `StoreUnavailable`, with the path, and is left as it is."""
         from agent_tui.paths import data_dir
 
         path = data_dir() / DB_NAME
         try:
             return cls(path)
-        except (sqlite3.Error, OSError) as exc:
+        except (sqlite3.Error, OSError, SchemaError) as exc:
             raise StoreUnavailable(f"cannot open the session database {path}: {exc}") from exc
 
     def __enter__(self) -> SessionStore:
@@ -234,11 +213,10 @@ class SessionStore(MessageLog, RunLog, CheckpointLog):
             where.append("message_count >= 2")
         if top_level:  # not a sub-agent's conversation
             where.append("parent_id IS NULL")
-        if review in REVIEW_FILTERS:
-            where.append(REVIEW_FILTERS[review])
-        elif review and review.startswith(RULE_FILTER):
-            where.append(RULE_CLAUSE)
-            args.append(review[len(RULE_FILTER) :])
+        audit = review_clause(review)  # "unreviewed", "denied", "rule:<rule>" (`audit.py`)
+        if audit is not None:
+            where.append(audit[0])
+            args += audit[1]
         if hide_failed:
             where.append(
                 "NOT EXISTS (SELECT 1 FROM turns t WHERE t.session_id = s.id AND t.stop_reason "
@@ -348,12 +326,33 @@ class SessionStore(MessageLog, RunLog, CheckpointLog):
         cwd: str | os.PathLike[str] | None = None,
         session_id: str | None = None,
         marks: tuple[str, str] = ("[", "]"),
+        review: str | None = None,
     ) -> list[SearchHit]:
-        """Full-text search, newest first (see `search.search`)."""
+        """Full-text search, newest first (see `search.search`), in the sessions an audit
+        filter (`review`, as for `list_sessions`) finds."""
         with self._lock:
             return search_mod.search(
-                self._c, text, limit, cwd=cwd, session_id=session_id, marks=marks
+                self._c,
+                text,
+                limit,
+                cwd=cwd,
+                session_id=session_id,
+                marks=marks,
+                sessions=review_clause(review),
             )
+
+    def audited_calls(
+        self,
+        review: str,
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        session_id: str | None = None,
+        limit: int | None = None,
+    ) -> list[AuditedCall]:
+        """The tool calls that ran without review ("unreviewed") or were "denied", newest
+        first, each with what decided it (`audit.list_calls`)."""
+        with self._lock:
+            return list_calls(self._c, review, cwd=cwd, session_id=session_id, limit=limit)
 
 
 __all__ = [

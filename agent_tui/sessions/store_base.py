@@ -10,7 +10,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 
 from agent_tui.sessions.event_log import EventLog
 from agent_tui.sessions.records import SessionNotFound
@@ -56,15 +56,22 @@ class StoreBase:
                 return
             conn.execute("BEGIN IMMEDIATE")
             self._depth = 1
+            self._events.begin()
             try:
                 yield conn
                 self._events.write(conn)
+                conn.execute("COMMIT")
             except BaseException:
-                self._depth = 0
-                conn.execute("ROLLBACK")
+                # SQLite may have rolled back already (a full disk, a damaged page); a COMMIT
+                # that failed leaves the transaction open. Either way nothing of it stays, and
+                # the buffered events wait for the next commit (the store fails soft).
+                if conn.in_transaction:
+                    with suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
+                self._events.restore()
                 raise
-            self._depth = 0
-            conn.execute("COMMIT")
+            finally:
+                self._depth = 0
 
     def _touch(
         self, conn: sqlite3.Connection, session_id: str, now: float, messages: int = 0

@@ -375,12 +375,31 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
         if not self.is_running:
             return
         self.live_view.handle(event)
+        recorder = self.recorder
+        if event.kind in ("turn_finished", "notice") and recorder is not None:
+            # "not recorded" while the store fails (`sessions/backlog.py`), the id once it works
+            unrecorded = recorder.unrecorded
+            label = recorder.session_id or ("new session" if unrecorded else "")
+            self.status.session = f"{label} (not recorded)" if unrecorded else label
         if event.kind == "turn_finished":
             self._turn = None
             self.chat.call_after_refresh(self._after_turn)
-            if self.recorder is not None and self.recorder.session_id:
-                self.status.session = self.recorder.session_id
             self.call_later(self._next_queued)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        """A turn that died of an error it didn't catch (a bug) is said, and prompts go on: the
+        next queued one is sent, instead of waiting behind it for ever."""
+        from textual.worker import WorkerState
+
+        if event.worker is not self._turn or event.state is not WorkerState.ERROR:
+            return
+        self._turn = None
+        error = event.worker.error
+        self.chat.append(
+            NoticeMessage(f"The turn stopped on an error: {type(error).__name__}: {error}", "error")
+        )
+        self.status.activity = "ready"
+        self.call_later(self._next_queued)
 
     def _after_turn(self) -> None:
         """The answer is painted: let go of what is far off screen, and collect when due."""

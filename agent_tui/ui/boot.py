@@ -5,6 +5,7 @@ than "starting…" for ever). A mixin of `AgentApp`."""
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -75,7 +76,10 @@ class Boot(AppParts):
         recorder, note = self._record(agent) if self.record else (None, None)
         approvals = ApprovalQueue(type_ahead=partial(self.call_later, self._type_ahead))
         if recorder is not None and recorder.session_id and agent.messages:
-            self._runs = stored_runs(recorder.store, recorder.session_id)
+            from agent_tui.sessions.faults import STORE_ERRORS
+
+            with contextlib.suppress(*STORE_ERRORS):  # the history shows without its audit rows
+                self._runs = stored_runs(recorder.store, recorder.session_id)
         self.call_from_thread(self._agent_ready, agent, recorder, approvals, note)
         self.call_from_thread(tune_gc)  # on the UI thread: it patches how Textual paints
         from agent_tui.ui.screens.approval import warm_up_dialog
@@ -106,6 +110,8 @@ class Boot(AppParts):
                 f"This session is not being recorded: {exc}. The file is left as it is: move it "
                 "aside, and the next start makes a new one."
             )
+        except Exception as exc:  # a bug: the session goes on unrecorded, said in one line
+            return None, f"This session is not being recorded: {type(exc).__name__}: {exc}."
 
     def keep_first_screen_css(self) -> None:
         """On the UI thread, once the first screen is styled and before it is painted: keep what

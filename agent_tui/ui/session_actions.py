@@ -229,6 +229,7 @@ class SessionActions(AppParts):
         self.run_worker(load, thread=True, group="resume", exclusive=True, exit_on_error=False)
 
     def _load_session(self, session_id: str) -> None:
+        from agent_tui.sessions.faults import STORE_ERRORS, describe
         from agent_tui.sessions.recorder import resume_into
         from agent_tui.sessions.records import StoreUnavailable
 
@@ -236,22 +237,26 @@ class SessionActions(AppParts):
         assert agent is not None, "sessions are resumed once the agent is built (`_busy`)"
         try:
             store = self.session_store()
+            info = store.get_session(session_id)
+            if info is None:
+                self.call_from_thread(self._not_resumed, f"No session {session_id}.")
+                return
+            runs = stored_runs(store, session_id)
+            old = self.recorder
+            if self.record:
+                backlog = old.backlog if old is not None else None
+                recorder = resume_into(store, agent, session_id, backlog=backlog)
+                if old is not None:
+                    old.detach()
+            else:
+                agent.conversation.messages[:] = store.load_messages(session_id)
+                recorder = None
         except StoreUnavailable as exc:
             self.call_from_thread(self._not_resumed, f"Could not resume: {exc}.")
             return
-        info = store.get_session(session_id)
-        if info is None:
-            self.call_from_thread(self._not_resumed, f"No session {session_id}.")
+        except STORE_ERRORS as exc:
+            self.call_from_thread(self._not_resumed, f"Could not resume: {describe(exc)}.")
             return
-        old = self.recorder
-        if self.record:
-            recorder = resume_into(store, agent, session_id)
-            if old is not None:
-                old.detach()
-        else:
-            agent.conversation.messages[:] = store.load_messages(session_id)
-            recorder = None
-        runs = stored_runs(store, session_id)
         self.call_from_thread(self._session_loaded, recorder, info, runs)
 
     def _not_resumed(self, problem: str) -> None:

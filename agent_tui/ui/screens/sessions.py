@@ -26,7 +26,8 @@ from textual.worker import get_current_worker
 
 from agent_tui.sessions.export import export_dir as default_export_dir
 from agent_tui.sessions.export import export_file_name, write_markdown
-from agent_tui.sessions.records import StoredMessage, StoreUnavailable
+from agent_tui.sessions.faults import STORE_ERRORS, describe
+from agent_tui.sessions.records import StoredMessage
 from agent_tui.sessions.store import SessionStore
 from agent_tui.text import one_line
 from agent_tui.ui.screens.confirm import AskTextScreen, ConfirmScreen
@@ -152,16 +153,24 @@ class SessionBrowser(Screen[BrowserChoice | None]):
 
     def _load(self, text: str, offset: int = 0) -> None:
         try:
-            store = self.store()
-        except StoreUnavailable as exc:  # said in the browser; the file is left as it is
-            self.store_error = str(exc)
+            rows, more = self._fetch(text, offset)
+        except STORE_ERRORS as exc:  # said in the browser; the file is left as it is
+            self.store_error = describe(exc)
             self.app.call_from_thread(self._show_rows, text, [], False, False)
             return
         self.store_error = None  # it opens now (the file was moved aside meanwhile)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show_rows, text, rows, more, offset > 0)
+
+    def _fetch(self, text: str, offset: int) -> tuple[list[Row], bool]:
+        store = self.store()
         rows: list[Row]
         more = False
         if text.strip():
-            hits = store.search(text, SEARCH_HITS, marks=(MARK_OPEN, MARK_CLOSE))
+            # the audit filter (f) holds while searching: matches in the sessions it finds
+            hits = store.search(
+                text, SEARCH_HITS, marks=(MARK_OPEN, MARK_CLOSE), review=self.review
+            )
             seen: dict[str, str] = {}
             for hit in hits:  # newest match first: keep each session's best snippet
                 seen.setdefault(hit.session_id, hit.snippet)
@@ -171,8 +180,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
             infos = store.list_sessions(limit=PAGE + 1, offset=offset, review=self.review)
             more = len(infos) > PAGE
             rows = [Row(info) for info in infos[:PAGE]]
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._show_rows, text, rows, more, offset > 0)
+        return rows, more
 
     def _show_rows(self, text: str, rows: list[Row], more: bool, append: bool) -> None:
         if text != self.query_text:
@@ -241,7 +249,11 @@ class SessionBrowser(Screen[BrowserChoice | None]):
             self.run_worker(lambda: self._load("", offset), thread=True, group="page")
 
     def _load_preview(self, row: Row) -> None:
-        messages = self.store().load_messages_tail(row.info.id, PREVIEW_MESSAGES)
+        try:
+            messages = self.store().load_messages_tail(row.info.id, PREVIEW_MESSAGES)
+        except STORE_ERRORS as exc:
+            self._store_failed(exc)
+            return
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show_preview, row, messages)
 
@@ -348,12 +360,18 @@ class SessionBrowser(Screen[BrowserChoice | None]):
     def _export(self, session_id: str, path: Path) -> None:
         try:
             write_markdown(self.store(), session_id, path)
-        except OSError as exc:
+        except STORE_ERRORS as exc:
+            why = str(exc) if isinstance(exc, OSError) else describe(exc)
             self.app.call_from_thread(
-                self.notify, f"Export failed: {exc}", severity="error", markup=False
+                self.notify, f"Export failed: {why}", severity="error", markup=False
             )
             return
         self.app.call_from_thread(self.notify, f"Exported to {path}", markup=False)
+
+    def _store_failed(self, exc: BaseException) -> None:
+        """From a worker thread: the store failed; one line says why (no traceback)."""
+        message = f"The session database failed: {describe(exc)}"
+        self.app.call_from_thread(self.notify, message, severity="error", markup=False)
 
     def action_cycle_filter(self) -> None:
         """All sessions → those where a call ran without your review → those with a denial."""
@@ -380,7 +398,11 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         )
 
     def _delete(self, row: Row) -> None:
-        deleted = self.store().delete_session(row.info.id)
+        try:
+            deleted = self.store().delete_session(row.info.id)
+        except STORE_ERRORS as exc:
+            self._store_failed(exc)
+            return
         self.app.call_from_thread(self._deleted, row, deleted)
 
     def _deleted(self, row: Row, deleted: bool) -> None:

@@ -1,0 +1,50 @@
+"""What can go wrong with the session database, said in one line a person can act on.
+
+The store fails soft (DESIGN: "keep working unrecorded, say so once, keep what the person typed"):
+callers catch `STORE_ERRORS` around store calls and show `describe(exc)`, never a traceback.
+"""
+
+from __future__ import annotations
+
+import errno
+import sqlite3
+
+from agent_tui.sessions.records import SessionNotFound, StoreUnavailable
+from agent_tui.sessions.schema import SchemaError
+
+#: every error a store call can raise because of the file, the disk or the database in it (not a
+#: bug in the caller): SQLite's own, the OS's, a newer schema, a database that won't open
+STORE_ERRORS: tuple[type[BaseException], ...] = (
+    sqlite3.Error,
+    OSError,
+    SchemaError,
+    StoreUnavailable,
+    SessionNotFound,  # deleted (by another process) while it was being recorded
+)
+
+
+def describe(exc: BaseException) -> str:
+    """`exc` in words, one line, without the exception's class name where the words suffice."""
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if isinstance(exc, StoreUnavailable | SchemaError):
+        return text  # already says which file and why
+    if isinstance(exc, SessionNotFound):
+        return f"the session was deleted while it was being recorded ({text})"
+    low = text.lower()
+    # SQLite's primary result code when it gave one (SQLITE_FULL, SQLITE_CORRUPT_VTAB, ...)
+    name = (getattr(exc, "sqlite_errorname", "") or "").removeprefix("SQLITE_")
+    if name.startswith("FULL") or "disk is full" in low or _is_errno(exc, errno.ENOSPC):
+        return f"the disk is full ({text})"
+    if name.startswith(("CORRUPT", "NOTADB")) or "malformed" in low or "not a database" in low:
+        return f"the session database is damaged ({text})"
+    if name.startswith(("READONLY", "PERM", "CANTOPEN")) or "readonly" in low:
+        return f"the session database can't be written ({text})"
+    if name.startswith(("BUSY", "LOCKED")) or "database is locked" in low:
+        return f"the session database is busy in another process ({text})"
+    if name.startswith("IOERR"):
+        return f"the session database can't be read or written ({text})"
+    return text
+
+
+def _is_errno(exc: BaseException, number: int) -> bool:
+    return isinstance(exc, OSError) and exc.errno == number
