@@ -100,6 +100,7 @@ def test_every_sessions_command_says_one_line_about_a_broken_database(
         ["export", sid, "--format", "jsonl"],
         ["calls", "--review", "denied"],
         ["calls", "--review", "unreviewed"],
+        ["verify", sid],
         ["delete", sid, "--yes"],
     ]
     for command in commands:
