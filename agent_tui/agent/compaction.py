@@ -21,13 +21,8 @@ from agent_tui.agent.context import context_used, context_window
 from agent_tui.agent.conversation import Conversation
 from agent_tui.protocol.assembler import StreamAssembler, StreamError
 from agent_tui.protocol.events import ContextCompacted, Event, Notice, Usage
-from agent_tui.providers.base import (
-    MessageRequest,
-    Provider,
-    ProviderError,
-    StreamStalled,
-    with_stall_timeout,
-)
+from agent_tui.providers.base import MessageRequest, Provider, ProviderError, StreamStalled
+from agent_tui.providers.drain import drain
 from agent_tui.redact import redact
 
 COMPACT_BETA = "compact-2026-01-12"
@@ -60,8 +55,11 @@ class Compactor:
         config: AgentConfig,
         conversation: Callable[[], Conversation],
         emit: Callable[[Event], None],
+        count: Callable[[Usage], object],
     ) -> None:
         self.provider = provider
+        #: where the summary request's usage goes (the turn's spending), failed or not
+        self.count = count
         self.config = config
         self._conversation = conversation
         self.emit = emit
@@ -159,20 +157,19 @@ class Compactor:
         wanted = starts[-KEEP_TURNS] if len(starts) >= KEEP_TURNS else starts[-1]
         return wanted if wanted > conversation.start else later[-1]
 
-    async def run(self, tools: list[dict[str, Any]], instructions: str = "") -> Usage:
+    async def run(self, tools: list[dict[str, Any]], instructions: str = "") -> None:
         """`compact`, saying so in the chat; a failure is a notice (the session goes on
-        uncompacted), never the end of the turn. Returns the summary request's usage."""
+        uncompacted), never the end of the turn."""
         self.emit(Notice("info", "Compacting the conversation…"))
         try:
-            return await self.compact(tools, instructions)
+            await self.compact(tools, instructions)
         except (ProviderError, StreamError, StreamStalled, ValueError) as exc:
             text = redact(str(getattr(exc, "message", exc)))
             self.emit(Notice("warning", f"Could not compact the conversation: {text}"))
-            return Usage()
 
-    async def compact(self, tools: list[dict[str, Any]], instructions: str = "") -> Usage:
-        """Summarise the older turns with one request; the recent turns stay as they are.
-        Returns the request's usage. Raises `ProviderError` when the summary request fails, and
+    async def compact(self, tools: list[dict[str, Any]], instructions: str = "") -> None:
+        """Summarise the older turns with one request; the recent turns stay as they are (its
+        usage goes to `count`). Raises `ProviderError` when the summary request fails, and
         `ValueError` when there is nothing older than the recent turns to summarise."""
         conversation = self._conversation()
         cut = self._cut_point()
@@ -192,10 +189,9 @@ class Compactor:
             tool_choice={"type": "none"} if tools else None,
             purpose="compaction",
         )
-        assembler = StreamAssembler()
-        stream = self.provider.stream(request)
-        async for raw in with_stall_timeout(stream, self.config.stall_timeout):
-            assembler.feed(raw)
+        assembler = await drain(
+            self.provider, request, count=self.count, stall_timeout=self.config.stall_timeout
+        )
         summary = assembler.partial_text().strip()
         if not assembler.stopped or not summary:
             raise ProviderError("The summary request ended without a summary.", kind="compaction")
@@ -203,4 +199,3 @@ class Compactor:
         conversation.compact(cut, summary)
         self.used = 0
         self.emit(ContextCompacted("client", summary, before, cut))
-        return assembler.usage

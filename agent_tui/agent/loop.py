@@ -10,7 +10,6 @@ is never fixed: the stop reason and the blocks decide.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -43,13 +42,8 @@ from agent_tui.protocol.events import (
     TurnStarted,
     Usage,
 )
-from agent_tui.providers.base import (
-    MessageRequest,
-    Provider,
-    ProviderError,
-    StreamStalled,
-    with_stall_timeout,
-)
+from agent_tui.providers.base import MessageRequest, Provider, ProviderError, StreamStalled
+from agent_tui.providers.drain import drain
 from agent_tui.redact import redact
 from agent_tui.tools.base import ToolOutput, ToolRegistry
 from agent_tui.tools.media import prompt_attachments
@@ -107,10 +101,15 @@ class Agent:
         #: the spending cap, checked before every request
         self.budget = SpendingCap(config, self.emit, confirm_spend)
         self.conversation = conversation or Conversation()
-        self.compactor = Compactor(provider, config, lambda: self.conversation, self.emit)
+        self.compactor = Compactor(
+            provider, config, lambda: self.conversation, self.emit, self.count
+        )
         self.listeners: list[Listener] = []
         self.session_usage = Usage()
         self.session_cost = 0.0
+        #: what the running turn has spent so far: its requests (`count`) and its tools
+        self.turn_usage = Usage()
+        self.turn_cost = 0.0
         self._task: asyncio.Task[Any] | None = None
         self._cancel_requested = False
         self.running = False
@@ -133,6 +132,11 @@ class Agent:
     @property
     def permissions(self) -> PermissionChecker:
         return self.approvals.permissions
+
+    def count(self, usage: Usage) -> None:
+        """A request of this turn ended (finished, failed, retried or cancelled): what it used."""
+        self.turn_usage += usage
+        self.turn_cost += cost_usd(self.config.model, usage)
 
     def emit(self, event: Event) -> None:
         for listener in list(self.listeners):
@@ -174,22 +178,19 @@ class Agent:
         self._cancel_requested = False
         self.running = True
         self.can_retry = False
-        usage = Usage()
-        cost = 0.0
+        self.turn_usage, self.turn_cost = Usage(), 0.0
         requests = 0
         continuations = 0
         cut_short = 0
         stop_reason: str | None = None
         try:
             while True:
-                if not await self.budget.allows(self.session_cost + cost):
+                if not await self.budget.allows(self.session_cost + self.turn_cost):
                     stop_reason = "max_cost"
                     self._close_dangling_tool_uses("not run: the spending cap was reached")
                     break
                 if self.compactor.due() and not self.conversation.pending_tool_uses():
-                    step = await self._compact_step()
-                    usage += step
-                    cost += cost_usd(self.config.model, step)
+                    await self._compact_step()
                 requests += 1
                 self.emit(RequestStarted(requests))
                 try:
@@ -197,8 +198,6 @@ class Agent:
                 except _CompactionRefused:
                     continue  # again without the edit, compacting on the client if it's time
                 self.compactor.note(assembler)
-                usage += assembler.usage
-                cost += cost_usd(self.config.model, assembler.usage)
                 stop_reason = assembler.stop_reason
                 if stop_reason == "compaction":
                     continue  # the server paused after compacting: go on from the summary
@@ -223,26 +222,22 @@ class Agent:
                         self.conversation.add_prompt(LENGTH_PROMPT)
                         continue
                 if stop_reason == "tool_use" and self.conversation.pending_tool_uses():
-                    tool_usage, tool_cost = await self._run_tools()
-                    usage += tool_usage
-                    cost += tool_cost
+                    await self._run_tools()
                     continue
                 self._end_notice(stop_reason)
                 break
-            return await self._finish(stop_reason, usage, cost, requests)
+            return await self._finish(stop_reason, requests)
         except _StreamBroken as exc:
             self._close_dangling_tool_uses("not run: the stream failed before the call completed")
             self.can_retry = True
-            usage += exc.assembler.usage
-            cost += cost_usd(self.config.model, exc.assembler.usage)
             self.emit(StreamFailed(exc.message, exc.retryable, exc.assembler.partial_text()))
-            return await self._finish(None, usage, cost, requests, failed=True)
+            return await self._finish(None, requests, failed=True)
         except asyncio.CancelledError:
             if not self._cancel_requested:
                 raise
             self._close_dangling_tool_uses(CANCELLED)
             self.emit(Notice("warning", "Cancelled."))
-            return await self._finish(None, usage, cost, requests, cancelled=True)
+            return await self._finish(None, requests, cancelled=True)
         finally:
             self.running = False
             self._task = None
@@ -250,14 +245,13 @@ class Agent:
     async def _finish(
         self,
         stop_reason: str | None,
-        usage: Usage,
-        cost: float,
         requests: int,
         *,
         failed: bool = False,
         cancelled: bool = False,
     ) -> TurnFinished:
         await self.checkpoints.end_turn()
+        usage, cost = self.turn_usage, self.turn_cost
         self.session_usage += usage
         self.session_cost += cost
         event = TurnFinished(stop_reason, usage, cost, requests, cancelled, failed)
@@ -294,17 +288,18 @@ class Agent:
         """`/compact`: summarise the older turns now (a turn of its own, with its cost)."""
         self._task = asyncio.current_task()
         self.running = True
+        self.turn_usage, self.turn_cost = Usage(), 0.0
         try:
-            usage = await self._compact_step(instructions)
+            await self._compact_step(instructions)
         except asyncio.CancelledError:
-            usage = Usage()
+            pass  # what the summary request used so far is counted all the same
         finally:
             self.running = False
             self._task = None
-        return await self._finish(None, usage, cost_usd(self.config.model, usage), 1)
+        return await self._finish(None, 1)
 
-    async def _compact_step(self, instructions: str = "") -> Usage:
-        return await self.compactor.run(self.tools.schemas(), instructions)
+    async def _compact_step(self, instructions: str = "") -> None:
+        await self.compactor.run(self.tools.schemas(), instructions)
 
     async def _request(self) -> StreamAssembler:
         attempt = 0
@@ -357,25 +352,29 @@ class Agent:
                 self.conversation.append(block)
             blocks.clear()
 
-        stream = self.provider.stream(request)
+        def on_event(event: Event) -> None:
+            if isinstance(event, ToolCallReady) and event.input_error:
+                self.runner.input_errors[event.tool_use_id] = event.input_error
+            if isinstance(event, BlockFinished):
+                if event.block.get("type") == "server_tool_use":
+                    held.append(event.block)
+                else:
+                    commit(held)
+                    commit([event.block])
+            self.emit(event)
+
         try:
-            async for raw in with_stall_timeout(stream, self.config.stall_timeout):
-                for event in assembler.feed(raw):
-                    if isinstance(event, ToolCallReady) and event.input_error:
-                        self.runner.input_errors[event.tool_use_id] = event.input_error
-                    if isinstance(event, BlockFinished):
-                        if event.block.get("type") == "server_tool_use":
-                            held.append(event.block)
-                        else:
-                            commit(held)
-                            commit([event.block])
-                    self.emit(event)
+            await drain(
+                self.provider,
+                request,
+                count=self.count,
+                stall_timeout=self.config.stall_timeout,
+                assembler=assembler,
+                on_event=on_event,
+            )
         except BaseException:
             self.conversation.keep_partial(assembler, opened)
             raise
-        finally:
-            with contextlib.suppress(Exception):
-                await stream.aclose()  # type: ignore[attr-defined]
         if assembler.stopped:
             commit(held)
         else:
@@ -388,18 +387,15 @@ class Agent:
 
     # --- tools -------------------------------------------------------------------------------
 
-    async def _run_tools(self) -> tuple[Usage, float]:
+    async def _run_tools(self) -> None:
         calls = self.conversation.pending_tool_uses()
         self.conversation.begin("user")
-        usage = Usage()
-        cost = 0.0
         async for call, output in self.runner.run_all(calls):
             self.conversation.append(tool_result(call["id"], output))
-            if output.usage is not None:
-                usage += output.usage
+            if output.usage is not None:  # a tool's own requests (WebSearch, WebFetch, Task)
+                self.turn_usage += output.usage
                 model = output.meta.get("model", self.config.model)
-                cost += output.meta.get("cost_usd", cost_usd(model, output.usage))
-        return usage, cost
+                self.turn_cost += output.meta.get("cost_usd", cost_usd(model, output.usage))
 
     def _close_dangling_tool_uses(self, reason: str) -> int:
         """Give every unanswered tool_use an is_error result, so the conversation stays valid."""

@@ -20,7 +20,6 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.protocol.events import Usage
-from agent_tui.providers.base import ProviderError
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput
 from agent_tui.web.cache import DEFAULT_TTL, LruTtlCache
 from agent_tui.web.convert import (
@@ -33,6 +32,7 @@ from agent_tui.web.convert import (
 from agent_tui.web.extract import (
     CONTENT_BUDGET,
     RAW_BUDGET,
+    ExtractionFailed,
     build_request,
     cut,
     cut_note,
@@ -207,10 +207,10 @@ class WebFetchTool(Tool):
         )
         try:
             answer, usage = await run_extraction(ctx.provider, request)
-        except ProviderError as exc:
+        except ExtractionFailed as exc:
             ctx.progress(status=f"{status_line} · extraction failed")
             note = f"Extraction failed ({exc.message}); this is the page itself, untrusted."
-            return self._raw(page, note), None, "failed"
+            return self._raw(page, note), exc.usage, "failed"
         ctx.progress(status=status_line)
         return answer or "(The extraction model returned no text.)", usage, "model"
 

@@ -9,7 +9,6 @@ content back verbatim (`encrypted_content` included) with no extra user message.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -25,13 +24,8 @@ from agent_tui.protocol.events import (
     ToolCallStarted,
     Usage,
 )
-from agent_tui.providers.base import (
-    MessageRequest,
-    Provider,
-    ProviderError,
-    StreamStalled,
-    with_stall_timeout,
-)
+from agent_tui.providers.base import MessageRequest, Provider, ProviderError, StreamStalled
+from agent_tui.providers.drain import drain
 from agent_tui.redact import redact
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput
 
@@ -135,6 +129,9 @@ class _Run:
     def ran(self) -> int:
         """Searches that actually ran (an error result is not a search; it is not billed)."""
         return sum(1 for s in self.searches.values() if s.done and s.error_code is None)
+
+    def count(self, usage: Usage) -> None:
+        self.usage += usage
 
     def relay(self, event: object) -> None:
         """Re-emit a sub-stream search event as progress of the client WebSearch call."""
@@ -260,12 +257,14 @@ class WebSearchTool(Tool):
     async def _stream(
         self, provider: Provider, request: MessageRequest, run: _Run
     ) -> StreamAssembler:
-        assembler = StreamAssembler()
-        stream = provider.stream(request)
         try:
-            async for raw in with_stall_timeout(stream, self.stall_timeout):
-                for event in assembler.feed(raw):
-                    run.relay(event)
+            assembler = await drain(
+                provider,
+                request,
+                count=run.count,  # tokens spent on a failed request still cost money
+                stall_timeout=self.stall_timeout,
+                on_event=run.relay,
+            )
         except ProviderError as exc:
             raise _SubStreamFailed(redact(exc.message)) from None
         except StreamError as exc:
@@ -274,10 +273,6 @@ class WebSearchTool(Tool):
             raise
         except Exception as exc:  # a broken provider must become a result, not a crashed turn
             raise _SubStreamFailed(f"{type(exc).__name__}: {redact(str(exc))}") from None
-        finally:
-            run.usage += assembler.usage  # tokens spent on a failed request still cost money
-            with contextlib.suppress(Exception):
-                await stream.aclose()  # type: ignore[attr-defined]
         if not assembler.stopped:
             raise _SubStreamFailed("the search stream ended before the response was complete")
         return assembler

@@ -8,16 +8,19 @@ main model sees the extraction, never instructions that the page addressed to it
 from __future__ import annotations
 
 import secrets
-from typing import Any
 
+from agent_tui.protocol.assembler import StreamError
 from agent_tui.protocol.events import Usage
-from agent_tui.providers.base import MessageRequest, Provider, ProviderError
+from agent_tui.providers.base import MessageRequest, Provider, ProviderError, StreamStalled
+from agent_tui.providers.drain import drain
 
 #: the most page text sent to the small model
 CONTENT_BUDGET = 100_000
 #: markdown from a preapproved documentation host up to this size is returned as is
 RAW_BUDGET = 10_000
 MAX_TOKENS = 4096
+#: the extraction fails (and the page itself is returned) when its stream is silent this long
+STALL_TIMEOUT_S = 90.0
 
 SYSTEM_PROMPT = """\
 You read one web page on behalf of another AI assistant and answer a single request about it.
@@ -76,33 +79,30 @@ def build_request(
     )
 
 
+class ExtractionFailed(ProviderError):
+    """The extraction request failed; `usage` is what it used before it did (billed all the
+    same)."""
+
+    def __init__(self, message: str, kind: str, usage: Usage) -> None:
+        super().__init__(message, kind=kind)
+        self.usage = usage
+
+
 async def run_extraction(provider: Provider, request: MessageRequest) -> tuple[str, Usage]:
-    """Stream the request and return its text and usage; raises `ProviderError`."""
-    parts: list[str] = []
-    usage: dict[str, Any] = {}
-    async for event in provider.stream(request):
-        kind = event.get("type")
-        if kind == "message_start":
-            _merge_usage(usage, (event.get("message") or {}).get("usage"))
-        elif kind == "message_delta":
-            # message_delta usage is cumulative: it replaces, not adds to, message_start's counts.
-            _merge_usage(usage, event.get("usage"))
-        elif kind == "content_block_delta":
-            delta = event.get("delta") or {}
-            if delta.get("type") == "text_delta":
-                parts.append(delta.get("text") or "")
-        elif kind == "error":
-            error = event.get("error") or {}
-            raise ProviderError(
-                error.get("message") or "extraction failed", kind=error.get("type") or "api_error"
-            )
-    return "".join(parts).strip(), Usage.from_api(usage)
-
-
-def _merge_usage(into: dict[str, Any], usage: dict[str, Any] | None) -> None:
-    for key, value in (usage or {}).items():
-        if value is not None:
-            into[key] = value
+    """Stream the request and return its text and usage; raises `ExtractionFailed`."""
+    spent: list[Usage] = []
+    try:
+        assembler = await drain(
+            provider, request, count=spent.append, stall_timeout=STALL_TIMEOUT_S
+        )
+    except ProviderError as exc:
+        raise ExtractionFailed(exc.message, exc.kind, sum(spent, Usage())) from None
+    except StreamError as exc:
+        raise ExtractionFailed(str(exc), exc.kind, sum(spent, Usage())) from None
+    except StreamStalled:
+        message = f"the extraction stream stalled: nothing arrived for {STALL_TIMEOUT_S:.0f}s"
+        raise ExtractionFailed(message, "stalled", sum(spent, Usage())) from None
+    return assembler.partial_text().strip(), assembler.usage
 
 
 def is_preapproved(url: str) -> bool:

@@ -26,11 +26,28 @@ from agent_tui.agent.cost import cost_usd
 from agent_tui.protocol.events import (
     Notice,
     StreamFailed,
+    Usage,
 )
 from agent_tui.protocol.sse import iter_sse
 from agent_tui.providers.base import ProviderError
 
 # --- retries and broken streams -------------------------------------------------------------------
+
+
+async def test_a_retried_request_is_counted_in_the_turn(
+    tmp_path: Path, no_sleep: list[float]
+) -> None:
+    """The agent's turn counts every request it sent, the attempt that failed and was retried
+    too (it used to count only the last attempt)."""
+    provider = ScriptedProvider(
+        [*reply()[:1], ProviderError("overloaded", retryable=True, kind="overloaded_error")],
+        reply(text("ok"), usage={"output_tokens": 5}),
+    )
+    h = Harness(provider, [], tmp_path, retry_base_delay=0.5)
+    finished = await h.agent.submit("go")
+    assert len(provider.requests) == 2
+    assert finished.usage == Usage(input_tokens=20, output_tokens=6)
+    assert h.agent.session_usage == finished.usage
 
 
 async def test_retry_before_content_with_backoff(tmp_path: Path, no_sleep: list[float]) -> None:

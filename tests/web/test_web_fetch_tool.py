@@ -321,7 +321,7 @@ async def test_short_markdown_from_a_preapproved_host_skips_extraction(tmp_path)
 
 
 async def test_extraction_usage_and_stream_errors() -> None:
-    from agent_tui.web.extract import run_extraction
+    from agent_tui.web.extract import ExtractionFailed, run_extraction
 
     class Scripted(FakeProvider):
         def __init__(self, events):
@@ -330,16 +330,37 @@ async def test_extraction_usage_and_stream_errors() -> None:
 
         async def stream(self, request):
             for event in self.events:
+                if isinstance(event, Exception):
+                    raise event
                 yield event
 
     request = build_request(model="m", url="https://e/", prompt="p", content="c")
+    start = {
+        "type": "message_start",
+        "message": {"usage": {"input_tokens": 50, "output_tokens": 1}},
+    }
+    block = {"type": "content_block_start", "index": 0, "content_block": {"type": "text"}}
+    delta = {
+        "type": "content_block_delta",
+        "index": 0,
+        "delta": {"type": "text_delta", "text": "ok"},
+    }
     usage_events = [
-        {"type": "message_start", "message": {"usage": {"input_tokens": 50, "output_tokens": 1}}},
-        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}},
+        start,
+        block,
+        delta,
+        {"type": "content_block_stop", "index": 0},
         {"type": "message_delta", "usage": {"input_tokens": 50, "output_tokens": 9}},
+        {"type": "message_stop"},
     ]
     text, usage = await run_extraction(Scripted(usage_events), request)
     assert (text, usage) == ("ok", Usage(input_tokens=50, output_tokens=9))
-    error_events = [{"type": "error", "error": {"type": "overloaded_error", "message": "busy"}}]
-    with pytest.raises(ProviderError, match="busy"):
-        await run_extraction(Scripted(error_events), request)
+    # A failed extraction says why, and keeps what it used (billed all the same).
+    error = {"type": "error", "error": {"type": "overloaded_error", "message": "busy"}}
+    with pytest.raises(ExtractionFailed, match="busy") as failed:
+        await run_extraction(Scripted([start, block, delta, error]), request)
+    assert failed.value.kind == "overloaded_error"
+    assert failed.value.usage == Usage(input_tokens=50, output_tokens=1)
+    with pytest.raises(ExtractionFailed, match="boom") as failed:
+        await run_extraction(Scripted([start, ProviderError("boom")]), request)
+    assert failed.value.usage == Usage(input_tokens=50, output_tokens=1)
