@@ -12,6 +12,8 @@ import json
 import sys
 
 from agent_tui.protocol.events import (
+    ChangeRecorded,
+    ChangeStarted,
     ContextCompacted,
     Event,
     Notice,
@@ -26,8 +28,9 @@ from agent_tui.runtime import Options, make_agent
 
 NOT_RECORDED = "this session is not (all) recorded"
 
-# Too fine-grained for a line each; the assembled `tool_call` event carries the input.
-_SKIP = (ToolInputDelta,)
+# Too fine-grained for a line each: the assembled `tool_call` event carries the input, and the
+# turn's `files_changed` what its calls' records say.
+_SKIP = (ToolInputDelta, ChangeStarted, ChangeRecorded)
 
 
 def run_headless(options: Options, prompt: str, output_format: str = "text") -> int:

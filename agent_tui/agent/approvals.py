@@ -11,6 +11,7 @@ The loop only calls `authorize`; the UI changes the permission mode through `set
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -57,6 +58,10 @@ class AllowAll:
         return frozenset()
 
 
+def _no_watch(_paths: list[Path]) -> AbstractContextManager[None]:
+    return nullcontext()
+
+
 async def deny_all(request: ApprovalRequest) -> ApprovalAnswer:
     return ApprovalAnswer("deny", "no one is there to approve")
 
@@ -82,6 +87,8 @@ class Approvals:
         self.read_only_calls: dict[str, bool] = {}
         #: tool_use id -> (hunks the person kept, the hunks shown) for a partly approved edit
         self.hunk_choices: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {}
+        #: wraps the app's own writes (`Checkpointer.own_writes`, set by the Agent)
+        self.own_writes: Callable[[list[Path]], AbstractContextManager[None]] = _no_watch
 
     @property
     def mode(self) -> str:
@@ -177,7 +184,9 @@ class Approvals:
         self.emit(ApprovalRequested(tool_use_id, tool.name, subject, decision.reason))
         answer = await self.ask(request)
         if answer.choice == "always" and decision.suggestions:
-            saved = tuple(self.permissions.save_always(list(decision.suggestions)) or ())
+            mine = [self.cwd / self.permissions.local_settings, self.cwd / ".gitignore"]
+            with self.own_writes(mine):  # the app's writes, never a running call's change
+                saved = tuple(self.permissions.save_always(list(decision.suggestions)) or ())
             answer = replace(answer, saved_rules=saved)
             problem = getattr(self.permissions, "save_error", None)
             if not saved or problem:

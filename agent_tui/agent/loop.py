@@ -93,6 +93,7 @@ class Agent:
         self.runner = ToolRunner(tools, self.approvals, self.emit, config, provider)
         #: what each turn changed on disk (a sub-agent's calls go to its parent's)
         self.checkpoints = self.runner.checkpoints = Checkpointer(config.cwd, self.emit)
+        self.approvals.own_writes = self.checkpoints.own_writes
         #: the memory files (AGENTS.md, CLAUDE.md) in the system prompt, for the person to see
         self.memory_files: tuple[Any, ...] = ()
         #: Task's runner (`agent.subagents.SubAgents`), the MCP servers (`runtime.McpSetup`)

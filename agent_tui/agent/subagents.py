@@ -151,6 +151,7 @@ class SubAgents:
             confirm_spend=parent.budget.confirm,
         )
         sub.runner.checkpoints = parent.checkpoints  # its changes belong to the parent's turn
+        sub.approvals.own_writes = parent.checkpoints.own_writes
         return sub
 
     async def run(self, params: TaskInput, ctx: ToolContext) -> ToolOutput:

@@ -108,9 +108,10 @@ class ToolRunner:
             return denied
         ctx.hunks = self.approvals.hunk_choices.pop(call["id"], None)
         read_only = tool.read_only or self.approvals.read_only_calls.pop(call["id"], False)
+        checkpoint = None
         if self.checkpoints is not None and not read_only:
             path = tool.changed_path(params, self.config.cwd)
-            await self.checkpoints.before(tool.subject(params), name, path)
+            checkpoint = await self.checkpoints.before(tool.subject(params), name, path, call["id"])
         try:
             return await tool.run(params, ctx)
         except asyncio.CancelledError:
@@ -121,6 +122,11 @@ class ToolRunner:
                 is_error=True,
                 summary="failed",
             )
+        finally:
+            if self.checkpoints is not None and checkpoint is not None:
+                # what this call changed, recorded now (not at the turn's end): a kill later
+                # in the turn still leaves it to undo
+                await self.checkpoints.after(checkpoint)
 
     def _context(self, tool_use_id: str, name: str) -> ToolContext:
         def progress(status: str = "", output: str = "") -> None:

@@ -1,19 +1,36 @@
-"""The agent's side of checkpoints: what a turn may change is recorded before its first change,
-and what it did change is one `FilesChanged` event at its end."""
+"""The agent's side of checkpoints: each call that may change files is recorded as it happens —
+what it may change before it runs (`ChangeStarted`), what it did change as soon as it finished
+(`ChangeRecorded`) — and a turn's calls are summed up in one `FilesChanged` at its end.
+
+A Write or Edit records the one file it replaces. A shell command or an MCP tool, whose effects
+are unknown, gets a snapshot of the git work tree before and after *that call*: what the person
+changes between the agent's calls is never the agent's. What the app itself writes meanwhile
+(`own_writes`) is taken out.
+"""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Collection
+import secrets
+from collections.abc import Callable, Collection, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.checkpoints.attribution import OwnWrite, entry, join, without_own_writes
 from agent_tui.checkpoints.blobs import BlobStore, MemoryBlobs, read_file
 from agent_tui.checkpoints.git_tree import GitError, GitWorkTree
 from agent_tui.checkpoints.scratch import Scratch
 from agent_tui.paths import data_dir
-from agent_tui.protocol.events import Event, FilesChanged, FilesRestored, Notice
+from agent_tui.protocol.events import (
+    ChangeRecorded,
+    ChangeStarted,
+    Event,
+    FilesChanged,
+    FilesRestored,
+    Notice,
+)
 
 if TYPE_CHECKING:  # undo's planning and diffs load with the first undo, not at start-up
     from agent_tui.checkpoints.restore import RestorePlan
@@ -24,10 +41,20 @@ PROMPT_CHARS = 200
 
 @dataclass
 class _Turn:
-    tree: str | None = None
-    #: path -> (blob id or None when absent, mode, the tool that changed it)
-    saved: dict[Path, tuple[str | None, str, str]] = field(default_factory=dict)
+    checkpoint: int
+    #: every call's changes, in the order they were recorded
+    records: list[dict[str, Any]] = field(default_factory=list)
+    trees: list[str] = field(default_factory=list)
     unrestorable: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Call:
+    """One call between `before` and `after`."""
+
+    started: ChangeStarted
+    #: how many of the app's own writes had been made when it started
+    own_from: int
 
 
 class Checkpointer:
@@ -41,14 +68,19 @@ class Checkpointer:
         self.enabled = True
         #: the next checkpoint's number (numbers are never reused, even after an undo)
         self.next_id = 0
+        #: this process's temporary files (the private index, a restore's content before its
+        #: rename), under the data dir: never in the project, cleaned after a kill
+        self.scratch = Scratch(data_dir())
+        self._index_name = f"index-{secrets.token_hex(4)}"
         self._git: GitWorkTree | None = None
         self._git_known = False
         self._message_index = 0
         self._prompt = ""
         self._turn: _Turn | None = None
+        #: one snapshot at a time (they share the private index); parallel sub-agents share this
         self._lock = asyncio.Lock()
-        #: this process's temporary files (index copies, a restore's content before its rename)
-        self.scratch = Scratch(data_dir())
+        self._own: list[OwnWrite] = []
+        self._running = 0
 
     @property
     def git(self) -> GitWorkTree | None:
@@ -59,22 +91,100 @@ class Checkpointer:
     def begin_turn(self, message_index: int, prompt: str) -> None:
         self._message_index, self._prompt = message_index, prompt[:PROMPT_CHARS]
 
-    async def before(self, subject: str, tool: str, path: Path | None) -> None:
-        """Called before a call that may change files runs: `path` is the file a Write or Edit
-        replaces (None for a shell command or an MCP tool, whose effects are unknown)."""
+    async def before(
+        self, subject: str, tool: str, path: Path | None, call_id: str = ""
+    ) -> Call | None:
+        """Called just before a call that may change files runs: `path` is the file a Write or
+        Edit replaces (None for a shell command or an MCP tool, whose effects are unknown).
+        Pass what it returns to `after` once the call is over, however it ended."""
         if not self.enabled:
-            return
-        async with self._lock:  # parallel sub-agents share one checkpointer
+            return None
+        async with self._lock:
             if self._turn is None:
-                self._turn = _Turn()
-                if await asyncio.to_thread(lambda: self.git) is not None:
-                    self._turn.tree = await self._snapshot()
+                self._turn = _Turn(self.next_id)
+                self.next_id += 1
             turn = self._turn
-            if path is not None and path not in turn.saved:
+            tree, before, mode = "", None, ""
+            if path is not None:
                 before, mode = await asyncio.to_thread(self._keep, path)
-                turn.saved[path] = (before, mode, tool)
-            elif path is None and turn.tree is None and subject not in turn.unrestorable:
+            elif await asyncio.to_thread(lambda: self.git) is not None:
+                tree = await self._snapshot() or ""
+            if path is None and not tree and subject not in turn.unrestorable:
                 turn.unrestorable.append(subject)
+            if tree:
+                turn.trees.append(tree)
+            self._running += 1
+        started = ChangeStarted(
+            turn.checkpoint,
+            self._message_index,
+            self._prompt,
+            call_id or secrets.token_hex(6),
+            tool,
+            subject,
+            "" if path is None else str(path),
+            before,
+            mode,
+            tree,
+        )
+        self.emit(started)  # written at once: a kill from here on still knows the call ran
+        return Call(started, len(self._own))
+
+    async def after(self, call: Call | None) -> None:
+        """Record what the call `before` announced changed (call it however the call ended)."""
+        if call is None:
+            return
+        s = call.started
+        files: list[dict[str, Any]] = []
+        tree = ""
+        try:
+            if s.path:
+                path = Path(s.path)
+                now, mode = await asyncio.to_thread(self._keep, path)
+                if now != s.before:
+                    files = [entry(path, s.before, now, s.before_mode, mode, s.tool)]
+            elif s.tree:
+                async with self._lock:
+                    tree = await self._snapshot() or ""
+                files = await self._changes(s.tree, tree, s.tool)
+        finally:
+            async with self._lock:
+                self._running -= 1
+                files = without_own_writes(files, self._own[call.own_from :])
+                if not self._running:
+                    self._own.clear()
+                if self._turn is not None and self._turn.checkpoint == s.checkpoint:
+                    self._turn.records.extend(files)
+                    if tree:
+                        self._turn.trees.append(tree)
+        self.emit(ChangeRecorded(s.checkpoint, s.tool_use_id, s.tool, files, tree))
+
+    async def _changes(self, old: str, new: str, tool: str) -> list[dict[str, Any]]:
+        git = self.git
+        if git is None or not new:
+            return []
+        try:
+            changes = await asyncio.to_thread(git.changes, old, new)
+        except GitError as exc:
+            self.emit(Notice("warning", f"The git checkpoint is incomplete: {exc}"))
+            return []
+        return [entry(c.path, c.old, c.new, c.old_mode, c.new_mode, tool) for c in changes]
+
+    @contextmanager
+    def own_writes(self, paths: Iterable[Path]) -> Iterator[None]:
+        """Wrap a write of the app's own (settings, `.gitignore`): a call running meanwhile
+        does not count it as its change."""
+        if not self._running:
+            yield
+            return
+        watched = list(paths)
+        before = [self._keep(p)[0] for p in watched]
+        try:
+            yield
+        finally:
+            for path, was in zip(watched, before, strict=True):
+                now = self._keep(path)[0]  # kept: a restore may need to put the app's part back
+                if now != was:
+                    self._own.append(OwnWrite(path.resolve(), was, now))
 
     def _keep(self, path: Path) -> tuple[str | None, str]:
         """Keep `path`'s content as it is now: its blob id and mode (None, "": absent or
@@ -88,63 +198,39 @@ class Checkpointer:
         return self.blobs.put_blob(current[0]), current[1]
 
     async def _snapshot(self) -> str | None:
+        """A snapshot of the work tree (hold `_lock`: snapshots share the private index)."""
         git = self.git
         if git is None:
             return None
         try:
-            return await asyncio.to_thread(git.snapshot)
-        except GitError as exc:
-            self.emit(Notice("warning", f"No git checkpoint for this turn: {exc}"))
+            return await asyncio.to_thread(git.snapshot, self.scratch.path(self._index_name))
+        except (GitError, OSError) as exc:
+            self.emit(Notice("warning", f"No git checkpoint for this call: {exc}"))
             return None
 
     async def end_turn(self) -> FilesChanged | None:
-        """Record what the turn changed (nothing when it changed nothing)."""
+        """Sum up what the turn's calls changed (nothing when they changed nothing)."""
         async with self._lock:
             turn, self._turn = self._turn, None
         if turn is None:
             return None
-        files: dict[Path, dict[str, Any]] = {}
-        trees: list[str] = []
-        after_tree = await self._snapshot() if turn.tree is not None else None
         git = self.git
-        if turn.tree and after_tree and git is not None:
-            trees = [turn.tree, after_tree]
+        if turn.trees and git is not None:
             try:
-                changes = await asyncio.to_thread(git.changes, turn.tree, after_tree)
-                await asyncio.to_thread(git.anchor, trees, f"agent-tui: {self._prompt[:60]}")
+                await asyncio.to_thread(git.anchor, turn.trees, f"agent-tui: {self._prompt[:60]}")
             except GitError as exc:
                 self.emit(Notice("warning", f"The git checkpoint is incomplete: {exc}"))
-                changes = []
-            for c in changes:
-                files[c.path] = {
-                    "path": str(c.path),
-                    "before": c.old,
-                    "after": c.new,
-                    "before_mode": c.old_mode if c.old else "",
-                    "after_mode": c.new_mode if c.new else "",
-                    "by": "shell",
-                }
-        after = await asyncio.to_thread(lambda: {path: self._keep(path) for path in turn.saved})
-        for path, (before, before_mode, tool) in turn.saved.items():
-            now, now_mode = after[path]
-            if now == before and path not in files:
-                continue
-            entry = files.setdefault(path, {"path": str(path)})
-            # the content before Write/Edit touched it, unless git saw the turn's whole start
-            entry.setdefault("before", before)
-            entry.setdefault("before_mode", before_mode)
-            entry.update(after=now, after_mode=now_mode, by=tool)
+        files = join(turn.records)
         if not files and not turn.unrestorable:
             return None
         event = FilesChanged(
-            checkpoint=self.next_id,
+            checkpoint=turn.checkpoint,
             message_index=self._message_index,
             prompt=self._prompt,
-            files=sorted(files.values(), key=lambda f: f["path"]),
-            trees=trees,
+            files=files,
+            trees=list(dict.fromkeys(turn.trees)),
             unrestorable=turn.unrestorable,
         )
-        self.next_id += 1
         self.history.append(event)
         self.emit(event)
         return event
@@ -165,7 +251,17 @@ class Checkpointer:
 
         to = self.history[-1].checkpoint if to is None else to
         read = blob_reader(self.blobs.get_blob, lambda: self.git)
-        return plan_restore(self.history, to, read, self.root)
+        return plan_restore(self.history, to, read, self.root, self._changed_since)
+
+    def _changed_since(self, tree: str) -> list[Any]:
+        """What differs now from snapshot `tree` (a call the app was killed in), in a thread."""
+        git = self.git
+        if git is None:
+            return []
+        try:
+            return git.changes(tree, git.snapshot(self.scratch.path(self._index_name)))
+        except (GitError, OSError):
+            return []
 
     def restore(self, plan: RestorePlan, chosen: Collection[Path] | None = None) -> FilesRestored:
         """Restore the files `chosen` from `plan` (None: every change but the conflicts); the
@@ -181,3 +277,4 @@ class Checkpointer:
     def forget_after(self, message_index: int) -> None:
         """The conversation was rewound to before `message_index`: later turns' checkpoints go."""
         self.history = [c for c in self.history if c.message_index < message_index]
+

@@ -1,7 +1,8 @@
 """Snapshots of a git work tree that touch neither the person's index nor any branch.
 
-A snapshot is `git add -A` into a temporary copy of the index, then `git write-tree`, as
-`git stash create` does: the tree holds every file git does not ignore, staged or not. The trees
+A snapshot is `git add -A` into a private index (a copy of the person's at first, kept in the
+process's scratch folder under the data dir), then `git write-tree`, as `git stash create`
+does: the tree holds every file git does not ignore, staged or not. The trees
 are kept alive (safe from `git gc`) by a chain of commits under `refs/agent-tui/checkpoints`, a
 ref no branch, tag or `git log` without `--all` shows.
 """
@@ -11,7 +12,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,25 +58,31 @@ class GitWorkTree:
             return None
         return cls(Path(lines[0]), cwd / lines[1])
 
-    def snapshot(self) -> str:
-        """The id of a tree holding the work tree as it is now."""
-        with tempfile.TemporaryDirectory(prefix="agent-tui-index-") as tmp:
-            index = Path(tmp) / "index"
-            if self.index.is_file():  # its stat data makes `add -A` skip unchanged files
-                shutil.copyfile(self.index, index)
-            env = {"GIT_INDEX_FILE": str(index)}
-            _git(self.top, "add", "-A", "--", ".", env=env)
-            return _git(self.top, "write-tree", env=env).decode().strip()
+    def snapshot(self, index: Path) -> str:
+        """The id of a tree holding the work tree as it is now, built in `index` (a private
+        index file, kept between snapshots: its stat data makes `add -A` skip unchanged files;
+        the first one starts as a copy of the person's)."""
+        if not index.exists() and self.index.is_file():
+            shutil.copyfile(self.index, index)
+        env = {"GIT_INDEX_FILE": str(index)}
+        _git(self.top, "add", "-A", "--", ".", env=env)
+        return _git(self.top, "write-tree", env=env).decode().strip()
 
     def anchor(self, trees: list[str], message: str) -> None:
-        """Keep `trees` from garbage collection: commits on top of the anchor ref."""
+        """Keep `trees` from garbage collection: one commit on top of the anchor ref, whose tree
+        holds them all (as folders 0, 1, …)."""
+        unique = list(dict.fromkeys(trees))
+        if not unique:
+            return
+        tree = unique[0]
+        if len(unique) > 1:
+            listing = "".join(f"040000 tree {t}\t{n}\n" for n, t in enumerate(unique))
+            tree = _git(self.top, "mktree", stdin=listing.encode()).decode().strip()
         parent = _git(self.top, "rev-parse", "-q", "--verify", ANCHOR_REF, check=False)
         head = parent.decode().strip()
-        for tree in trees:
-            args = ["commit-tree", tree, "-m", message] + (["-p", head] if head else [])
-            head = _git(self.top, *args, env=_IDENTITY).decode().strip()
-        if head:
-            _git(self.top, "update-ref", ANCHOR_REF, head)
+        args = ["commit-tree", tree, "-m", message] + (["-p", head] if head else [])
+        head = _git(self.top, *args, env=_IDENTITY).decode().strip()
+        _git(self.top, "update-ref", ANCHOR_REF, head)
 
     def changes(self, old: str, new: str) -> list[TreeChange]:
         """The files that differ between two trees."""
@@ -106,7 +112,13 @@ class GitWorkTree:
             return None
 
 
-def _git(cwd: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> bytes:
+def _git(
+    cwd: Path,
+    *args: str,
+    env: dict[str, str] | None = None,
+    check: bool = True,
+    stdin: bytes | None = None,
+) -> bytes:
     full_env = {**os.environ, **(env or {}), "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
     try:
         done = subprocess.run(
@@ -114,7 +126,7 @@ def _git(cwd: Path, *args: str, env: dict[str, str] | None = None, check: bool =
             cwd=cwd,
             env=full_env,
             capture_output=True,
-            stdin=subprocess.DEVNULL,
+            input=stdin if stdin is not None else b"",
             timeout=60,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:

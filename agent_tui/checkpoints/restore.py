@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from agent_tui.checkpoints import confined
+from agent_tui.checkpoints.attribution import UNRECORDED
 from agent_tui.checkpoints.blobs import EXECUTABLE, SYMLINK, blob_id, read_file
 from agent_tui.checkpoints.confined import Journal, Refused, refusal
-from agent_tui.checkpoints.git_tree import GitWorkTree
+from agent_tui.checkpoints.git_tree import GitWorkTree, TreeChange
 from agent_tui.protocol.events import FilesChanged
 from agent_tui.tools.diffs import unified_diff
 
@@ -63,6 +64,9 @@ class RestorePlan:
     unrestorable: list[str] = field(default_factory=list)
     #: files whose earlier content is gone (a pruned git object)
     missing: list[str] = field(default_factory=list)
+    #: calls that ran after the last record (the app was killed): what they may have changed
+    #: is among the conflicts
+    interrupted: list[str] = field(default_factory=list)
 
     @property
     def conflicts(self) -> list[FileRestore]:
@@ -84,15 +88,22 @@ class RestorePlan:
 
 
 def plan_restore(
-    history: Iterable[FilesChanged], to: int, read_blob: BlobReader, root: Path | None = None
+    history: Iterable[FilesChanged],
+    to: int,
+    read_blob: BlobReader,
+    root: Path | None = None,
+    changed_since: Callable[[str], list[TreeChange]] | None = None,
 ) -> RestorePlan:
     """What restoring to the start of checkpoint `to` would do (reads the disk, writes nothing).
-    `root`: the project; a path whose folders no longer lead where they did is refused."""
+    `root`: the project; a path whose folders no longer lead where they did is refused.
+    `changed_since(tree)`: what differs now from a snapshot, for a call the app was killed in."""
     undone = [c for c in history if c.checkpoint >= to]
     plan = RestorePlan(to, undone, root or Path("/"))
     entries: dict[str, list[dict[str, object]]] = {}
     for checkpoint in undone:
         for entry in checkpoint.files:
+            entries.setdefault(str(entry["path"]), []).append(entry)
+        for entry in _unrecorded(checkpoint, plan, changed_since):
             entries.setdefault(str(entry["path"]), []).append(entry)
         plan.unrestorable.extend(c for c in checkpoint.unrestorable if c not in plan.unrestorable)
     for name, changes in entries.items():
@@ -118,6 +129,42 @@ def plan_restore(
         plan.files.append(FileRestore(path, target, mode, current, conflict))
     plan.files.sort(key=lambda f: str(f.path))
     return plan
+
+
+def _unrecorded(
+    checkpoint: FilesChanged,
+    plan: RestorePlan,
+    changed_since: Callable[[str], list[TreeChange]] | None,
+) -> list[dict[str, object]]:
+    """What the calls a kill cut short may have changed, as changes no one can vouch for."""
+    found: list[dict[str, object]] = []
+    for call in checkpoint.interrupted:
+        subject = f"{call.get('tool', '')}: {call.get('subject', '')}"
+        plan.interrupted.append(subject)
+        why = UNRECORDED.format(tool=call.get("tool", "a call"), subject=call.get("subject", ""))
+        if call.get("path"):
+            found.append(
+                {
+                    "path": call["path"],
+                    "before": call.get("before"),
+                    "before_mode": call.get("before_mode", ""),
+                    "unattributed": why,
+                }
+            )
+        elif call.get("tree") and changed_since is not None:
+            for c in changed_since(str(call["tree"])):
+                found.append(
+                    {
+                        "path": str(c.path),
+                        "before": c.old,
+                        "before_mode": c.old_mode if c.old else "",
+                        "after": c.new,
+                        "unattributed": why,
+                    }
+                )
+        elif not call.get("tree"):
+            plan.unrestorable.append(str(call.get("subject", "")))
+    return found
 
 
 def _conflict(

@@ -12,62 +12,11 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from agent_tui.protocol.usage import Usage as Usage  # imported from here too
+
 
 def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
-
-
-def _count(value: Any) -> int:
-    """A token count from the wire; anything that is not a number counts as 0."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
-        return 0
-    if isinstance(value, float) and abs(value) == float("inf"):
-        return 0
-    return int(value)
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    """Token and server-tool usage; `+` sums usage across the requests of a turn."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_creation_input_tokens: int = 0
-    cache_read_input_tokens: int = 0
-    web_search_requests: int = 0
-
-    def __add__(self, other: Usage) -> Usage:
-        return Usage(
-            *(getattr(self, f.name) + getattr(other, f.name) for f in dataclasses.fields(self))
-        )
-
-    @property
-    def total_tokens(self) -> int:
-        return (
-            self.input_tokens
-            + self.output_tokens
-            + self.cache_creation_input_tokens
-            + self.cache_read_input_tokens
-        )
-
-    @classmethod
-    def from_api(cls, usage: dict[str, Any] | None) -> Usage:
-        """Build from an API `usage` object (missing or null fields count as 0)."""
-        if not isinstance(usage, dict):
-            return cls()
-        server = usage.get("server_tool_use")
-        if not isinstance(server, dict):
-            server = {}
-        return cls(
-            input_tokens=_count(usage.get("input_tokens")),
-            output_tokens=_count(usage.get("output_tokens")),
-            cache_creation_input_tokens=_count(usage.get("cache_creation_input_tokens")),
-            cache_read_input_tokens=_count(usage.get("cache_read_input_tokens")),
-            web_search_requests=_count(server.get("web_search_requests")),
-        )
-
-    def to_dict(self) -> dict[str, int]:
-        return dataclasses.asdict(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,11 +237,47 @@ class ContextCompacted(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class ChangeStarted(Event):
+    """A call that may change files is about to run (see `agent_tui.checkpoints`), written
+    before it runs so that a kill in the middle still knows it ran: a Write or Edit's `path` and
+    its content now (blob id; None: absent), or for a shell command or MCP tool in git the
+    snapshot `tree` of the work tree now ("" for both outside git: not captured)."""
+
+    commit_boundary: ClassVar[bool] = True
+    checkpoint: int
+    message_index: int
+    prompt: str
+    tool_use_id: str
+    tool: str
+    subject: str
+    path: str = ""
+    before: str | None = None
+    before_mode: str = ""
+    tree: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ChangeRecorded(Event):
+    """What the call a `ChangeStarted` announced changed, written as soon as it finished: each
+    file as in `FilesChanged.files`; `tree` the snapshot after it (in git)."""
+
+    commit_boundary: ClassVar[bool] = True
+    checkpoint: int
+    tool_use_id: str
+    tool: str
+    files: list[dict[str, Any]] = field(default_factory=list)
+    tree: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class FilesChanged(Event):
-    """What one turn changed on disk (see `agent_tui.checkpoints`): each file as
+    """What one turn's calls changed on disk (see `agent_tui.checkpoints`): each file as
     `{"path", "before", "after", "before_mode", "after_mode", "by"}`, where before/after are blob
-    ids (None: the file did not exist); `trees` are the git snapshots before and after (empty
-    outside git), `unrestorable` the calls whose changes could not be captured."""
+    ids (None: the file did not exist); a file changed again by a later call after someone else
+    changed it has one entry per call. `trees` are the git snapshots taken (empty outside git),
+    `unrestorable` the calls whose changes could not be captured, and `interrupted` the calls
+    that started but whose changes were never recorded (the app was killed): their
+    `ChangeStarted` fields, for a restore to show what they may have changed as conflicts."""
 
     commit_boundary: ClassVar[bool] = True
     checkpoint: int
@@ -302,6 +287,7 @@ class FilesChanged(Event):
     files: list[dict[str, Any]] = field(default_factory=list)
     trees: list[str] = field(default_factory=list)
     unrestorable: list[str] = field(default_factory=list)
+    interrupted: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,6 +343,8 @@ EVENT_TYPES: dict[str, type[Event]] = {
         ApprovalRequested,
         ApprovalDecided,
         ContextCompacted,
+        ChangeStarted,
+        ChangeRecorded,
         FilesChanged,
         FilesRestored,
         Notice,

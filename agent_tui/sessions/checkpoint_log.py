@@ -7,7 +7,13 @@ import json
 from collections.abc import Callable
 
 from agent_tui.checkpoints.blobs import blob_id
-from agent_tui.protocol.events import FilesChanged, FilesRestored, event_from_dict
+from agent_tui.protocol.events import (
+    ChangeRecorded,
+    ChangeStarted,
+    FilesChanged,
+    FilesRestored,
+    event_from_dict,
+)
 from agent_tui.redact import secret_values
 from agent_tui.sessions.store_base import StoreBase
 
@@ -44,16 +50,26 @@ class CheckpointLog(StoreBase):
             )
 
     def file_events(self, session_id: str) -> list[FilesChanged | FilesRestored]:
-        """Every checkpoint and restore of the session, in order (the Changes view)."""
+        """Every checkpoint and restore of the session, in order (the Changes view), with the
+        checkpoint of a turn that never ended (a killed app) made up from its calls' records."""
+        from agent_tui.checkpoints.attribution import rebuild
+
         self.flush()
         with self._lock:
             rows = self._c.execute(
                 "SELECT json FROM events WHERE session_id = ? AND type IN "
-                "('files_changed', 'files_restored') ORDER BY seq",
+                "('change_started', 'change_recorded', 'files_changed', 'files_restored') "
+                "ORDER BY seq",
                 (session_id,),
             ).fetchall()
         found = [event_from_dict(json.loads(raw)) for (raw,) in rows]
-        return [e for e in found if isinstance(e, FilesChanged | FilesRestored)]
+        return rebuild(
+            [
+                e
+                for e in found
+                if isinstance(e, ChangeStarted | ChangeRecorded | FilesChanged | FilesRestored)
+            ]
+        )
 
     def load_checkpoints(self, session_id: str) -> tuple[list[FilesChanged], int]:
         """The session's checkpoints still in effect (oldest first) and the next number."""
@@ -65,6 +81,7 @@ class CheckpointLog(StoreBase):
                 next_id = max(next_id, event.checkpoint + 1)
             else:
                 history = [c for c in history if c.checkpoint < event.to]
+                next_id = max(next_id, event.to + 1)
         return history, next_id
 
 

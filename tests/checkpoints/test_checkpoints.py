@@ -45,8 +45,9 @@ def make(cwd: Path) -> tuple[Checkpointer, list[Event]]:
 
 async def write_turn(cp: Checkpointer, path: Path, text: str, index: int = 0) -> FilesChanged:
     cp.begin_turn(index, f"write {path.name}")
-    await cp.before(str(path), "Write", path)
+    call = await cp.before(str(path), "Write", path)
     path.write_text(text)
+    await cp.after(call)
     event = await cp.end_turn()
     assert event is not None
     return event
@@ -71,7 +72,12 @@ def test_outside_git_a_write_is_recorded_and_undone(tmp_path: Path) -> None:
             "by": "Write",
         }
     ]
-    assert first.trees == [] and events == [first]
+    assert first.trees == [] and [type(e).__name__ for e in events] == [
+        "ChangeStarted",
+        "ChangeRecorded",
+        "FilesChanged",
+    ]
+    assert events[1].files == first.files  # recorded as soon as the call finished
     plan = plan_restore(cp.history, first.checkpoint, reader(cp))
     assert [(f.action, f.conflict) for f in plan.files] == [("restore", "")]
     assert "-two" in file_diff(plan.files[0].current, plan.files[0].target, "a.txt")
@@ -97,11 +103,11 @@ def test_a_created_file_is_removed_and_a_turn_without_changes_records_nothing(
 
     async def noop() -> None:
         cp.begin_turn(3, "again")
-        await cp.before(str(same), "Write", same)
+        await cp.after(await cp.before(str(same), "Write", same))
         assert await cp.end_turn() is None
 
     run(noop())
-    assert len(events) == 1
+    assert sum(isinstance(e, FilesChanged) for e in events) == 1
 
 
 def test_outside_git_shell_commands_are_listed_as_not_restorable(tmp_path: Path) -> None:
@@ -109,7 +115,7 @@ def test_outside_git_shell_commands_are_listed_as_not_restorable(tmp_path: Path)
 
     async def turn() -> FilesChanged | None:
         cp.begin_turn(0, "clean up")
-        await cp.before("rm -rf build", "Bash", None)
+        await cp.after(await cp.before("rm -rf build", "Bash", None))
         return await cp.end_turn()
 
     event = run(turn())
@@ -161,11 +167,12 @@ def test_in_git_a_shell_change_is_captured_and_undone_without_touching_index_or_
 
     async def turn() -> FilesChanged | None:
         cp.begin_turn(0, "tidy")
-        await cp.before("rm gone.txt && echo hi > made.txt", "Bash", None)
+        call = await cp.before("rm gone.txt && echo hi > made.txt", "Bash", None)
         (repo / "gone.txt").unlink()
         (repo / "made.txt").write_text("hi\n")
         (repo / "build").mkdir()
         (repo / "build" / "out.o").write_text("ignored\n")
+        await cp.after(call)
         return await cp.end_turn()
 
     event = run(turn())
@@ -193,7 +200,7 @@ def test_snapshots_survive_git_gc(repo: Path) -> None:
     work = GitWorkTree.find(repo)
     assert work is not None
     (repo / "untracked.txt").write_text("only in the snapshot\n")
-    tree = work.snapshot()
+    tree = work.snapshot(repo.parent / "private-index")
     work.anchor([tree], "test")
     (repo / "untracked.txt").unlink()
     git(repo, "gc", "-q", "--prune=now")

@@ -30,11 +30,12 @@ async def write_turn(cp: Checkpointer, path: Path, text: str | None, index: int 
     """A turn in which a Write (text) or a shell command (text None: deletes `path`) ran."""
     cp.begin_turn(index, "turn")
     if text is None:
-        await cp.before(f"rm {path.name}", "Bash", None)
+        call = await cp.before(f"rm {path.name}", "Bash", None)
         path.unlink()
     else:
-        await cp.before(str(path), "Write", path)
+        call = await cp.before(str(path), "Write", path)
         path.write_text(text)
+    await cp.after(call)
     event = await cp.end_turn()
     assert isinstance(event, FilesChanged)
 
@@ -129,8 +130,9 @@ def test_only_the_chosen_files_are_restored(tmp_path: Path) -> None:
     async def turn() -> None:
         cp.begin_turn(0, "two writes")
         for path in (a, b):
-            await cp.before(str(path), "Write", path)
+            call = await cp.before(str(path), "Write", path)
             path.write_text("agent\n")
+            await cp.after(call)
         await cp.end_turn()
 
     asyncio.run(turn())

@@ -46,6 +46,16 @@ SAMPLES: list[Event] = [
         mode="default",
     ),
     ev.ContextCompacted("client", "the summary", 170_000, 12),
+    ev.ChangeStarted(
+        3, 7, "fix the tests", "toolu_1", "Write", "/p/a.py", "/p/a.py", "ab12", "100644"
+    ),
+    ev.ChangeRecorded(
+        3,
+        "toolu_2",
+        "Bash",
+        [{"path": "/p/a.py", "before": "ab12", "after": None, "by": "Bash"}],
+        "t2",
+    ),
     ev.FilesChanged(
         3,
         7,
@@ -53,6 +63,7 @@ SAMPLES: list[Event] = [
         [{"path": "/p/a.py", "before": "ab12", "after": None, "by": "Bash"}],
         ["t1", "t2"],
         ["make clean"],
+        [{"tool": "Bash", "subject": "make", "path": "", "tree": "t2"}],
     ),
     ev.FilesRestored(3, ["/p/a.py"], ["/p/b.py"]),
     ev.Notice("warning", "max_tokens"),

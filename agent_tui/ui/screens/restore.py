@@ -52,6 +52,15 @@ def plan_summary(plan: RestorePlan, cwd: Path) -> Content:
                 f" — {visible(f.refused)}",
             )
         )
+    for call in plan.interrupted:
+        lines.append(
+            Content.assemble(
+                ("interrupted ", "bold $text-warning"),
+                visible(call),
+                " — ran after the last record (the app was stopped); what it may have changed is "
+                "listed as a conflict",
+            )
+        )
     for name in plan.missing:
         lines.append(
             Content.assemble(
