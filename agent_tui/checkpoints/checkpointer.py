@@ -277,4 +277,3 @@ class Checkpointer:
     def forget_after(self, message_index: int) -> None:
         """The conversation was rewound to before `message_index`: later turns' checkpoints go."""
         self.history = [c for c in self.history if c.message_index < message_index]
-
