@@ -169,6 +169,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="honour the grants in this project's own .agent-tui settings without asking",
     )
+    parser.add_argument(
+        "--sandbox",
+        choices=("off", "on", "auto"),
+        default=None,
+        help="run Bash inside an OS sandbox: on (default; the usual questions), auto (commands "
+        "asked about only because they may run code or write in the project run unasked), off",
+    )
     parser.add_argument("--cwd", type=Path, default=None, help="working directory for tools")
     parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")
     return parser
@@ -223,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         max_cost=args.max_cost,
         thinking=args.thinking,
         mcp_configs=[p.expanduser() for p in args.mcp_config],
+        sandbox=args.sandbox,
     )
     from agent_tui.runtime import setup_problem
 

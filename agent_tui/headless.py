@@ -45,6 +45,8 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
     permissions = agent.permissions
     for warning in getattr(permissions, "load_warnings", ()):
         print(f"agent-tui: warning: {warning}", file=sys.stderr)
+    for note in getattr(agent.config.sandbox, "start_notices", ()):
+        print(f"agent-tui: warning: {note}", file=sys.stderr)
     if options.approve_asks and getattr(permissions, "settings_broken", False):
         # Deny rules that couldn't be read must not be overridden by approving every ask.
         agent.approvals.allow_asks = False
@@ -123,6 +125,8 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
     finally:
         if mcp is not None:
             await mcp.stop()
+        if agent.config.sandbox is not None:
+            agent.config.sandbox.close()
         if recorder is not None:
             recorder.close()  # a last try if the store failed; never raises for the store
     if output_format == "text":

@@ -42,6 +42,8 @@ class Options:
     thinking: int | None = None
     #: `--mcp-config FILE` files, beside the user's and (when trusted) the project's
     mcp_configs: list[Path] = field(default_factory=list)
+    #: `--sandbox off|on|auto`; None: `[sandbox] mode` in the user's settings, else "on"
+    sandbox: str | None = None
 
 
 _KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
@@ -257,6 +259,7 @@ def make_agent(
         system=prompt,
         max_cost=spending_cap(options),
         compaction=compaction_mode(),
+        sandbox=make_sandbox(options, permissions),
     )
     config.thinking_budget, config.thinking_default = thinking_budget(options)
     kwargs: dict[str, Any] = {"permissions": permissions}
@@ -272,6 +275,29 @@ def make_agent(
     add_subagents(agent, options, trusted=not getattr(permissions, "untrusted_grants", ()))
     add_mcp(agent, options)
     return agent
+
+
+def make_sandbox(options: Options, permissions: Any) -> Any:
+    """The session's OS sandbox (`sandbox.runner.Sandbox`); probed here (a few ms, off the UI
+    thread) so the start can say at once when it can't run. Also reaps what a killed session
+    left running."""
+    from agent_tui.paths import config_dir, data_dir
+    from agent_tui.sandbox.config import load_config
+    from agent_tui.sandbox.reaper import reap
+    from agent_tui.sandbox.runner import Sandbox
+
+    reap(data_dir() / "running")
+    config = load_config(config_dir(), options.cwd, options.sandbox, default="on")
+    sandbox = Sandbox(
+        config,
+        options.cwd,
+        permissions,
+        data_dir=data_dir(),
+        app_dirs=(config_dir(), data_dir()),
+    )
+    if sandbox.mode != "off":
+        sandbox.availability  # noqa: B018  (probe now, not in the first command)
+    return sandbox
 
 
 def warm_up(agent: Agent) -> None:

@@ -76,8 +76,11 @@ class Approvals:
         cwd: Path,
         headless: bool = False,
         allow_asks: bool = False,
+        sandbox: Any = None,
     ) -> None:
         self.permissions = permissions
+        #: the session's OS sandbox (`sandbox.runner.Sandbox`): auto mode and leaving it
+        self.sandbox = sandbox
         self.ask = ask
         self.emit = emit
         self.cwd = cwd
@@ -103,6 +106,10 @@ class Approvals:
     ) -> ToolOutput | None:
         """None when the call may run; otherwise the is_error result to send the model."""
         decision = self.permissions.check(tool.name, raw, read_only=tool.read_only)
+        if self.sandbox is not None and tool.name == "Bash":
+            from agent_tui.sandbox.policy import sandbox_decision
+
+            decision = sandbox_decision(self.sandbox, raw, decision)
         subject = tool.subject(params)
 
         def decided(allowed: bool, by: str, **extra: Any) -> None:
@@ -128,8 +135,10 @@ class Approvals:
                 summary="denied",
             )
         if self.headless:
-            decided(self.allow_asks, "headless", message="" if self.allow_asks else decision.reason)
-            if self.allow_asks:
+            # Leaving the sandbox needs the person at the keyboard: --approve-asks doesn't do it.
+            allow = self.allow_asks and decision.source != "sandbox"
+            decided(allow, "headless", message="" if allow else decision.reason)
+            if allow:
                 return None
             return ToolOutput(
                 f"Permission denied: this call needs approval ({decision.reason}) and no one is "
@@ -154,6 +163,50 @@ class Approvals:
         if answer.message:
             text += f" The user says: {answer.message}"
         return ToolOutput(text, is_error=True, summary="denied by you")
+
+    async def ask_host(self, tool_use_id: str, tool: str, host: str, port: int) -> bool:
+        """A sandboxed call wants to reach a new host: the person decides (headless: only with
+        --approve-asks). "Always" saves `WebFetch(domain:HOST)`. Said in the chat either way."""
+        from agent_tui.permissions.rules import RuleError, parse_rule
+
+        rule = f"WebFetch(domain:{host})"
+        try:
+            parse_rule(rule)
+            suggestions: tuple[str, ...] = (rule,)
+        except RuleError:
+            suggestions = ()
+        what = f"{tool} wants to reach {host}"
+        if port not in (80, 443):
+            what += f" (port {port})"
+        if self.headless:
+            allowed = self.allow_asks
+            answer = ApprovalAnswer("once" if allowed else "deny")
+        else:
+            decision = Decision(
+                "ask",
+                reason=f"{what}: no rule allows it (the command runs in the sandbox)",
+                suggestions=suggestions,
+                risk=what,
+            )
+            request = ApprovalRequest(
+                tool_use_id,
+                tool,
+                {"host": host, "port": port},
+                host,
+                decision,
+                str(self.cwd),
+                save_to=str(self.permissions.local_settings),
+            )
+            answer = await self.ask(request)
+            allowed = answer.choice in ("once", "always")
+            if answer.choice == "always" and suggestions:
+                self.permissions.save_always(list(suggestions))
+        by = "--approve-asks" if self.headless and allowed else "you"
+        verdict = f"allowed by {by}" if allowed else "refused by you"
+        if self.headless and not allowed:
+            verdict = "refused (headless: no one to ask; --approve-asks allows)"
+        self.emit(Notice("info" if allowed else "warning", f"{what}: {verdict}"))
+        return allowed
 
     async def _ask(
         self,

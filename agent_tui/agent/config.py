@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 DEFAULT_SYSTEM = (
     "You are agent-tui, a coding and research assistant working in a terminal on the user's "
@@ -42,3 +43,5 @@ class AgentConfig:
     compaction: str = "auto"
     #: compact when this share of the context window is used
     compact_at: float = 0.8
+    #: the session's OS sandbox (`sandbox.runner.Sandbox`), shared with sub-agents; None: none
+    sandbox: Any = None

@@ -89,6 +89,7 @@ class Agent:
             cwd=config.cwd,
             headless=config.headless,
             allow_asks=config.allow_asks,
+            sandbox=config.sandbox,
         )
         self.runner = ToolRunner(tools, self.approvals, self.emit, config, provider)
         #: what each turn changed on disk (a sub-agent's calls go to its parent's)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.approvals import Approvals
@@ -143,6 +144,8 @@ class ToolRunner:
             explicit_hosts=self.approvals.permissions.explicit_hosts,
             emit=self.emit,
             read_denied=getattr(self.approvals.permissions, "read_denied", _never),
+            sandbox=self.config.sandbox,
+            ask_host=partial(self.approvals.ask_host, tool_use_id, name),
         )
 
 

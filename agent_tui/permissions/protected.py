@@ -79,3 +79,8 @@ def protected(paths: list[Path | None], config_dir: Path | None = None) -> str |
             if why:
                 return f"{p}: {why}"
     return None
+
+
+#: the names, for the OS sandbox (it keeps each read-only inside the working directory)
+PROTECTED_DIRS: frozenset[str] = frozenset(_DIRS)
+PROTECTED_FILES: frozenset[str] = frozenset(_FILES)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -56,6 +56,10 @@ class ToolContext:
     read_denied: Callable[[Path], bool] = lambda _path: False
     #: a partly approved Write/Edit: (the hunks the person kept, the hunks they were shown)
     hunks: tuple[tuple[int, ...], tuple[str, ...]] | None = None
+    #: the session's OS sandbox (`sandbox.runner.Sandbox`), or None
+    sandbox: Any = None
+    #: ask the person whether this call may reach a host: `await ask_host(host, port)` -> bool
+    ask_host: Callable[[str, int], Awaitable[bool]] | None = None
 
 
 class Tool(ABC):

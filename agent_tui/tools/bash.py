@@ -46,6 +46,13 @@ class BashInput(BaseModel):
         default=None,
         description="A few words saying what the command does, shown to the person.",
     )
+    dangerouslyDisableSandbox: bool | None = Field(
+        default=None,
+        description=(
+            "Run this command outside the OS sandbox. Only after the sandbox blocked something "
+            "the task really needs; the person is always asked."
+        ),
+    )
 
 
 class OutputCollector:
@@ -198,6 +205,23 @@ async def _kill_group(pgid: int, grace: float) -> None:
         _signal_group(pgid, signal.SIGKILL)
 
 
+async def _finish(run: Any, record: Any, command: str, output: str) -> list[str]:
+    """After the command: the sandbox's cleanup and what it blocked; the reaper's record gone.
+    Runs on every way out (a cancel included), shielded so a second cancel can't skip it."""
+    if run is None:
+        if record is not None:
+            from agent_tui.sandbox.reaper import Records
+
+            Records.remove(record)
+        return []
+    task = asyncio.ensure_future(run.finish(command, output))
+    try:
+        return list(await asyncio.shield(task))
+    except asyncio.CancelledError:
+        await asyncio.wait([task])
+        raise
+
+
 def _describe_timeout(ms: int) -> str:
     s = ms / 1000
     if s >= 60 and s % 60 == 0:
@@ -222,7 +246,11 @@ class BashTool(Tool):
         "- Prefer the Read, Write and Edit tools over `cat`, `sed -i` or `echo >` for files.\n"
         "- Quote paths containing spaces. Chain dependent commands with `&&`.\n"
         "- Give `description` a few words on what the command does; the person sees it when "
-        "approving."
+        "approving.\n"
+        "- When the sandbox is on, commands can write only inside the working directory and "
+        "/tmp, can't read credentials, and reach the network only through a proxy that asks the "
+        "person for new hosts. A result saying `blocked by the sandbox` names what was stopped; "
+        "only if the task needs it, send the call again with `dangerouslyDisableSandbox: true`."
     )
     input_model: ClassVar[type[BaseModel]] = BashInput
     read_only: ClassVar[bool] = False
@@ -261,12 +289,21 @@ class BashTool(Tool):
 
         loop = asyncio.get_running_loop()
         started = clock()
+        sandbox = ctx.sandbox
+        inside = sandbox is not None and sandbox.active and not p.dangerouslyDisableSandbox
+        argv = ["bash", "-c", p.command]
+        run: Any = None
+        if inside:
+            run = await sandbox.prepare(argv, ctx.ask_host)
+            argv = run.argv
+        else:
+            from agent_tui.sandbox.reaper import guarded
+
+            argv = guarded(argv)
         read_fd, write_fd = os.pipe()
         try:
             proc = await asyncio.create_subprocess_exec(
-                "bash",
-                "-c",
-                p.command,
+                *argv,
                 cwd=ctx.cwd,
                 stdin=subprocess.DEVNULL,
                 stdout=write_fd,
@@ -275,12 +312,19 @@ class BashTool(Tool):
             )
         except BaseException as exc:
             os.close(read_fd)
+            if run is not None:
+                await run.finish(p.command, "")
             if not isinstance(exc, OSError):
                 raise
             return ToolOutput(f"Could not start bash: {exc}", is_error=True, summary="not started")
         finally:
             os.close(write_fd)  # the child has its copies; ours would keep the pipe from EOF
         pgid = proc.pid  # start_new_session: the shell leads its own group
+        record = None
+        if run is not None:
+            run.started(pgid)
+        elif sandbox is not None:
+            record = sandbox.records.add(pgid)
         pipe = os.fdopen(read_fd, "rb", buffering=0)
         protocol = _PipeProtocol(on_data)
         transport: asyncio.BaseTransport | None = None
@@ -315,6 +359,7 @@ class BashTool(Tool):
             collector.add(tail)
             throttle.add(tail)
             throttle.flush()
+            blocked = await _finish(run, record, p.command, collector.text())
 
         duration = clock() - started
         rc = proc.returncode if proc.returncode is not None else -signal.SIGKILL
@@ -335,6 +380,12 @@ class BashTool(Tool):
         notes.append(
             f"[exit code {exit_code}" + (f" (killed by {killed_by})" if killed_by else "") + "]"
         )
+        if blocked:
+            from agent_tui.sandbox.report import note
+
+            notes.append(note(blocked))
+        elif sandbox is not None and sandbox.active and p.dangerouslyDisableSandbox:
+            notes.append("[ran outside the sandbox, as the person approved]")
         sep = "" if body.endswith("\n") else "\n"
         content = body + sep + "\n".join(notes)
 
@@ -343,6 +394,8 @@ class BashTool(Tool):
         if killed_by and not timed_out:
             status += f" ({killed_by})"
         summary = f"{status} · {lines} line{'s' if lines != 1 else ''} · {duration:.1f}s"
+        if blocked:
+            summary += " · blocked by the sandbox: " + "; ".join(blocked)
         return ToolOutput(
             content,
             is_error=timed_out or exit_code != 0,
@@ -354,5 +407,7 @@ class BashTool(Tool):
                 "output_chars": collector.total_chars,
                 "truncated": collector.total_chars > OUTPUT_LIMIT,
                 "duration_s": duration,
+                "sandboxed": inside,
+                "blocked": blocked,
             },
         )

@@ -214,6 +214,8 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
             self.chat.append(NoticeMessage(f"Memory loaded: {names}", "info"))
         for warning in getattr(agent.permissions, "load_warnings", ()):
             self.chat.append(NoticeMessage(f"Settings: {warning}", "warning"))
+        for note in getattr(agent.config.sandbox, "start_notices", ()):
+            self.chat.append(NoticeMessage(note, "warning"))
         if grants := getattr(agent.permissions, "trust_question", ()):
             from agent_tui.ui.screens.trust import TrustScreen
 
@@ -410,6 +412,8 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
         if self.agent is not None:
             self.agent.cancel()
             await self.stop_mcp()
+            if self.agent.config.sandbox is not None:
+                self.agent.config.sandbox.close()
         if self.recorder is not None:
             if session_id := self.recorder.session_id:
                 self.resume_hint = f"Resume this session: agent-tui --resume {session_id}"

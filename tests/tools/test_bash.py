@@ -272,6 +272,6 @@ def test_schema(tool: BashTool) -> None:
     schema = tool.schema()
     assert schema["name"] == "Bash"
     props = schema["input_schema"]["properties"]
-    assert set(props) == {"command", "timeout_ms", "description"}
+    assert set(props) == {"command", "timeout_ms", "description", "dangerouslyDisableSandbox"}
     assert schema["input_schema"]["required"] == ["command"]
     assert not tool.read_only

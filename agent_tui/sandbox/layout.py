@@ -1,0 +1,253 @@
+"""What a sandboxed command sees: which paths it may write, which stay read-only inside them, and
+which are hidden. Worked out afresh for every command (a `git init` or a new `.envrc` changes it).
+
+- Writable: the working directory, the person's `allowWrite` paths, and a private `/tmp`.
+- Read-only inside them: everything `permissions/protected.py` names (the same list the analyser
+  asks about), so no later command — the person's, the app's own git or MCP start — runs code the
+  sandboxed one planted. Inside `.git` only `config`, `hooks/`, `info/` (and a submodule's) are
+  kept: commits must still work. A protected name that doesn't exist at the top of the project is
+  covered by an empty read-only placeholder: bubblewrap creates the mount point (an empty file or
+  directory) in the project, which is how creating it is refused; the runner removes the
+  placeholders it made once the command's processes are gone (and the next start, after a crash).
+- Hidden: credentials (`~/.ssh`, `~/.aws`, ...), the app's own config and data, `/run` (docker,
+  dbus and agent sockets live there), `denyRead` paths and `Read(...)` deny rules — a directory
+  becomes an empty tmpfs, a file reads as empty.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agent_tui.permissions.protected import PROTECTED_DIRS, PROTECTED_FILES
+
+#: credentials and keys, relative to the home directory
+SECRETS = (
+    ".ssh",
+    ".aws",
+    ".gnupg",
+    ".config/gcloud",
+    ".netrc",
+    ".docker/config.json",
+    ".git-credentials",
+    ".config/gh",
+    ".kube",
+    ".azure",
+    ".pypirc",
+    ".npmrc",
+)
+#: inside a `.git` directory: what makes git run programs
+GIT_PROTECTED = (("config", "file"), ("hooks", "dir"), ("info", "dir"))
+#: directories the scan for nested protected names doesn't enter (big, and not where hooks live)
+_SKIP = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache"})
+_GLOB_CHARS = frozenset("*?[")
+SCAN_DEPTH = 3
+SCAN_LIMIT = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    cwd: Path
+    #: the host directory bound as /tmp
+    tmp: Path
+    writable: tuple[Path, ...]
+    read_only: tuple[Path, ...]
+    #: missing protected paths covered by an empty read-only placeholder: (path, "file"|"dir")
+    placeholders: tuple[tuple[Path, str], ...]
+    hidden: tuple[Path, ...]
+    #: Unix sockets under a hidden directory that the person made visible (`allowUnixSockets`)
+    sockets: tuple[Path, ...] = ()
+    #: what could not be applied, said in `/sandbox`
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def is_writable(self, path: Path) -> bool:
+        if any(path.is_relative_to(p) for p in self.hidden):
+            return False
+        if any(path.is_relative_to(p) for p in self.read_only):
+            return False
+        if any(path == p for p, _ in self.placeholders) or any(
+            kind == "dir" and path.is_relative_to(p) for p, kind in self.placeholders
+        ):
+            return False
+        return path.is_relative_to(Path("/tmp")) or any(
+            path.is_relative_to(w) for w in self.writable
+        )
+
+    def is_placeholder(self, path: Path) -> bool:
+        """At or under a protected path that didn't exist (it can't be made)."""
+        return any(
+            path == p or (k == "dir" and path.is_relative_to(p)) for p, k in self.placeholders
+        )
+
+    def is_hidden(self, path: Path) -> bool:
+        return any(path.is_relative_to(p) for p in self.hidden)
+
+
+def plan_layout(
+    cwd: Path,
+    tmp: Path,
+    *,
+    home: Path,
+    app_dirs: Iterable[Path] = (),
+    allow_write: Iterable[str] = (),
+    deny_write: Iterable[str] = (),
+    deny_read: Iterable[str] = (),
+    read_deny_globs: Iterable[str] = (),
+    sockets: Iterable[str] = (),
+) -> Layout:
+    cwd = cwd.resolve()
+    notes: list[str] = []
+    writable = [cwd]
+    for raw in allow_write:
+        p = _abs(raw, cwd, home)
+        if p.exists():
+            writable.append(p.resolve())
+        else:
+            notes.append(f"allowWrite {raw}: does not exist")
+    read_only: list[Path] = []
+    placeholders: list[tuple[Path, str]] = []
+    scanned = list(_scan(cwd))
+    for root in writable:
+        _protect_root(root, read_only, placeholders)
+    for p in scanned:
+        if p.name in PROTECTED_DIRS or p.name in PROTECTED_FILES:
+            if p.name == ".git" and p.is_dir():
+                _protect_git(p, read_only, placeholders, create=False)
+            else:
+                read_only.append(p)
+    for raw in deny_write:
+        p = _abs(raw, cwd, home)
+        if p.exists():
+            read_only.append(p.resolve())
+    hidden: list[Path] = []
+    candidates = [home / s for s in SECRETS] + [Path(d) for d in app_dirs]
+    candidates += [_abs(raw, cwd, home) for raw in deny_read]
+    for pattern in read_deny_globs:
+        found, note = _read_deny(pattern, cwd, home, scanned)
+        candidates += found
+        if note:
+            notes.append(note)
+    for p in candidates:
+        if not p.exists() and not p.is_symlink():
+            continue
+        real = p.resolve()
+        if cwd.is_relative_to(real):
+            notes.append(f"{p} holds the working directory: not hidden")
+            continue
+        if _unseen(real, writable):
+            continue  # under the private /tmp or /run: not visible anyway
+        hidden.append(real)
+    shown = []
+    for raw in sockets:
+        p = Path(os.path.expanduser(raw))
+        if p.exists():
+            shown.append(p)
+    return Layout(
+        cwd=cwd,
+        tmp=tmp,
+        writable=tuple(dict.fromkeys(writable)),
+        read_only=tuple(dict.fromkeys(p for p in read_only if not _unseen(p, writable))),
+        placeholders=tuple(dict.fromkeys(placeholders)),
+        hidden=tuple(dict.fromkeys(hidden)),
+        sockets=tuple(shown),
+        notes=tuple(notes),
+    )
+
+
+def _abs(raw: str, cwd: Path, home: Path) -> Path:
+    if raw == "~" or raw.startswith("~/"):
+        return home / raw[2:]
+    p = Path(raw)
+    return p if p.is_absolute() else cwd / p
+
+
+def _unseen(p: Path, writable: list[Path]) -> bool:
+    """Under the private /tmp or the hidden /run, and not in a writable bind on top of them."""
+    if not (p.is_relative_to("/tmp") or p.is_relative_to("/run")):
+        return False
+    return not any(p.is_relative_to(w) for w in writable)
+
+
+def _protect_root(root: Path, read_only: list[Path], placeholders: list[tuple[Path, str]]) -> None:
+    for name in sorted(PROTECTED_DIRS | PROTECTED_FILES):
+        p = root / name
+        if name == ".git" and p.is_dir() and not p.is_symlink():
+            _protect_git(p, read_only, placeholders, create=True)
+        elif p.exists() or p.is_symlink():
+            read_only.append(p)
+        else:
+            placeholders.append((p, "dir" if name in PROTECTED_DIRS else "file"))
+
+
+def _protect_git(
+    git: Path, read_only: list[Path], placeholders: list[tuple[Path, str]], *, create: bool
+) -> None:
+    dirs = [git]
+    modules = git / "modules"
+    if modules.is_dir():  # submodules' own config and hooks
+        dirs += [c.parent for c in modules.glob("**/config") if c.parent.name != "info"]
+    for d in dirs:
+        for name, kind in GIT_PROTECTED:
+            p = d / name
+            if p.exists() or p.is_symlink():
+                read_only.append(p)
+            elif create and d == git:
+                placeholders.append((p, kind))
+        if (d / "config.worktree").exists():
+            read_only.append(d / "config.worktree")
+
+
+def _scan(root: Path) -> Iterator[Path]:
+    """Every entry down to SCAN_DEPTH levels, not following symlinks nor entering `.git` or
+    the big generated directories; at most SCAN_LIMIT entries."""
+    seen = 0
+    stack = [(root, 1)]
+    while stack:
+        d, depth = stack.pop()
+        try:
+            entries = list(os.scandir(d))
+        except OSError:
+            continue
+        for e in entries:
+            seen += 1
+            if seen > SCAN_LIMIT:
+                return
+            yield Path(e.path)
+            try:
+                is_dir = e.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir and depth < SCAN_DEPTH and e.name not in _SKIP and e.name != ".git":
+                stack.append((Path(e.path), depth + 1))
+
+
+def _read_deny(
+    pattern: str, cwd: Path, home: Path, scanned: list[Path]
+) -> tuple[list[Path], str | None]:
+    """The existing paths a `Read(...)` deny rule's glob names (and a note when the sandbox can
+    only look for them to a limited depth)."""
+    from agent_tui.permissions.rules import RuleError, match_path, parse_rule
+
+    body = pattern[:-1] if pattern.endswith("/") else pattern
+    if body.endswith("/**"):
+        body = body[:-3]
+    if not any(c in _GLOB_CHARS for c in body):
+        if "/" not in body and not body.startswith("~"):
+            # a bare name matches at any depth: look in the scanned tree
+            return [p for p in scanned if p.name == body], _depth_note(pattern)
+        return [_abs(body.removeprefix("./"), cwd, home)], None
+    try:
+        rule = parse_rule(f"Read({pattern})")
+    except RuleError:
+        return [], None
+    found = [p for p in scanned if match_path(rule, p, cwd)]
+    return found, _depth_note(pattern)
+
+
+def _depth_note(pattern: str) -> str:
+    return (
+        f"Read({pattern}): hidden where found within {SCAN_DEPTH} levels of the working "
+        "directory (deeper matches rely on the analyser)"
+    )

@@ -1,0 +1,53 @@
+"""How the sandbox changes a Bash decision (the permission engine's answer comes first):
+
+- `auto`: a command the analyser asks about only because it may run code or write inside the
+  project (`Decision.kinds` ⊆ {"code", "write"}) runs inside the sandbox without asking. Deny
+  rules, ask rules, destructive commands, writes outside or to protected paths, an incomplete
+  analysis: all still ask (or deny), as today.
+- `dangerouslyDisableSandbox: true` (Claude Code's Bash input): always asks, in every mode, yolo
+  included, and no rule can allow it ("always" is not offered). A deny still denies.
+- Where the sandbox isn't running, neither applies: the decision stands.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_tui.permissions.types import Decision
+
+AUTO_KINDS = frozenset({"code", "write"})
+OUTSIDE_RISK = (
+    "runs OUTSIDE the sandbox: it can change any file you can and reach any host — the model "
+    "asked to leave it"
+)
+
+
+def sandbox_decision(sandbox: Any, raw: dict[str, Any], decision: Decision) -> Decision:
+    if not sandbox.active:
+        return decision
+    if raw.get("dangerouslyDisableSandbox") is True:
+        if decision.behavior == "deny":
+            return decision
+        why = "the model asks to run this command outside the sandbox (dangerouslyDisableSandbox)"
+        if decision.behavior == "ask" and decision.reason:
+            why += f"; inside it would ask too: {decision.reason}"
+        return Decision(
+            "ask",
+            reason=why,
+            source="sandbox",
+            risk=OUTSIDE_RISK,
+            highlights=decision.highlights,
+            kinds=decision.kinds,
+        )
+    if (
+        sandbox.mode == "auto"
+        and decision.behavior == "ask"
+        and decision.kinds
+        and set(decision.kinds) <= AUTO_KINDS
+    ):
+        return Decision(
+            "allow",
+            reason=f"runs inside the sandbox without asking (auto mode): {decision.reason}",
+            source="sandbox",
+        )
+    return decision

@@ -1,0 +1,97 @@
+"""What the sandbox's boundary stopped in one command, said plainly for the model and the chat:
+"write to ~/.bashrc", "read of ~/.ssh/id_rsa (hidden)", "network to 1.2.3.4 refused (...)".
+
+The kernel only returns an error code to the command, so this reads the command's own words
+(`Read-only file system` with the path it names), the paths the command line names that are
+hidden, and what the proxy refused. It names what it can see; a failure the command didn't
+report with a path is still summed up as a sandbox refusal when the output shows one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from collections.abc import Iterable
+from pathlib import Path
+
+from agent_tui.sandbox.layout import Layout
+
+_EROFS = ("Read-only file system", "Errno 30")
+_QUOTED = re.compile(r"""['‘"`]([^'’"`\n]+)['’"`]""")
+_BEFORE = re.compile(
+    r"([^\s:'\"`]+): (?:Read-only file system|Permission denied|No such file or directory)"
+)
+_NET = re.compile(
+    r"Network is unreachable|Could not resolve host|Temporary failure in name resolution|"
+    r"Connection refused|Name or service not known|Errno 101|Errno 111"
+)
+_IP = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d{1,3}){3})(?![\w.])")
+_DEV_TCP = re.compile(r"/dev/(?:tcp|udp)/([^/\s]+)/")
+
+
+def _home() -> Path:
+    return Path(os.path.expanduser("~"))
+
+
+def show(path: Path, cwd: Path | None = None) -> str:
+    if cwd is not None and path.is_relative_to(cwd) and path != cwd:
+        return str(path.relative_to(cwd))
+    home = _home()
+    return "~/" + str(path.relative_to(home)) if path.is_relative_to(home) else str(path)
+
+
+def _resolve(raw: str, cwd: Path) -> Path:
+    p = Path(os.path.expanduser(raw))
+    return Path(os.path.normpath(p if p.is_absolute() else cwd / p))
+
+
+def blocked(layout: Layout, command: str, output: str, refused: Iterable[str] = ()) -> list[str]:
+    found: dict[str, None] = {}
+    cwd = layout.cwd
+    for line in output.splitlines():
+        erofs = any(marker in line for marker in _EROFS)
+        if not erofs and "No such file or directory" not in line:
+            continue
+        for raw in _QUOTED.findall(line) + _BEFORE.findall(line):
+            path = _resolve(raw.strip(), cwd)
+            if erofs and not layout.is_writable(path):
+                found[f"write to {show(path, cwd)}"] = None
+            elif not erofs and layout.is_placeholder(path):
+                found[f"{show(path, cwd)} (protected: kept from being made)"] = None
+    for raw in _words(command):
+        if "/" in raw or raw.startswith("~"):
+            path = _resolve(raw, layout.cwd)
+            if layout.is_hidden(path):
+                found[f"read of {show(path, cwd)} (hidden)"] = None
+    for item in refused:
+        found[item] = None
+    if _NET.search(output) and not any(f.startswith("network to") for f in found):
+        hosts = dict.fromkeys(
+            _DEV_TCP.findall(command) + _IP.findall(command) + _IP.findall(output)
+        )
+        why = "the sandbox has no network but its proxy"
+        if hosts:
+            for host in hosts:
+                found[f"network to {host} refused ({why})"] = None
+        else:
+            found[f"network refused ({why})"] = None
+    return list(found)
+
+
+def _words(command: str) -> list[str]:
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=True)
+        lexer.whitespace_split = True
+        return [w for w in lexer if w not in ("<", ">", ">>", "|", "&&", ";", "&", "||")]
+    except ValueError:
+        return command.split()
+
+
+def note(items: list[str]) -> str:
+    return (
+        "[blocked by the sandbox: "
+        + "; ".join(items)
+        + ". If it must run outside the sandbox, send the call again with "
+        '"dangerouslyDisableSandbox": true; the person is asked.]'
+    )

@@ -1,0 +1,86 @@
+"""How the sandbox changes a Bash decision: auto mode's free pass, and leaving the sandbox."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from agent_tui.permissions.engine import PermissionEngine
+from agent_tui.permissions.rules import parse_rule
+from agent_tui.permissions.settings import SourcedRule
+from agent_tui.sandbox.policy import sandbox_decision
+
+
+@dataclass
+class FakeSandbox:
+    mode: str = "auto"
+    active: bool = True
+
+
+def decide(tmp_path: Path, command: str, sandbox: FakeSandbox, mode: str = "default", **extra):  # type: ignore[no-untyped-def]
+    rules = [SourcedRule(parse_rule("Bash(git push:*)"), "deny", "user")]
+    engine = PermissionEngine(tmp_path, rules, mode=mode)  # type: ignore[arg-type]
+    raw = {"command": command, **extra}
+    return sandbox_decision(sandbox, raw, engine.check("Bash", raw, read_only=False))
+
+
+@pytest.mark.parametrize(
+    "command", ["npm test", "python -m pytest -q", "make", "cat a | sort | uniq -c", "echo x > f"]
+)
+def test_auto_runs_code_and_project_writes_unasked(tmp_path: Path, command: str) -> None:
+    d = decide(tmp_path, command, FakeSandbox())
+    assert (d.behavior, d.source) == ("allow", "sandbox")
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["rm -rf build", "echo x > /etc/motd", "echo x > .git/config", "git reset --hard", "rm a.o"],
+)
+def test_auto_still_asks_destructive_outside_and_protected(tmp_path: Path, command: str) -> None:
+    assert decide(tmp_path, command, FakeSandbox()).behavior == "ask"
+
+
+def test_deny_rules_come_first(tmp_path: Path) -> None:
+    assert decide(tmp_path, "git push origin main", FakeSandbox()).behavior == "deny"
+    d = decide(tmp_path, "git push", FakeSandbox(), dangerouslyDisableSandbox=True)
+    assert d.behavior == "deny"
+
+
+def test_on_mode_and_an_inactive_sandbox_change_nothing(tmp_path: Path) -> None:
+    assert decide(tmp_path, "npm test", FakeSandbox(mode="on")).behavior == "ask"
+    assert decide(tmp_path, "npm test", FakeSandbox(active=False)).behavior == "ask"
+    off = decide(tmp_path, "ls", FakeSandbox(active=False), dangerouslyDisableSandbox=True)
+    assert off.behavior == "allow"  # no sandbox to leave: the flag changes nothing
+
+
+@pytest.mark.parametrize("mode", ["default", "accept-edits", "yolo"])
+def test_leaving_the_sandbox_always_asks_and_is_never_always(tmp_path: Path, mode: str) -> None:
+    d = decide(tmp_path, "ls", FakeSandbox(mode="on"), mode, dangerouslyDisableSandbox=True)
+    assert (d.behavior, d.source, d.suggestions) == ("ask", "sandbox", ())
+    assert "OUTSIDE the sandbox" in d.risk
+
+
+async def test_headless_never_leaves_the_sandbox_even_with_approve_asks(tmp_path: Path) -> None:
+    from agent_tui.agent.approvals import Approvals
+    from agent_tui.tools.base import ToolContext
+    from agent_tui.tools.bash import BashTool
+
+    engine = PermissionEngine(tmp_path, mode="yolo")
+    events: list[object] = []
+
+    async def ask(request):  # type: ignore[no-untyped-def]
+        raise AssertionError("headless never asks")
+
+    approvals = Approvals(
+        engine, ask, events.append, cwd=tmp_path, headless=True, allow_asks=True,
+        sandbox=FakeSandbox(mode="on"),
+    )  # fmt: skip
+    tool = BashTool()
+    raw = {"command": "ls", "dangerouslyDisableSandbox": True}
+    ctx = ToolContext(cwd=tmp_path, data_dir=tmp_path)
+    out = await approvals.authorize("t1", tool, raw, tool.validate(raw), ctx)
+    assert out is not None and out.is_error
+    plain = {"command": "npm test"}
+    assert await approvals.authorize("t2", tool, plain, tool.validate(plain), ctx) is None
