@@ -54,7 +54,7 @@ def _mode_of(table: dict[str, Any], where: str, warnings: list[str]) -> SandboxM
     mode = table.get("mode")
     if mode is not None:
         if mode in MODES:
-            return mode  # type: ignore[no-any-return]
+            return mode
         warnings.append(f"{where}: [sandbox] mode {mode!r} is not one of {', '.join(MODES)}")
         return None
     enabled = table.get("enabled")
@@ -89,7 +89,7 @@ def load_config(
     if found is not None:
         mode, source = found, "user settings"
     if cli_mode in MODES:
-        mode, source = cli_mode, "--sandbox"  # type: ignore[assignment]
+        mode, source = cli_mode, "--sandbox"
     project_file = cwd / ".agent-tui" / "settings.toml"
     raised = _mode_of(_read(project_file), str(project_file), warnings)
     if raised is not None and STRENGTH[raised] > STRENGTH[mode]:

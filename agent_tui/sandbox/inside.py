@@ -17,7 +17,7 @@ import sys
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
 
-def pump(src, dst):  # type: ignore[no-untyped-def]
+def pump(src, dst):
     try:
         while True:
             data = src.recv(65536)
@@ -33,7 +33,7 @@ def pump(src, dst):  # type: ignore[no-untyped-def]
             pass
 
 
-def serve(client, path):  # type: ignore[no-untyped-def]
+def serve(client, path):
     try:
         upstream = S.socket(S.AF_UNIX, S.SOCK_STREAM)
         upstream.connect(path)
@@ -54,7 +54,7 @@ def serve(client, path):  # type: ignore[no-untyped-def]
     upstream.close()
 
 
-def main():  # type: ignore[no-untyped-def]
+def main():
     args = sys.argv[1:]
     path, command = args[0], args[2:]
     listener = S.socket(S.AF_INET, S.SOCK_STREAM)
