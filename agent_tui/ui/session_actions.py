@@ -76,6 +76,11 @@ class SessionActions(AppParts):
             self.action_mcp_status,
         )
         yield SystemCommand(
+            "Sandbox: status",
+            "The OS sandbox: backend, mode, writable / hidden paths, network (/sandbox)",
+            self.action_sandbox,  # type: ignore[attr-defined]
+        )
+        yield SystemCommand(
             "Thinking: on/off",
             "Toggle extended thinking for the next requests (alt+t)",
             self.action_toggle_thinking,

@@ -242,6 +242,17 @@ class SlashActions(AppParts):
     def _slash_thinking(self, args: str) -> None:
         self.action_toggle_thinking()  # type: ignore[attr-defined]
 
+    def _slash_sandbox(self, args: str) -> None:
+        self.action_sandbox()
+
+    def action_sandbox(self) -> None:
+        """`/sandbox` (and the palette): the sandbox as it stands, or why there is none."""
+        sandbox = self.agent.config.sandbox if self.agent is not None else None
+        if sandbox is None:
+            self._say("The session is still starting; ask again in a moment.")
+            return
+        self._say("Sandbox\n" + sandbox.describe())
+
     def _slash_mcp(self, args: str) -> None:
         self.action_mcp_status()  # type: ignore[attr-defined]
 

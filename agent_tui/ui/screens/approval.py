@@ -158,8 +158,11 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                 yield Static("what made it ask", classes="label")
                 yield Static(_highlights(decision.highlights), id="highlights")
             with VerticalScroll(id="body"):
-                yield Static(_SUBJECT_LABELS.get(request.tool, "subject"), classes="label")
-                yield Static(_command(request.tool, request.subject), id="subject")
+                # a sandboxed command reaching a new host: the domain, as WebFetch asks it
+                host = "host" in request.input and request.tool != "WebFetch"
+                label = "domain" if host else _SUBJECT_LABELS.get(request.tool, "subject")
+                yield Static(label, classes="label")
+                yield Static(_command("" if host else request.tool, request.subject), id="subject")
                 yield Static("in", classes="label")
                 yield Static(_plain(request.cwd), id="cwd")
                 if decision.reason:

@@ -1,0 +1,48 @@
+"""`/sandbox` and the palette's "Sandbox: status": the backend, the mode, the resolved lists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from app_helpers import make_app, type_prompt, wait_for
+from bwrap_support import needs_bwrap
+
+from agent_tui.ui.widgets.chat import NoticeMessage
+
+pytestmark = pytest.mark.usefixtures("offline_env")
+
+
+def notices(app) -> list[str]:  # type: ignore[no-untyped-def]
+    return [n.text for n in app.query(NoticeMessage)]
+
+
+@needs_bwrap
+async def test_slash_sandbox_shows_backend_mode_and_lists(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    work = app.options.cwd
+    (work / ".git").mkdir()
+    (work / ".git" / "config").write_text("")
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        await type_prompt(pilot, "/sandbox")
+        await wait_for(pilot, lambda: any(t.startswith("Sandbox") for t in notices(app)))
+        [text] = [t for t in notices(app) if t.startswith("Sandbox")]
+        assert "mode: on" in text and "backend: bubblewrap: bubblewrap 0." in text
+        assert f"writable:\n  {work}" in text and "/tmp (private to this session)" in text
+        assert f"{work}/.git/config" in text  # read-only inside the project
+        assert f"{work}/.envrc (not there: kept from being made)" in text
+        assert "network (through the app's proxy)" in text
+        assert app.agent.messages == []  # not sent to the model
+        names = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Sandbox: status" in names
+
+
+async def test_slash_sandbox_when_it_is_off(tmp_path: Path) -> None:
+    app = make_app(tmp_path, sandbox="off")
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        await type_prompt(pilot, "/sandbox")
+        await wait_for(pilot, lambda: any(t.startswith("Sandbox") for t in notices(app)))
+        [text] = [t for t in notices(app) if t.startswith("Sandbox")]
+        assert "mode: off (from --sandbox)" in text and "without a sandbox" in text
