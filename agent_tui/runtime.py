@@ -139,9 +139,10 @@ def _web_fetch() -> Any:
 
 def make_tools(provider: Provider, model: str) -> ToolRegistry:
     from agent_tui.providers.base import web_search_available
-    from agent_tui.tools.base import ToolRegistry
+    from agent_tui.tools.deferred import DeferringRegistry, deferral_mode
 
-    tools = ToolRegistry()
+    # WebFetch and MCP tools are deferred: found with ToolSearch (see `tools.deferred`)
+    tools = DeferringRegistry(deferral_mode(provider, model))
     for name, module, cls in BUILT_IN_TOOLS:
         if name != "WebSearch" or web_search_available(provider, model):
             make = _web_fetch if name == "WebFetch" else partial(_built_in, module, cls)

@@ -35,6 +35,8 @@ class McpTool(Tool):
     name: ClassVar[str] = ""  # per instance, see __init__
     description: ClassVar[str] = ""
     input_model: ClassVar[type[BaseModel]] = McpArguments
+    #: MCP tools are deferred, as in Claude Code: found with ToolSearch (`tools.deferred`)
+    should_defer: ClassVar[bool] = True
 
     def __init__(
         self, server: str, tool: str, description: str, schema: dict[str, Any], call: Call

@@ -38,6 +38,7 @@ _PATH_KEYS = ("path", "file_path")
 UNGATED_TOOLS = {
     "TodoWrite": "it only updates the plan shown to you",
     "Task": "a sub-agent: each of its own tool calls is checked like any other",
+    "ToolSearch": "it only loads the definitions of deferred tools for the model",
 }
 #: read-only tools that search a folder (the working directory when no path is given)
 SEARCH_TOOLS = ("Grep", "Glob")

@@ -68,6 +68,9 @@ class Tool(ABC):
     input_model: ClassVar[type[BaseModel]]
     #: read-only tools are the only ones allowed in plan mode
     read_only: ClassVar[bool] = False
+    #: declared deferred, as Claude Code's `shouldDefer`: where the session defers tools
+    #: (`tools.deferred`), its full definition reaches the model only once a search finds it
+    should_defer: ClassVar[bool] = False
 
     def schema(self) -> dict[str, Any]:
         """The tool definition sent to the API."""
@@ -172,11 +175,20 @@ class ToolRegistry:
         with self._lock:
             schemas, version = self._schemas, self._version
         if schemas is None:
-            schemas = [tool.schema() for tool in self.all()]
+            schemas = self._build_schemas()
             with self._lock:
                 if self._version == version:  # no tool came or went meanwhile
                     self._schemas = schemas
         return schemas
+
+    def _build_schemas(self) -> list[dict[str, Any]]:
+        return [tool.schema() for tool in self.all()]
+
+    def _changed(self) -> None:
+        """Something the schemas are built from changed: build them anew on the next request."""
+        with self._lock:
+            self._schemas = None
+            self._version += 1
 
     def __contains__(self, name: object) -> bool:
         return name in self._tools

@@ -50,7 +50,7 @@ DESCRIPTION = f"""\
 IMPORTANT: WebFetch fails on authenticated or private URLs (a login, an intranet, a private \
 repository). Before fetching, consider whether the URL needs a login (Google Docs, Confluence, \
 Jira, GitHub and the like); if so, look for a specialised MCP tool that has authenticated \
-access and use that instead.
+access (ToolSearch finds MCP tools) and use that instead.
 
 - Fetches the URL, converts the page to markdown, and has a small, fast model answer the prompt \
 from it: the result is that model's answer, not the raw page
@@ -104,6 +104,7 @@ class WebFetchTool(Tool):
     description: ClassVar[str] = DESCRIPTION
     input_model: ClassVar[type[BaseModel]] = WebFetchInput
     read_only: ClassVar[bool] = True
+    should_defer: ClassVar[bool] = True
 
     def __init__(
         self,
