@@ -24,6 +24,8 @@ BAD = [
     ("[model]\nthinking_budget = 500\n", "[model] thinking_budget = 500 is not valid"),
     ("[model]\nthinking_budget = 8000.5\n", "[model] thinking_budget = 8000.5 is not valid"),
     ('[context]\ncompaction = "sometimes"\n', '[context] compaction = "sometimes" is not valid'),
+    ('[web]\nskip_web_fetch_preflight = "yes"\n', '[web] skip_web_fetch_preflight = "yes" is'),
+    ("[web]\nskip_webfetch_preflight = true\n", "[web] skip_webfetch_preflight is not a setting"),
 ]
 
 
@@ -58,6 +60,7 @@ def test_good_settings_start(tmp_path: Path) -> None:
     (tmp_path / "settings.toml").write_text(
         "[limits]\nmax_cost = 5\n[model]\nthinking = false\nthinking_budget = 4096\n"
         '[context]\ncompaction = "client"\n[permissions]\nallow = ["Bash(ls:*)"]\n'
+        "[web]\nskip_web_fetch_preflight = true\n"
         "[some_other_table]\nanything = 1\n"
     )
     done = run(tmp_path, "-p", "hello")
