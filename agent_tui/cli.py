@@ -248,9 +248,12 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         except KeyboardInterrupt:
             return 130
+    from agent_tui.ui.gc_tuning import for_startup
+
+    for_startup()  # before the UI is imported: start-up's objects live as long as the process
     from agent_tui.ui.app import AgentApp
 
-    app = AgentApp(options)
+    app = AgentApp(options, tune_collector=True)
     app.run()
     if app.resume_hint:
         print(app.resume_hint)

@@ -75,11 +75,14 @@ def survivors() -> dict[str, int]:
 
 async def run(turns: int, answer_chars: int, max_messages: int = 0) -> None:
     from agent_tui.runtime import Options
+    from agent_tui.ui.gc_tuning import for_startup
+
+    for_startup()  # as the command line does (cli.main)
     from agent_tui.ui.app import AgentApp
 
     answer = make_answer(answer_chars, seed=11)
     with bench_env(), offline_answers({"turn": answer}):
-        app = AgentApp(Options(offline=True), record=True)
+        app = AgentApp(Options(offline=True), record=True, tune_collector=True)
         pauses = GcPauses()  # from the start: start-up's collections are reported on their own
         async with app.run_test(size=(120, 40)) as pilot:
             await app_ready(app)

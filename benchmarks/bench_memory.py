@@ -26,6 +26,8 @@ from _common import machine, make_answer
 CHILD = """
 import asyncio, gc, json, sys, time
 from agent_tui.runtime import Options
+from agent_tui.ui.gc_tuning import for_startup
+for_startup()  # as the command line does (cli.main)
 from agent_tui.ui.app import AgentApp
 
 def rss_kb():
@@ -34,7 +36,7 @@ def rss_kb():
             return int(line.split()[1])
 
 async def main(resume):
-    app = AgentApp(Options(offline=True, resume=resume or None))
+    app = AgentApp(Options(offline=True, resume=resume or None), tune_collector=True)
     started = time.perf_counter()
     async with app.run_test(size=(120, 40)) as pilot:
         while app.agent is None or (resume and not app.agent.messages):

@@ -52,6 +52,9 @@ def code_fence(chars: int) -> str:
 
 async def run(earlier_kb: int, answer_kb: int, rate: float, fence: bool = False) -> None:
     from agent_tui.runtime import Options
+    from agent_tui.ui.gc_tuning import for_startup
+
+    for_startup()  # as the command line does (cli.main)
     from agent_tui.ui.app import AgentApp
 
     answers = {
@@ -61,7 +64,7 @@ async def run(earlier_kb: int, answer_kb: int, rate: float, fence: bool = False)
     live = code_fence(answer_kb * 1000) if fence else make_answer(answer_kb * 1000, seed=99)
     answers["live"] = live
     with bench_env() as home, offline_answers(answers):
-        app = AgentApp(Options(offline=True, cwd=home))
+        app = AgentApp(Options(offline=True, cwd=home), tune_collector=True)
         async with app.run_test(size=(120, 40)) as pilot:
             await app_ready(app)
             for i in range(EARLIER_PIECES):

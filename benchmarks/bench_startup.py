@@ -49,6 +49,8 @@ AGENT = (
     FIRST_FRAME
     + """
 from agent_tui.runtime import Options
+from agent_tui.ui.gc_tuning import for_startup
+for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
 
 class Probe(AgentApp):
@@ -58,7 +60,7 @@ class Probe(AgentApp):
         # (building the agent).
         self.call_after_refresh(first_frame)
 
-Probe(Options(offline=True)).run(headless=True)
+Probe(Options(offline=True), tune_collector=True).run(headless=True)
 """
 )
 
@@ -69,6 +71,8 @@ INTERACTIVE = (
     FIRST_FRAME
     + """
 from agent_tui.runtime import Options
+from agent_tui.ui.gc_tuning import for_startup
+for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
 
 class Probe(AgentApp):
@@ -76,7 +80,7 @@ class Probe(AgentApp):
         super()._agent_ready(*args)
         first_frame()
 
-Probe(Options(offline=True)).run(headless=True)
+Probe(Options(offline=True), tune_collector=True).run(headless=True)
 """
 )
 
@@ -86,6 +90,8 @@ Probe(Options(offline=True)).run(headless=True)
 SETTLED = """
 import os
 from agent_tui.runtime import Options
+from agent_tui.ui.gc_tuning import for_startup
+for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
 
 class Probe(AgentApp):
@@ -93,7 +99,7 @@ class Probe(AgentApp):
         super().save_parsed_css()
         os._exit(0)
 
-Probe(Options(offline=True)).run(headless=True)
+Probe(Options(offline=True), tune_collector=True).run(headless=True)
 """
 
 

@@ -51,12 +51,15 @@ class Result:
 async def stream_once(kb: int) -> Result:
     from agent_tui.protocol.events import TextDelta
     from agent_tui.runtime import Options
+    from agent_tui.ui.gc_tuning import for_startup
+
+    for_startup()  # as the command line does (cli.main)
     from agent_tui.ui.app import AgentApp
     from agent_tui.ui.widgets.chat import AssistantMessage
 
     answer = make_answer(kb * 1000, seed=kb)
     with bench_env() as home, offline_answers({"answer": answer}):
-        app = AgentApp(Options(offline=True, cwd=home))
+        app = AgentApp(Options(offline=True, cwd=home), tune_collector=True)
         async with app.run_test(size=(120, 40)) as pilot:
             await app_ready(app)
             deltas = 0

@@ -1,9 +1,6 @@
 """The Textual UI: it draws the core's typed events, and holds all of the app's Textual code.
 
-Importing it quiets the garbage collector until the app tunes it, once the agent is ready
-(`gc_tuning.for_startup`).
+Importing it changes no process-wide setting: the garbage collector's are the entry point's to
+ask for (`gc_tuning`), and Textual's patches (`patches/`) apply once the app has painted its
+first frame.
 """
-
-from agent_tui.ui.gc_tuning import for_startup
-
-for_startup()

@@ -84,8 +84,15 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
         Binding("ctrl+end", "scroll_chat('end')", show=False, priority=True),
     ]
 
-    def __init__(self, options: Options | None = None, *, record: bool | None = None) -> None:
+    def __init__(
+        self,
+        options: Options | None = None,
+        *,
+        record: bool | None = None,
+        tune_collector: bool = False,
+    ) -> None:
         super().__init__()
+        self.tune_collector = tune_collector
         self._css_loaded = css_cache.load(self.stylesheet)  # before anything is styled
         self.options = options or Options()
         #: why this session runs on the offline model (None: it talks to an API)
@@ -332,32 +339,6 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
         # Over a dialog or the session browser, shift+tab and the page keys are theirs again.
         return not (action in ("cycle_mode", "scroll_chat") and len(self.screen_stack) > 1)
 
-    def _type_ahead(self, key: str) -> None:
-        """A key typed for the prompt as an approval dialog appeared: it goes to the prompt."""
-        prompt = self.query_one(PromptInput)
-        if key == "\b":
-            prompt.action_delete_left()
-        else:
-            prompt.insert(key)
-
-    async def _confirm_spend(self, spent: float, cap: float) -> bool:
-        """At the spending cap the next request waits for the person's keystroke."""
-        import asyncio
-
-        from agent_tui.ui.screens.confirm import ConfirmScreen
-
-        answered: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        question = (
-            f"This session has spent ${spent:.2f}, its cap is ${cap:.2f}. Go on past the cap "
-            "for the rest of this session?"
-        )
-        self.status.activity = "at the spending cap: waiting for you"
-        self.push_screen(ConfirmScreen(question), lambda yes: answered.set_result(bool(yes)))
-        try:
-            return await answered
-        finally:
-            self.status.activity = "working…"
-
     async def _ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         self.status.activity = f"waiting for your approval: {request.tool}"
         assert self.approvals is not None, "the agent asks only once it is built"
@@ -406,7 +387,8 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
     def _after_turn(self) -> None:
         """The answer is painted: let go of what is far off screen, and collect when due."""
         self.chat.trim_offscreen()
-        idle_collector.after_turn()
+        if self.tune_collector:
+            idle_collector.after_turn()
 
     async def action_quit(self) -> None:
         if self.agent is not None:

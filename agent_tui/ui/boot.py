@@ -10,10 +10,11 @@ from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.ui import css_cache
+from agent_tui.ui import css_cache, patches
 from agent_tui.ui.app_parts import AppParts
 from agent_tui.ui.gc_tuning import freeze_settled, tune_gc
 from agent_tui.ui.widgets.chat import NoticeMessage
+from agent_tui.ui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
     from agent_tui.agent.loop import Agent
@@ -31,6 +32,8 @@ class Boot(AppParts):
     options: Options
     record: bool
     _runs: dict[str, Any]
+    #: the garbage collector's settings are the app's to make (`gc_tuning`): the entry point's
+    tune_collector: bool = False
     #: why the agent could not be built, if it could not (`_boot_failed`)
     boot_error: str | None = None
     #: the sources whose parsed rules came from the last run (`css_cache.load`)
@@ -46,11 +49,33 @@ class Boot(AppParts):
     async def _ask(self, request: ApprovalRequest) -> ApprovalAnswer:
         raise NotImplementedError
 
-    async def _confirm_spend(self, spent: float, cap: float) -> bool:
-        raise NotImplementedError
+    # --- what the agent asks of the screen ---
 
     def _type_ahead(self, key: str) -> None:
-        raise NotImplementedError
+        """A key typed for the prompt as an approval dialog appeared: it goes to the prompt."""
+        prompt = self.query_one(PromptInput)
+        if key == "\b":
+            prompt.action_delete_left()
+        else:
+            prompt.insert(key)
+
+    async def _confirm_spend(self, spent: float, cap: float) -> bool:
+        """At the spending cap the next request waits for the person's keystroke."""
+        import asyncio
+
+        from agent_tui.ui.screens.confirm import ConfirmScreen
+
+        answered: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        question = (
+            f"This session has spent ${spent:.2f}, its cap is ${cap:.2f}. Go on past the cap "
+            "for the rest of this session?"
+        )
+        self.status.activity = "at the spending cap: waiting for you"
+        self.push_screen(ConfirmScreen(question), lambda yes: answered.set_result(bool(yes)))
+        try:
+            return await answered
+        finally:
+            self.status.activity = "working…"
 
     # --- the boot ---
 
@@ -81,7 +106,7 @@ class Boot(AppParts):
             with contextlib.suppress(*STORE_ERRORS):  # the history shows without its audit rows
                 self._runs = stored_runs(recorder.store, recorder.session_id)
         self.call_from_thread(self._agent_ready, agent, recorder, approvals, note)
-        self.call_from_thread(tune_gc)  # on the UI thread: it patches how Textual paints
+        self.call_from_thread(self._settle)  # on the UI thread: it patches how Textual paints
         from agent_tui.ui.screens.approval import warm_up_dialog
 
         warm_up_dialog()  # the first approval's dialog and highlighter, loaded ahead of it
@@ -90,7 +115,8 @@ class Boot(AppParts):
         if unready:  # Bedrock/Vertex without region or credentials: said now, not at a prompt
             self.call_from_thread(self.chat.append, NoticeMessage(unready, "error"))
         self.save_parsed_css()
-        freeze_settled()
+        if self.tune_collector:
+            freeze_settled()
 
     def _record(self, agent: Agent) -> tuple[Recorder | None, str | None]:
         """The session's recorder (resuming the session asked for), and what to tell the person
@@ -141,4 +167,11 @@ class Boot(AppParts):
             )
         )
         self.status.activity = "could not start"
-        tune_gc()
+        self._settle()
+
+    def _settle(self) -> None:
+        """On the UI thread, once the first frame is painted and the agent built (or not):
+        Textual's patches, and the collector's settings if the entry point asked for them."""
+        patches.apply_all()
+        if self.tune_collector:
+            tune_gc()

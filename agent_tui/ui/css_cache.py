@@ -7,7 +7,8 @@ it was read from, and the theme's variables, and Textual already memoises them p
 `Stylesheet._parse_cache`. This module fills that memo from the last run's and saves it after the
 first frame, keyed by what the rules depend on: Textual's own files (an upgrade changes them), and
 the variables. A cache that is missing, stale, unreadable or from another Textual is ignored and
-rewritten; if Textual's memo is not where this module expects it, it stands down.
+rewritten; the memo is Textual's private one, reached through `patches/css_parse_memo.py`, and
+when that patch stands down (Textual changed it) so does this module.
 
 The file is a pickle in the user's cache directory (`paths.cache_dir`), which only the user can
 write to, as with the rest of their configuration.
@@ -24,18 +25,11 @@ from typing import Any
 from textual.css.stylesheet import Stylesheet
 
 from agent_tui import paths
+from agent_tui.ui.patches.css_parse_memo import memo as _memo
 
 #: bumped when what the file holds changes shape
 FORMAT = 2
 FILE_NAME = "parsed-css.pickle"
-
-
-def _memo(stylesheet: Stylesheet) -> Any | None:
-    """Textual's per-process memo of parsed sources, if it is the cache this module knows."""
-    memo = getattr(stylesheet, "_parse_cache", None)
-    if memo is None or not all(hasattr(memo, name) for name in ("keys", "get", "set")):
-        return None
-    return memo
 
 
 def _textual_fingerprint() -> tuple[tuple[str, int, int], ...]:

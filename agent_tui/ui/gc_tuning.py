@@ -1,4 +1,7 @@
-"""The garbage collector's settings for the app (see BENCHMARKS.md, long sessions)."""
+"""The garbage collector's settings for the app (see BENCHMARKS.md, long sessions).
+
+Process-wide, so the entry point asks for them (`cli.main`: `for_startup` before the app is
+imported, and `AgentApp(tune_collector=True)` for the rest); importing the UI changes nothing."""
 
 from __future__ import annotations
 
@@ -29,9 +32,6 @@ def tune_gc() -> None:
     counts (`after_turn` runs them when nobody waits), and take what startup made (modules,
     classes: never garbage) out of them — once a process, so a test run of many apps doesn't pin
     every app's objects."""
-    from agent_tui.ui import textual_fixes
-
-    textual_fixes.apply()  # painted lines are freed when dropped, not at a full collection
     if gc.get_freeze_count() == 0:
         # Start-up ran without collections (`for_startup`): free what it left (~2,000 objects,
         # the first layouts' cycles) in one collection, ~20 ms once, so none of it is frozen.
@@ -56,20 +56,6 @@ def freeze_settled(after_first_turn: bool = False) -> None:
 _frozen: set[str] = set()
 
 
-def clear_geometry_caches() -> None:
-    """Textual memoizes its geometry (`Region.intersection`, `shrink`, `union`…: up to 4,096
-    results each). In a chat that keeps growing every scroll offset is new, so those caches fill
-    with the regions of long-gone frames: ~10,000 objects that each full collection would walk.
-    Emptied before one; what the next frames need is computed again in microseconds."""
-    from textual import geometry
-
-    for cls in (geometry.Region, geometry.Offset, geometry.Size, geometry.Spacing):
-        for attr in vars(cls).values():
-            clear = getattr(attr, "cache_clear", None)
-            if callable(clear):
-                clear()
-
-
 class IdleCollector:
     """Full collections at the end of a turn, when the answer is on screen and nothing streams:
     the cyclic garbage of pruned messages is freed every few turns (memory stays flat) and no
@@ -92,7 +78,9 @@ class IdleCollector:
                 # by their reference counts, all but a few cycles (bounded: once a process).
                 freeze_settled(after_first_turn=True)
             elif self.turns % self.every == 0:
-                clear_geometry_caches()
+                from agent_tui.ui.patches import geometry_caches
+
+                geometry_caches.clear()  # long-gone frames' regions (patches/)
                 gc.collect()
         finally:
             self.collecting = False

@@ -12,7 +12,8 @@ from textual.app import App, ComposeResult
 from textual.strip import Strip
 from textual.widgets import Static
 
-from agent_tui.ui import gc_tuning, textual_fixes
+from agent_tui.ui import gc_tuning
+from agent_tui.ui.patches import compositor_arrange, strip_lazy_caches, strip_self_cache
 
 
 def refers_back(obj: object, depth: int = 4) -> bool:
@@ -33,12 +34,12 @@ def refers_back(obj: object, depth: int = 4) -> bool:
 
 def test_unpatched_textual_would_cycle() -> None:
     strip = Strip([Segment("abc")])
-    textual_fixes._divide(strip, [strip.cell_length])
+    strip_self_cache._divide(strip, [strip.cell_length])
     assert refers_back(strip)  # why the fix exists: Textual caches [self] in self
 
 
 def test_a_strip_divided_or_cropped_whole_is_freed_without_the_collector() -> None:
-    textual_fixes.apply()
+    assert strip_self_cache.apply()
     strip = Strip([Segment("hello "), Segment("world")])
     assert strip.divide([strip.cell_length]) == [strip]
     assert strip.crop_extend(0, strip.cell_length, None) is strip
@@ -52,10 +53,10 @@ def test_a_strip_divided_or_cropped_whole_is_freed_without_the_collector() -> No
 
 
 def test_a_strip_makes_its_caches_on_first_use() -> None:
-    assert textual_fixes.lazy_caches_fit()  # a Textual that changes Strip's slots: look again
-    textual_fixes.apply()
+    assert strip_lazy_caches.slots_fit()  # a Textual that changes Strip's slots: look again
+    assert strip_lazy_caches.apply()
     strip = Strip([Segment("hello "), Segment("world")])
-    slots = {name: Strip.__dict__[name].slot for name in textual_fixes.CACHE_SIZES}
+    slots = {name: Strip.__dict__[name].slot for name in strip_lazy_caches.CACHE_SIZES}
     assert all(not _has(slot, strip) for slot in slots.values())  # none made yet
     cropped = strip.crop(0, 5)
     assert cropped.text == "hello" and strip.crop(0, 5) is cropped  # made, used, cached
@@ -79,10 +80,7 @@ class Panes(App[None]):
 
 
 async def test_a_reflow_leaves_no_cycle_to_collect() -> None:
-    textual_fixes.apply()
-    from textual._compositor import Compositor
-
-    assert getattr(Compositor._arrange_root, "_uncycled", False)
+    assert compositor_arrange.apply() and compositor_arrange.applied()
     app = Panes()
     async with app.run_test(size=(40, 30)) as pilot:
         await pilot.pause()
@@ -95,7 +93,7 @@ async def test_a_reflow_leaves_no_cycle_to_collect() -> None:
             del mapped
             assert gc.collect() == 0  # nothing left for the collector
             # why the fix exists: Textual's own leaves its map to the collector
-            textual_fixes._arrange(screen._compositor, screen, screen.size)
+            compositor_arrange._arrange(screen._compositor, screen, screen.size)
             assert gc.collect() > 20
         finally:
             gc.enable()
@@ -127,17 +125,44 @@ def test_start_up_collects_nothing_young_until_the_app_tunes_the_collector(
     assert len(thresholds) == 1
 
 
-def test_importing_the_ui_quiets_the_collector_until_tuning_frees_what_start_up_left() -> None:
+def test_the_entry_point_quiets_the_collector_until_tuning_frees_what_start_up_left() -> None:
     import subprocess
     import sys
 
     code = (
-        "import gc, weakref; import agent_tui.ui; before = gc.get_threshold()[0]\n"
+        "import gc, weakref; default = gc.get_threshold()[0]; import agent_tui.ui.app\n"
+        "untouched = gc.get_threshold()[0] == default\n"  # importing the UI changes nothing
+        "from agent_tui.ui.gc_tuning import for_startup, tune_gc; for_startup()\n"
+        "before = gc.get_threshold()[0]\n"
         "class Node: pass\n"
         "cycle = Node(); cycle.me = cycle; left = weakref.ref(cycle); del cycle\n"
-        "from agent_tui.ui.gc_tuning import tune_gc; tune_gc()\n"
-        "print(before, gc.get_threshold()[0], left() is None)"
+        "tune_gc()\n"
+        "print(untouched, before, gc.get_threshold()[0], left() is None)"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     # Start-up's garbage is collected before what start-up made is frozen, not frozen with it.
-    assert done.stdout.split() == [str(gc_tuning.STARTUP_THRESHOLD), "5000", "True"]
+    assert done.stdout.split() == ["True", str(gc_tuning.STARTUP_THRESHOLD), "5000", "True"]
+
+
+def test_the_command_line_asks_the_app_to_tune_the_collector(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The collector's settings are the entry point's: `agent-tui` asks for them, an app made
+    elsewhere (a test, an embedding) leaves the process's collector alone."""
+    from agent_tui import cli
+    from agent_tui.ui import app as app_module
+
+    made: list[bool] = []
+
+    class Recorded(app_module.AgentApp):
+        def run(self, *args: object, **kwargs: object) -> None:
+            made.append(self.tune_collector)
+
+    monkeypatch.setattr(app_module, "AgentApp", Recorded)
+    monkeypatch.setattr(gc_tuning, "for_startup", lambda: made.append(False))
+    import sys
+
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert cli.main(["--offline"]) == 0
+    assert made == [False, True]

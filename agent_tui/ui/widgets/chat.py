@@ -32,6 +32,7 @@ from textual.visual import Visual, visualize
 from textual.widget import Widget
 from textual.widgets import Static
 
+from agent_tui.ui.patches import render_caches
 from agent_tui.ui.widgets.markdown_split import _SplitScanner
 
 #: markdown beyond this many characters (since the last frozen segment) is frozen at a safe point
@@ -393,22 +394,14 @@ def drop_painted_lines(widget: Widget) -> None:
     """Forget the lines `widget` and its children painted: Textual's line cache of each, and a
     `MarkdownSegment`'s own (painted again if they are shown)."""
     for node in (widget, *widget.walk_children(Widget, with_self=False)):
-        node._styles_cache.clear()
+        render_caches.forget_lines(node)
         if isinstance(node, MarkdownSegment):
             node.drop_lines()
 
 
 def release_render_caches(widgets: list[Widget]) -> None:
-    """Free what removed widgets rendered, now rather than when the collector gets to them.
-
-    Textual caches `StylesCache.get_inner_outer` with `lru_cache` on the method, so its keys
-    hold the `StylesCache` of up to 1,024 widgets — and with each one every line that widget
-    rendered (Strips, Segments and their caches: ~0.5 MB a turn in a long session). Emptying the
-    removed widgets' caches and that lru_cache (it holds two Styles per colour pair: cheap to
-    fill again) lets those lines go at once.
-    """
-    from textual._styles_cache import StylesCache
-
+    """Free what removed widgets rendered, now rather than when the collector gets to them
+    (see `patches/render_caches.py`)."""
     for widget in widgets:
         drop_painted_lines(widget)
-    StylesCache.get_inner_outer.cache_clear()
+    render_caches.forget_removed()
