@@ -116,6 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="resume the latest session in this directory",
     )
     parser.add_argument(
+        "--fork-session",
+        action="store_true",
+        help="with --continue/--resume: go on in a copy of the session (a new id); also what to "
+        "do when another agent-tui has that session open",
+    )
+    parser.add_argument(
         "--allow",
         action="append",
         type=_rule,
@@ -224,6 +230,7 @@ def main(argv: list[str] | None = None) -> int:
         mode=args.mode,
         resume=args.resume,
         continue_=args.continue_,
+        fork_session=args.fork_session,
         headless=args.prompt is not None,
         approve_asks=args.approve_asks,
         trust_project=args.trust_project,

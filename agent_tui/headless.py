@@ -40,6 +40,7 @@ def run_headless(options: Options, prompt: str, output_format: str = "text") -> 
 async def _run(options: Options, prompt: str, output_format: str) -> int:
     from agent_tui.sessions.recorder import attach_recorder
     from agent_tui.sessions.records import StoreUnavailable
+    from agent_tui.sessions.session_lock import SessionInUse
 
     agent = make_agent(options)
     permissions = agent.permissions
@@ -78,6 +79,12 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
         recorder = attach_recorder(agent, options) if options.record else None
     except LookupError as exc:  # `--resume ID` with an unknown or ambiguous id
         print(f"agent-tui: could not resume: {exc}", file=sys.stderr)
+        return 1
+    except SessionInUse as exc:  # another agent-tui records it: its turns and ours would mix
+        print(
+            f"agent-tui: could not resume: {exc}; run with --fork-session to go on in a copy",
+            file=sys.stderr,
+        )
         return 1
     except StoreUnavailable as exc:
         if options.resume is not None or options.continue_:

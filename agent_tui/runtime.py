@@ -31,6 +31,8 @@ class Options:
     mode: Mode = "default"
     resume: str | None = None  # a session id, or "" for "pick one"
     continue_: bool = False
+    #: `--fork-session`: a resumed session goes on in a copy of it (a new session id)
+    fork_session: bool = False
     headless: bool = False
     approve_asks: bool = False
     record: bool = True

@@ -12,15 +12,19 @@ if TYPE_CHECKING:
     from agent_tui.agent.loop import Agent
 
 TITLE_SUFFIX = " (rewound)"
+#: a session continued in a copy (`--fork-session`, or it was in use by another process)
+FORK_SUFFIX = " (fork)"
 
 
-def fork_session(store: SessionStore, agent: Agent, old: str | None, upto: int) -> str:
+def fork_session(
+    store: SessionStore, agent: Agent, old: str | None, upto: int, suffix: str = TITLE_SUFFIX
+) -> str:
     """A new session with the agent's messages before `upto`; returns its id (call from a
-    thread: it writes the messages in one transaction)."""
+    thread: it writes the messages in one transaction). `suffix` ends its title."""
     info = store.get_session(old) if old else None
     title = (info.title if info is not None else "") or "session"
     new = store.create_session(
-        agent.config.cwd, agent.config.model, title[: 200 - len(TITLE_SUFFIX)] + TITLE_SUFFIX
+        agent.config.cwd, agent.config.model, title[: 200 - len(suffix)] + suffix
     )
     store.set_system_prompt(new, agent.config.system)
     with store.batch():

@@ -10,13 +10,18 @@ import time
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from agent_tui.redact import redact_obj, secret_values
+from agent_tui.redact import redact, redact_obj, secret_values
 from agent_tui.sessions import search as search_mod
 from agent_tui.sessions.event_log import dumps
 from agent_tui.sessions.records import Content, StoredMessage, title_from_prompt
 from agent_tui.sessions.repair import repair_messages
 from agent_tui.sessions.search import SEARCH_TEXT_MAX, search_text
 from agent_tui.sessions.store_base import StoreBase
+
+#: the `blocks` row of a message's block still streaming (`put_draft`): after every real one
+DRAFT_IDX = 1 << 30
+#: how a block that was still streaming when its process ended reads back
+CUT_OFF = "\n\n[cut off: agent-tui stopped while this answer was streaming]"
 
 
 class MessageLog(StoreBase):
@@ -101,10 +106,15 @@ class MessageLog(StoreBase):
             role, is_text = row
             if is_text:
                 raise ValueError(f"message {message_seq} has string content; cannot add blocks")
+            # the finished block replaces the text kept while it streamed (`put_draft`)
+            conn.execute(
+                "DELETE FROM blocks WHERE session_id = ? AND message_seq = ? AND idx = ?",
+                (session_id, message_seq, DRAFT_IDX),
+            )
             (idx,) = conn.execute(
                 "SELECT coalesce(max(idx) + 1, 0) FROM blocks "
-                "WHERE session_id = ? AND message_seq = ?",
-                (session_id, message_seq),
+                "WHERE session_id = ? AND message_seq = ? AND idx < ?",
+                (session_id, message_seq, DRAFT_IDX),
             ).fetchone()
             conn.execute(
                 "INSERT INTO blocks (session_id, message_seq, idx, json, created_at) "
@@ -118,6 +128,20 @@ class MessageLog(StoreBase):
             if role == "user" and block.get("type") == "text":
                 self._default_title(conn, session_id, block.get("text") or "")
         return int(idx)
+
+    def put_draft(self, session_id: str, message_seq: int, text: str) -> None:
+        """Keep the text of the block streaming now, as it stands (each call replaces the last),
+        so a process killed mid-answer loses only what came since. The block that finishes
+        replaces it; if none does, it loads as a text block marked cut off (`CUT_OFF`)."""
+        now = time.time()
+        data = dumps({"type": "text", "text": redact(text)})
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT OR REPLACE INTO blocks (session_id, message_seq, idx, json, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (session_id, message_seq, DRAFT_IDX, data, now),
+            )
+            self._touch(conn, session_id, now)
 
     def _next_seq(self, conn: sqlite3.Connection, session_id: str) -> int:
         (seq,) = conn.execute(
@@ -176,14 +200,17 @@ class MessageLog(StoreBase):
                 (session_id, lo, hi),
             ).fetchall()
             blocks = conn.execute(
-                "SELECT message_seq, json FROM blocks "
+                "SELECT message_seq, idx, json FROM blocks "
                 "WHERE session_id = ? AND message_seq >= ? AND message_seq < ? "
                 "ORDER BY message_seq, idx",
                 (session_id, lo, hi),
             ).fetchall()
         by_seq: dict[int, list[dict[str, Any]]] = {}
-        for seq, text in blocks:
-            by_seq.setdefault(seq, []).append(json.loads(text))
+        for seq, idx, text in blocks:
+            block = json.loads(text)
+            if idx == DRAFT_IDX:  # streamed when the process ended: what came, marked cut off
+                block = {"type": "text", "text": block.get("text", "") + CUT_OFF}
+            by_seq.setdefault(seq, []).append(block)
         return [
             StoredMessage(seq, role, text if text is not None else by_seq.get(seq, []), created)
             for seq, role, text, created in rows

@@ -12,13 +12,16 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.context import context_used
-from agent_tui.checkpoints.blobs import blob_id
 from agent_tui.protocol.events import (
     ApprovalDecided,
+    BlockFinished,
     ContextCompacted,
     Event,
     MessageFinished,
     Notice,
+    RequestStarted,
+    StreamFailed,
+    TextDelta,
     ToolCallReady,
     ToolFinished,
     ToolInputDelta,
@@ -26,8 +29,11 @@ from agent_tui.protocol.events import (
     TurnStarted,
 )
 from agent_tui.sessions.backlog import Backlog, Ref
+from agent_tui.sessions.draft import Draft
 from agent_tui.sessions.faults import STORE_ERRORS, describe
+from agent_tui.sessions.recorded_blobs import RecordedBlobs
 from agent_tui.sessions.records import SessionInfo, StoreUnavailable
+from agent_tui.sessions.session_lock import SessionInUse, SessionLock
 from agent_tui.sessions.store import SessionStore
 
 if TYPE_CHECKING:
@@ -56,16 +62,25 @@ class Recorder:
         parent: Recorder | None = None,
         title: str | None = None,
         backlog: Backlog | None = None,
+        lock: SessionLock | None = None,
     ) -> None:
         self.store = store
         self.agent = agent
         self.session_id = session_id
+        # One session, one process (`session_lock.py`); raises `SessionInUse` before anything
+        # is attached. A sub-agent's session is its own and never continued.
+        if lock is None and session_id is not None and parent is None:
+            lock = SessionLock.take(store.path, session_id)
+        self._held = lock
         #: a sub-agent's recorder: the recorder that ran it, and the title its session gets
         self._parent, self._title = parent, title
         if backlog is None:
             backlog = parent.backlog if parent is not None else self._new_backlog()
         self.backlog: Backlog = backlog
         self._message: Ref[int] | None = None
+        #: a message begun to keep a streaming answer (`_draft_message`), for the loop to fill
+        self._adopt: Ref[int] | None = None
+        self._draft = Draft(self._save_draft)
         self._tool_runs: dict[str, Ref[int]] = {}
         self._inputs: dict[str, dict[str, Any]] = {}
         self._turn_started = time.time()
@@ -120,11 +135,17 @@ class Recorder:
                     self.agent.config.cwd, self.agent.config.model, self._title, parent_id=parent
                 )
                 self.store.set_system_prompt(session_id, self.agent.config.system)
+            if parent is None:  # a new id: no one else can hold it yet
+                self._held = SessionLock.take(self.store.path, session_id)
             self.session_id = session_id
         return self.session_id
 
     # ConversationObserver
     def message_started(self, role: str) -> None:
+        adopt, self._adopt = self._adopt, None
+        if adopt is not None and role == "assistant":  # begun already, for its streaming text
+            self._message = adopt
+            return
         ref = self._message = Ref[int]()
 
         def begin() -> None:
@@ -152,6 +173,12 @@ class Recorder:
             self._turn_started = time.time()
             self.backlog.retry()  # a new prompt: is the store back?
         self._write(lambda: self.store.append_event(self._session(), event), event=True)
+        if isinstance(event, TextDelta):
+            self._draft.add(event.index, event.text)
+        elif isinstance(event, BlockFinished):
+            self._draft.finished(event.index)
+        elif isinstance(event, RequestStarted | StreamFailed | TurnFinished):
+            self._draft.clear()  # a broken stream's text is kept as a block (`keep_partial`)
         if isinstance(event, ToolCallReady) and not event.server:
             self._inputs[event.tool_use_id] = event.input
         elif isinstance(event, ApprovalDecided):
@@ -160,6 +187,24 @@ class Recorder:
             self._record_result(event)
         elif isinstance(event, TurnFinished):
             self._record_turn(event)
+
+    def _save_draft(self, text: str) -> None:
+        """Keep the answer streaming now (`draft.py`), in the message its block will join."""
+        if self.backlog.failing:  # the finished block waits in the backlog; drafts needn't
+            return
+        if self.agent.conversation.last_role == "assistant" and self._message is not None:
+            ref = self._message  # blocks of this response are going there already
+        else:  # the response's first block: begin its message now, for the loop to take
+            if self._adopt is None:
+                self._adopt = ref = Ref[int]()
+                session = self._session
+
+                def begin() -> None:
+                    ref.value = self.store.begin_message(session(), "assistant")
+
+                self._write(begin)
+            ref = self._adopt
+        self._write(lambda: self.store.put_draft(self._session(), ref.get(), text))
 
     def _say_held(self) -> None:
         held = self.backlog.held
@@ -234,6 +279,7 @@ class Recorder:
         if self.on_event in self.agent.listeners:
             self.agent.listeners.remove(self.on_event)
         self._write(self.store.flush)
+        self._release()
 
     def close(self) -> None:
         """Write what waits (a last try if the store failed) and close the store. Never raises
@@ -241,40 +287,12 @@ class Recorder:
         self.backlog.retry()
         with contextlib.suppress(*STORE_ERRORS):
             self.store.close()
+        self._release()
 
-
-class RecordedBlobs:
-    """A `BlobStore` for one recorder: file contents kept for undo go to its session (created
-    when first needed), through the recorder's backlog; while they wait, they are read from
-    memory, so undo works in this run whatever the store does."""
-
-    def __init__(self, store: SessionStore, session: Callable[[], str], backlog: Backlog) -> None:
-        self._store, self._session, self._backlog = store, session, backlog
-        self._waiting: dict[str, bytes] = {}
-        self._lock = threading.Lock()
-
-    def put_blob(self, data: bytes) -> str:
-        key = blob_id(data)
-        with self._lock:
-            self._waiting[key] = data
-
-        def write() -> None:
-            self._store.put_blob(self._session(), data)
-            with self._lock:
-                self._waiting.pop(key, None)
-
-        self._backlog.run(write)
-        return key
-
-    def get_blob(self, blob: str) -> bytes | None:
-        with self._lock:
-            waiting = self._waiting.get(blob)
-        if waiting is not None:
-            return waiting
-        try:
-            return self._store.get_blob(blob)
-        except STORE_ERRORS:
-            return None
+    def _release(self) -> None:
+        if self._held is not None:
+            self._held.release()
+            self._held = None
 
 
 def find_session(store: SessionStore, options: Options) -> SessionInfo | None:
@@ -289,16 +307,18 @@ def find_session(store: SessionStore, options: Options) -> SessionInfo | None:
 def attach_recorder(agent: Agent, options: Options, store: SessionStore | None = None) -> Recorder:
     """Record the agent's session; resumes the conversation `--continue`/`--resume` names.
 
-    Raises `LookupError` for an unknown or ambiguous `--resume` id and `StoreUnavailable` (one
-    line: which file, what is wrong) when the store can't be opened or read."""
+    Raises `LookupError` for an unknown or ambiguous `--resume` id, `SessionInUse` when another
+    process records that session (`options.fork_session` goes on in a copy instead), and
+    `StoreUnavailable` (one line: which file, what is wrong) when the store can't be opened or
+    read."""
     opened = store is None
     store = store or SessionStore.open_default()
     try:
         info = find_session(store, options)
         if info is None:
             return Recorder(store, agent)
-        return resume_into(store, agent, info.id)
-    except LookupError:  # the caller says so (and may start a new session)
+        return resume_into(store, agent, info.id, fork=options.fork_session)
+    except (LookupError, SessionInUse):  # the caller says so (and may start or fork a session)
         if opened:
             with contextlib.suppress(*STORE_ERRORS):
                 store.close()
@@ -313,18 +333,31 @@ def attach_recorder(agent: Agent, options: Options, store: SessionStore | None =
 
 
 def resume_into(
-    store: SessionStore, agent: Agent, session_id: str, *, backlog: Backlog | None = None
+    store: SessionStore,
+    agent: Agent,
+    session_id: str,
+    *,
+    backlog: Backlog | None = None,
+    fork: bool = False,
 ) -> Recorder:
-    """Load a stored session's (repaired) messages into the agent and keep recording there.
-    Everything is read before the agent changes, so a store that fails leaves it as it was."""
+    """Load a stored session's (repaired) messages into the agent and keep recording there, or
+    with `fork` in a new session that starts as a copy of it. Raises `SessionInUse` when another
+    process records that session (unless forking). Everything is read before the agent changes,
+    so a store that fails leaves it as it was."""
     from agent_tui.sessions.repair import repair_messages
 
-    raw = store.load_messages(session_id, repair=False)
-    fixed = repair_messages(raw)  # what `load_messages` does, without reading it all twice
-    stored = store.get_system_prompt(session_id)
-    last = store.last_event(session_id, "message_finished")
-    compacted = store.last_event(session_id, "context_compacted")
-    history, next_id = store.load_checkpoints(session_id)
+    lock = None if fork else SessionLock.take(store.path, session_id)
+    try:
+        raw = store.load_messages(session_id, repair=False)
+        fixed = repair_messages(raw)  # what `load_messages` does, without reading it all twice
+        stored = store.get_system_prompt(session_id)
+        last = store.last_event(session_id, "message_finished")
+        compacted = store.last_event(session_id, "context_compacted")
+        history, next_id = store.load_checkpoints(session_id)
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
     agent.conversation.messages[:] = fixed
     if stored:  # the same bytes as before: the cached prefix still matches
         agent.config.system = stored
@@ -339,7 +372,12 @@ def resume_into(
         agent.conversation.compact(compacted.start, compacted.summary)
     # what its turns changed on disk, for undo and rewind
     agent.checkpoints.history, agent.checkpoints.next_id = history, next_id
-    recorder = Recorder(store, agent, session_id, backlog=backlog)
+    if fork:
+        from agent_tui.sessions.fork import FORK_SUFFIX, fork_session
+
+        copy = fork_session(store, agent, session_id, len(fixed), FORK_SUFFIX)
+        return Recorder(store, agent, copy, backlog=backlog)
+    recorder = Recorder(store, agent, session_id, backlog=backlog, lock=lock)
     # Persist what repair appended (e.g. "interrupted" tool results), so the stored conversation
     # stays valid as new messages follow it.
     if len(fixed) > len(raw) and fixed[: len(raw)] == raw:

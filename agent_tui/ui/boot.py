@@ -6,6 +6,7 @@ than "starting…" for ever). A mixin of `AgentApp`."""
 from __future__ import annotations
 
 import contextlib
+import threading
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     from agent_tui.ui.approval_queue import ApprovalQueue
 
 STARTING = "Starting up: your prompt will be sent in a moment."
+FORK_QUESTION = "Go on in a copy of it (a fork)? n starts a new session."
 FAILED = "The agent could not start (see the chat): prompts can't be sent in this run."
 
 
@@ -123,6 +125,7 @@ class Boot(AppParts):
         if it went otherwise."""
         from agent_tui.sessions.recorder import attach_recorder
         from agent_tui.sessions.records import StoreUnavailable
+        from agent_tui.sessions.session_lock import SessionInUse
 
         try:
             try:
@@ -131,6 +134,13 @@ class Boot(AppParts):
                 fresh = replace(self.options, resume=None, continue_=False)
                 note = f"Could not resume: {exc}. This is a new session (ctrl+o lists them)."
                 return attach_recorder(agent, fresh), note
+            except SessionInUse as exc:  # another agent-tui records it: a copy, or a new one
+                if self._ask_from_boot(f"{exc}. {FORK_QUESTION}"):
+                    forked = replace(self.options, fork_session=True)
+                    note = f"{exc}: this is a copy of it (a fork); the other one goes on there."
+                    return attach_recorder(agent, forked), note
+                fresh = replace(self.options, resume=None, continue_=False)
+                return attach_recorder(agent, fresh), f"{exc}: this is a new session."
         except StoreUnavailable as exc:
             return None, (
                 f"This session is not being recorded: {exc}. The file is left as it is: move it "
@@ -138,6 +148,21 @@ class Boot(AppParts):
             )
         except Exception as exc:  # a bug: the session goes on unrecorded, said in one line
             return None, f"This session is not being recorded: {type(exc).__name__}: {exc}."
+
+    def _ask_from_boot(self, question: str) -> bool:
+        """From the boot thread: a yes/no question on screen; waits for the answer."""
+        from agent_tui.ui.screens.confirm import ConfirmScreen
+
+        answered = threading.Event()
+        answer: list[bool] = []
+
+        def done(yes: bool | None) -> None:
+            answer.append(bool(yes))
+            answered.set()
+
+        self.call_from_thread(self.push_screen, ConfirmScreen(question), done)
+        answered.wait()
+        return answer[0]
 
     def keep_first_screen_css(self) -> None:
         """On the UI thread, once the first screen is styled and before it is painted: keep what

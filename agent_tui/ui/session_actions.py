@@ -43,6 +43,9 @@ class SessionActions(AppParts):
     def _show_history(self, notice: str | None = None) -> None:
         raise NotImplementedError
 
+    def _ask_from_boot(self, question: str) -> bool:  # `Boot`: a yes/no from a worker thread
+        raise NotImplementedError
+
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
         yield SystemCommand(
@@ -237,6 +240,7 @@ class SessionActions(AppParts):
         from agent_tui.sessions.faults import STORE_ERRORS, describe
         from agent_tui.sessions.recorder import resume_into
         from agent_tui.sessions.records import StoreUnavailable
+        from agent_tui.sessions.session_lock import SessionInUse
 
         agent = self.agent
         assert agent is not None, "sessions are resumed once the agent is built (`_busy`)"
@@ -250,7 +254,14 @@ class SessionActions(AppParts):
             old = self.recorder
             if self.record:
                 backlog = old.backlog if old is not None else None
-                recorder = resume_into(store, agent, session_id, backlog=backlog)
+                try:
+                    recorder = resume_into(store, agent, session_id, backlog=backlog)
+                except SessionInUse as exc:  # another agent-tui records it: a copy, or nothing
+                    if not self._ask_from_boot(f"{exc}. Go on in a copy of it (a fork)?"):
+                        self.call_from_thread(self._not_resumed, f"Not resumed: {exc}.")
+                        return
+                    recorder = resume_into(store, agent, session_id, backlog=backlog, fork=True)
+                    info = store.get_session(recorder.session_id or session_id) or info
                 if old is not None:
                     old.detach()
             else:

@@ -309,7 +309,7 @@ class SlashActions(AppParts):
             from agent_tui.sessions.recorder import Recorder
 
             old.detach()
-            self.recorder = Recorder(old.store, agent)
+            self.recorder = Recorder(old.store, agent, backlog=old.backlog)
         self.live_view.set_totals(None, 0.0)
         await self.redraw_conversation(history=False)  # type: ignore[attr-defined]
         self.tool_pane.show_plan([])  # type: ignore[attr-defined]

@@ -197,7 +197,7 @@ class UndoActions(AppParts):
         agent.checkpoints.forget_after(upto)
         if old is not None:
             old.detach()
-            self.recorder = Recorder(old.store, agent, session)
+            self.recorder = Recorder(old.store, agent, session, backlog=old.backlog)
         await self.redraw_conversation(
             history=bool(agent.messages),
             notice="Rewound. The conversation goes on from here in a new session; the old one "

@@ -1,0 +1,45 @@
+"""`--continue` of a session another agent-tui has open (issue 27.8): the app says so and offers
+a fork instead of interleaving the two processes' turns."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from app_helpers import make_app, wait_for
+
+from agent_tui.sessions.session_lock import SessionLock
+from agent_tui.sessions.store import SessionStore
+from agent_tui.ui.screens.confirm import ConfirmScreen
+from agent_tui.ui.widgets.chat import NoticeMessage
+
+pytestmark = pytest.mark.usefixtures("offline_env")
+
+
+@pytest.mark.parametrize("fork", [True, False])
+async def test_continuing_a_session_in_use_offers_a_fork(tmp_path: Path, fork: bool) -> None:
+    db = Path(os.environ["AGENT_TUI_HOME"]) / "sessions.db"
+    with SessionStore(db) as store:
+        sid = store.create_session(tmp_path / "work", "claude-test", "the other one")
+        store.add_message(sid, "user", "hello")
+        store.add_message(sid, "assistant", [{"type": "text", "text": "hi"}])
+    held = SessionLock.take(db, sid)  # as another process would hold it
+    try:
+        app = make_app(tmp_path, record=True, continue_=True)
+        async with app.run_test(size=(110, 30)) as pilot:
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            assert f"session {sid} is in use by another agent-tui" in app.screen.question
+            await pilot.press("y" if fork else "n")
+            await wait_for(pilot, lambda: app.agent is not None and app.recorder is not None)
+            said = " ".join(n.text for n in app.query(NoticeMessage))
+            if fork:
+                assert "a copy of it (a fork)" in said
+                assert app.recorder.session_id not in (None, sid)
+                assert len(app.agent.messages) == 2  # the conversation so far, in the copy
+            else:
+                assert "this is a new session" in said
+                assert app.recorder.session_id is None and app.agent.messages == []
+    finally:
+        if held is not None:
+            held.release()
