@@ -7,7 +7,10 @@ looks exactly like the session did. Token and cost totals are the view's own sum
 `TurnFinished` events (starting from `set_totals`), so a replay never mixes its counts with the
 live session's.
 
-Dispatch is on the event's `kind` string, which keeps the event classes off the first frame.
+Events are handled by name: `on_<kind>` (typed; the event classes are imported for the type
+checker only, which keeps them off the first frame). What a tool's block draws goes to that block
+(`ROUTED_TO_BLOCKS`); what draws nothing here is listed in `IGNORED`
+(tests/ui/test_event_view.py checks that every kind is one of the three).
 """
 
 from __future__ import annotations
@@ -21,10 +24,45 @@ from agent_tui.ui.widgets.folded import FoldedText
 from agent_tui.ui.widgets.status import StatusLine
 
 if TYPE_CHECKING:
-    from agent_tui.protocol.events import ContextCompacted, Event, FilesChanged, Usage
+    from agent_tui.protocol.events import (
+        ApprovalDecided,
+        ContextCompacted,
+        Event,
+        FilesChanged,
+        MessageFinished,
+        MessageStarted,
+        Notice,
+        StreamFailed,
+        TextDelta,
+        ThinkingDelta,
+        ToolCallReady,
+        ToolCallStarted,
+        TurnFinished,
+        TurnStarted,
+        Usage,
+    )
     from agent_tui.ui.widgets.approvals_log import ApprovalsLog
     from agent_tui.ui.widgets.tool_blocks import ToolBlock
     from agent_tui.ui.widgets.tool_pane import ToolPane
+
+
+#: kinds drawn by the tool block of the call they belong to (and by the tool pane)
+ROUTED_TO_BLOCKS = frozenset(
+    {
+        "tool_input_delta",
+        "tool_progress",
+        "tool_finished",
+        "approval_requested",
+        "search_query_update",
+        "search_results_received",
+    }
+)
+#: kinds the chat doesn't draw: a request starting, a block finishing (its deltas drew it), the
+#: undo journal's facts (`FilesChanged` says it once the turn ends), files put back (the undo
+#: flow says so itself)
+IGNORED = frozenset(
+    {"request_started", "block_finished", "change_started", "change_recorded", "files_restored"}
+)
 
 
 class EventView:
@@ -70,60 +108,77 @@ class EventView:
     # --- events ---
 
     def handle(self, event: Event) -> None:
+        """Draw one event: the tool pane sees every one; then this view's `on_<kind>` handler,
+        or the tool block the event belongs to (`ROUTED_TO_BLOCKS`), or nothing (`IGNORED`)."""
         self.tool_pane.handle(event)
-        kind = event.kind
-        if kind == "turn_started":
-            self._blocks.clear()
-            self.status.activity = "working…"
-            prompts = self.chat.query(UserMessage)
-            if prompts and event.index >= 0:  # type: ignore[attr-defined]
-                prompts.last().turn_index = event.index  # type: ignore[attr-defined]
-        elif kind == "message_started":
-            self.status.activity = "streaming…"
-        elif kind == "message_finished" and self.window:
+        handler = getattr(self, f"on_{event.kind}", None)
+        if handler is not None:
+            handler(event)
+        elif event.kind in ROUTED_TO_BLOCKS:
+            self._route_to_block(event)
+
+    def on_turn_started(self, event: TurnStarted) -> None:
+        self._blocks.clear()
+        self.status.activity = "working…"
+        prompts = self.chat.query(UserMessage)
+        if prompts and event.index >= 0:
+            prompts.last().turn_index = event.index
+
+    def on_message_started(self, event: MessageStarted) -> None:
+        self.status.activity = "streaming…"
+
+    def on_message_finished(self, event: MessageFinished) -> None:
+        if self.window:
             from agent_tui.agent.context import context_used
 
-            used = context_used(event.usage)  # type: ignore[attr-defined]
+            used = context_used(event.usage)
             self.status.context = min(100, round(100 * used / self.window))
-        elif kind == "text_delta":
-            self._end_thinking()
-            self._assistant().write(event.text)  # type: ignore[attr-defined]
-        elif kind == "thinking_delta":
-            self._thinking_block().append(event.text)  # type: ignore[attr-defined]
-        elif kind == "context_compacted":
-            self.end_message()
-            self.chat.append(compaction_notice(event))  # type: ignore[arg-type]
-            self.status.context = 0
-        elif kind in ("tool_call_started", "tool_call_ready"):
-            self._tool_block(event.tool_use_id, event.tool).handle(event)  # type: ignore[attr-defined]
-        elif kind == "approval_decided":
-            self.approvals_log.add(event)  # type: ignore[arg-type]
-            self._route_to_block(event)
-        elif kind == "notice":
-            self.end_message()
-            self.chat.append(NoticeMessage(event.text, event.level))  # type: ignore[attr-defined]
-        elif kind == "files_changed":
-            self.end_message()
-            self.chat.append(NoticeMessage(files_changed_text(event), "info"))  # type: ignore[arg-type]
-        elif kind == "stream_failed":
-            self.end_message(incomplete=bool(event.partial_text))  # type: ignore[attr-defined]
-            self.chat.append(
-                NoticeMessage(
-                    f"{event.error}\nThe session is still usable. "  # type: ignore[attr-defined]
-                    "Press ctrl+r (or send “r”) to retry.",
-                    "error",
-                )
+
+    def on_text_delta(self, event: TextDelta) -> None:
+        self._end_thinking()
+        self._assistant().write(event.text)
+
+    def on_thinking_delta(self, event: ThinkingDelta) -> None:
+        self._thinking_block().append(event.text)
+
+    def on_context_compacted(self, event: ContextCompacted) -> None:
+        self.end_message()
+        self.chat.append(compaction_notice(event))
+        self.status.context = 0
+
+    def on_tool_call_started(self, event: ToolCallStarted) -> None:
+        self._tool_block(event.tool_use_id, event.tool).handle(event)
+
+    def on_tool_call_ready(self, event: ToolCallReady) -> None:
+        self._tool_block(event.tool_use_id, event.tool).handle(event)
+
+    def on_approval_decided(self, event: ApprovalDecided) -> None:
+        self.approvals_log.add(event)
+        self._route_to_block(event)
+
+    def on_notice(self, event: Notice) -> None:
+        self.end_message()
+        self.chat.append(NoticeMessage(event.text, event.level))
+
+    def on_files_changed(self, event: FilesChanged) -> None:
+        self.end_message()
+        self.chat.append(NoticeMessage(files_changed_text(event), "info"))
+
+    def on_stream_failed(self, event: StreamFailed) -> None:
+        self.end_message(incomplete=bool(event.partial_text))
+        self.chat.append(
+            NoticeMessage(
+                f"{event.error}\nThe session is still usable. Press ctrl+r (or send “r”) to retry.",
+                "error",
             )
-        elif kind == "turn_finished":
-            self.end_message()
-            usage = event.usage  # type: ignore[attr-defined]
-            self.usage = usage if self.usage is None else self.usage + usage
-            self.cost += event.cost_usd  # type: ignore[attr-defined]
-            self.show_totals()
-            failed = event.failed  # type: ignore[attr-defined]
-            self.status.activity = "failed: ctrl+r retries" if failed else "ready"
-        else:
-            self._route_to_block(event)
+        )
+
+    def on_turn_finished(self, event: TurnFinished) -> None:
+        self.end_message()
+        self.usage = event.usage if self.usage is None else self.usage + event.usage
+        self.cost += event.cost_usd
+        self.show_totals()
+        self.status.activity = "failed: ctrl+r retries" if event.failed else "ready"
 
     # --- the chat ---
 

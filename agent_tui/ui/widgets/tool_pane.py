@@ -19,7 +19,7 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widget import Widget
 
-from agent_tui.protocol.events import Event
+from agent_tui.protocol.events import Event, ToolCallReady, TurnStarted
 from agent_tui.ui.tool_activity import MAX_ENTRIES, Phase, ToolActivities, ToolActivity
 from agent_tui.ui.widgets.plan import PlanView, todos_of
 from agent_tui.ui.widgets.tool_rows import (
@@ -31,6 +31,8 @@ from agent_tui.ui.widgets.tool_rows import (
 )
 
 TICK_S = 1 / 8
+#: the event kinds the pane itself handles (`on_<kind>`); every event also updates the entries
+PANE_KINDS = ("turn_started", "tool_call_ready")
 
 
 class ToolEntry(Widget):
@@ -119,13 +121,10 @@ class ToolPane(VerticalScroll):
 
     def handle(self, event: Event) -> None:
         """Apply one domain event; cheap, and safe to call for every event of a turn."""
+        if event.kind in PANE_KINDS:  # handled by name: `on_<kind>`
+            getattr(self, f"on_{event.kind}")(event)
         if event.kind == "turn_started":
-            self.clear()
             return
-        if event.kind == "tool_call_ready" and event.tool == "TodoWrite":  # type: ignore[attr-defined]
-            todos = todos_of(event.input)  # type: ignore[attr-defined]
-            if todos is not None:
-                self.show_plan(todos)
         changed = self._activities.apply(event, self.now())
         for dropped in self._activities.dropped:
             self._dirty.discard(dropped)
@@ -135,6 +134,15 @@ class ToolPane(VerticalScroll):
         if changed:
             self._dirty.update(changed)
             self._schedule_flush()
+
+    def on_turn_started(self, event: TurnStarted) -> None:
+        self.clear()  # a new turn: the last one's calls go (the plan stays)
+
+    def on_tool_call_ready(self, event: ToolCallReady) -> None:
+        if event.tool == "TodoWrite":
+            todos = todos_of(event.input)
+            if todos is not None:
+                self.show_plan(todos)
 
     def show_plan(self, todos: list[dict[str, Any]]) -> None:
         """The model's plan, kept at the top across turns until it writes a new one."""
