@@ -12,6 +12,8 @@ Claude Code's `skipWebFetchPreflight`), e.g. behind a proxy that does not let it
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +37,8 @@ class DomainPreflight:
     def __init__(self, *, skip: bool = False) -> None:
         self.skip = skip
         self._allowed: dict[str, bool] = {}
+        #: checks under way: fetches of one domain that start together share one question
+        self._pending: dict[str, asyncio.Future[bool | None]] = {}
 
     def known(self, domain: str) -> bool | None:
         """The kept answer for `domain`: True may be fetched, False blocked, None not asked."""
@@ -51,7 +55,7 @@ class DomainPreflight:
             from agent_tui.providers.base import ProviderError
 
             try:
-                answer = await ask(domain)
+                answer = await self._ask(domain, ask)
             except ProviderError as exc:
                 return PreflightRefusal(
                     "domain_check_failed",
@@ -63,7 +67,7 @@ class DomainPreflight:
                 )
             if answer is None:  # this provider has no such check
                 return None
-            allowed = self._allowed[domain] = answer
+            allowed = self._allowed.setdefault(domain, answer)
         if allowed:
             return None
         return PreflightRefusal(
@@ -72,3 +76,17 @@ class DomainPreflight:
             "is blocked. Do not try other URLs on it; find the information elsewhere or ask "
             "the user.",
         )
+
+    async def _ask(self, domain: str, ask: Callable[[str], Awaitable[bool | None]]) -> bool | None:
+        pending = self._pending.get(domain)
+        if pending is None:
+            pending = asyncio.ensure_future(ask(domain))
+            self._pending[domain] = pending
+            pending.add_done_callback(lambda done: self._done(domain, done))
+        # One fetch cancelled must not cancel the question the others wait for.
+        return await asyncio.shield(pending)
+
+    def _done(self, domain: str, done: asyncio.Future[bool | None]) -> None:
+        self._pending.pop(domain, None)
+        if not done.cancelled():
+            done.exception()  # retrieved: a failure nobody waits for any more is not logged

@@ -167,3 +167,24 @@ async def test_providers_without_the_check_are_not_asked(
     assert not out.is_error, out.content
     assert api.domain_checks == []
     assert preflight.known("example.com") is None
+
+
+async def test_fetches_that_start_together_share_one_check() -> None:
+    import asyncio
+
+    asked: list[str] = []
+    release = asyncio.Event()
+
+    class Slow:
+        async def domain_info(self, domain: str) -> bool:
+            asked.append(domain)
+            await release.wait()
+            return True
+
+    preflight = DomainPreflight()
+    checks = [asyncio.ensure_future(preflight.check("Example.com", Slow())) for _ in range(3)]
+    await asyncio.sleep(0)
+    checks[0].cancel()  # one fetch given up: the others still get their answer
+    release.set()
+    assert await asyncio.gather(*checks[1:]) == [None, None]
+    assert asked == ["example.com"] and preflight.known("example.com") is True
