@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from agent_tui.agent.provenance import ProvenanceIndex
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest, Decision
 from agent_tui.protocol.events import ApprovalDecided, ApprovalRequested, Event, Notice
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput
@@ -92,6 +93,8 @@ class Approvals:
         self.hunk_choices: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {}
         #: wraps the app's own writes (`Checkpointer.own_writes`, set by the Agent)
         self.own_writes: Callable[[list[Path]], AbstractContextManager[None]] = _no_watch
+        #: untrusted text seen so far (fed by the conversation): where a call's text came from
+        self.provenance = ProvenanceIndex()
 
     @property
     def mode(self) -> str:
@@ -111,13 +114,21 @@ class Approvals:
 
             decision = sandbox_decision(self.sandbox, raw, decision)
         subject = tool.subject(params)
+        seen = self.provenance.line(tool.name, raw)
 
         def decided(allowed: bool, by: str, **extra: Any) -> None:
             verdict = "allow" if allowed else "deny"
             if by != "user" and decision.rule:
                 extra.update(rule=decision.rule, rule_source=decision.rule_source)
             event = ApprovalDecided(
-                tool_use_id, tool.name, subject, verdict, by, mode=self.mode, **extra
+                tool_use_id,
+                tool.name,
+                subject,
+                verdict,
+                by,
+                mode=self.mode,
+                provenance=seen,
+                **extra,
             )
             self.emit(event)
 
@@ -146,7 +157,9 @@ class Approvals:
                 is_error=True,
                 summary="denied (headless)",
             )
-        answer, shown = await self._ask(tool_use_id, tool, raw, params, ctx, subject, decision)
+        answer, shown = await self._ask(
+            tool_use_id, tool, raw, params, ctx, subject, decision, seen
+        )
         allowed = answer.choice in ("once", "always")
         if allowed and answer.hunks is not None:
             self.hunk_choices[tool_use_id] = (answer.hunks, shown)
@@ -156,6 +169,7 @@ class Approvals:
             saved_rules=list(answer.saved_rules),
             message=answer.message,
             answer=answer.choice,
+            answer_s=answer.took_s,
         )
         if allowed:
             return None
@@ -217,6 +231,7 @@ class Approvals:
         ctx: ToolContext,
         subject: str,
         decision: Decision,
+        provenance: str = "",
     ) -> tuple[ApprovalAnswer, tuple[str, ...]]:
         try:
             preview = tool.preview(params, ctx)
@@ -233,6 +248,7 @@ class Approvals:
             preview,
             save_to=str(self.permissions.local_settings),
             hunks=shown,
+            provenance=provenance,
         )
         self.emit(ApprovalRequested(tool_use_id, tool.name, subject, decision.reason))
         answer = await self.ask(request)

@@ -103,6 +103,7 @@ class Agent:
         #: the spending cap, checked before every request
         self.budget = SpendingCap(config, self.emit, confirm_spend)
         self.conversation = conversation or Conversation()
+        self.conversation.observers.append(self.approvals.provenance)
         self.compactor = Compactor(
             provider, config, lambda: self.conversation, self.emit, self.count
         )

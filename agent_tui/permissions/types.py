@@ -59,6 +59,8 @@ class ApprovalRequest:
     agent: str = ""
     #: a Write/Edit diff cut into hunks the person may keep or leave out one by one
     hunks: tuple[str, ...] = ()
+    #: where the command, URL or path was seen in untrusted text before ("" nowhere)
+    provenance: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,3 +72,5 @@ class ApprovalAnswer:
     saved_rules: tuple[str, ...] = field(default_factory=tuple)
     #: the hunks to write (indexes into the request's `hunks`); None: the whole change
     hunks: tuple[int, ...] | None = None
+    #: seconds from the dialog appearing to the answering key (None: not measured)
+    took_s: float | None = field(default=None, compare=False)

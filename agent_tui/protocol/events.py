@@ -216,10 +216,13 @@ class ApprovalDecided(Event):
     message: str = ""
     #: where the deciding rule came from: "user", "project", "local", "cli", "session"
     rule_source: str = ""
-    #: the person's answer ("once", "always", "deny"), when they were asked
+    #: the person's answer ("once", "always", "deny"), when they were asked; the mode then
     answer: str = ""
-    #: the permission mode at the time
     mode: str = ""
+    #: where its command, URL or path was seen in untrusted text before, and the seconds the
+    #: person took to answer (None: not asked)
+    provenance: str = ""
+    answer_s: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,8 +385,7 @@ LEGACY_FIELDS = {"id": "tool_use_id", "name": "tool"}
 
 
 def event_from_dict(data: dict[str, Any]) -> Event:
-    """Inverse of `Event.to_dict()` (for replay from the session store); also reads the names
-    of sessions recorded before the vocabulary was unified."""
+    """Inverse of `Event.to_dict()` (replay); reads the names of older sessions too."""
     kind = data["type"]
     cls = EVENT_TYPES.get(kind) or LEGACY_KINDS[kind]
     names = {f.name for f in dataclasses.fields(cls)}

@@ -228,6 +228,8 @@ class Recorder:
                 rule_source=event.rule_source,
                 answer=event.answer,
                 mode=event.mode,
+                provenance=event.provenance,
+                answer_s=event.answer_s,
                 started_at=started,
             )
 

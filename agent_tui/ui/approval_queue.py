@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
     from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
     from agent_tui.ui.screens.approval import ApprovalScreen
+    from agent_tui.ui.stamp_guard import StampGuard
 
 
 class ApprovalQueue:
@@ -35,11 +36,14 @@ class ApprovalQueue:
         guard_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         type_ahead: Callable[[str], object] | None = None,
+        stamp: StampGuard | None = None,
     ) -> None:
         #: seconds the dialog ignores keys for (None: the dialog's own `DEFAULT_GUARD_S`)
         self.guard_s = guard_s
         self.clock = clock
         self.type_ahead = type_ahead
+        #: the rubber-stamp guard: answers given too fast pause the next dialog (None: off)
+        self.stamp = stamp
         self._turn = asyncio.Lock()  # FIFO: waiters are served in arrival order
         self._waiting = 0
         self.current: ApprovalScreen | None = None
@@ -80,11 +84,15 @@ class ApprovalQueue:
                 clock=self.clock,
                 on_answer=resolve,
                 type_ahead=self.type_ahead,
+                pause=self.stamp.before(request) if self.stamp else None,
             )
             self.current = screen
             try:
                 await app.push_screen(screen)
-                return await answered
+                answer = await answered
+                if self.stamp is not None:
+                    self.stamp.after(request, answer)
+                return answer
             except asyncio.CancelledError:
                 screen.close()
                 raise

@@ -94,6 +94,7 @@ class Boot(AppParts):
         from agent_tui.runtime import make_agent, warm_up
         from agent_tui.ui.approval_queue import ApprovalQueue
         from agent_tui.ui.session_actions import stored_runs
+        from agent_tui.ui.stamp_guard import StampGuard, load_settings
 
         try:
             agent = make_agent(self.options, ask=self._ask, confirm_spend=self._confirm_spend)
@@ -101,7 +102,10 @@ class Boot(AppParts):
             self.call_from_thread(self._boot_failed, exc)
             return
         recorder, note = self._record(agent) if self.record else (None, None)
-        approvals = ApprovalQueue(type_ahead=partial(self.call_later, self._type_ahead))
+        approvals = ApprovalQueue(
+            type_ahead=partial(self.call_later, self._type_ahead),
+            stamp=StampGuard(load_settings()),
+        )
         if recorder is not None and recorder.session_id and agent.messages:
             from agent_tui.sessions.faults import STORE_ERRORS
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import ClassVar
 
 from textual import events, on
@@ -23,6 +24,7 @@ from textual.widgets import Input, Static
 
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
 from agent_tui.text import visible, visible_lines
+from agent_tui.ui.stamp_guard import Pause
 from agent_tui.ui.widgets.diff_view import diff_content
 from agent_tui.ui.widgets.hunks import HunkPicker
 from agent_tui.ui.widgets.key_hints import key_hint
@@ -76,6 +78,18 @@ def _highlights(parts: tuple[str, ...]) -> Content:
     return Content("\n".join(f"• {p}" for p in shown))
 
 
+def _differs(pause: Pause) -> Content:
+    """What differs from the last approved call, marked (the rubber-stamp guard's second line)."""
+    head = Content.assemble(("differs from the last call you approved: ", "italic"))
+    parts = [
+        Content(visible(text)).stylize("reverse bold") if changed else Content(visible(text))
+        for text, changed in pause.differs
+    ]
+    if not any(changed for _, changed in pause.differs):
+        parts = [Content("nothing: the same call again")]
+    return head + Content("").join(parts)
+
+
 class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     """Asks the person to allow or deny one tool call. Dismisses only through its own keys."""
 
@@ -103,6 +117,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         *,
         waiting: int = 0,
         guard_s: float = DEFAULT_GUARD_S,
+        pause: Pause | None = None,
         clock: Callable[[], float] = time.monotonic,
         on_answer: Callable[[ApprovalAnswer], None] | None = None,
         type_ahead: Callable[[str], object] | None = None,
@@ -118,6 +133,10 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         #: where keys typed before the guard passed go (the prompt box): characters, "\b"
         self._type_ahead = type_ahead
         self._shown_at: float | None = None
+        #: the rubber-stamp guard's pause (`stamp_guard.py`): keys wait until `_paused_until`
+        self.pause = pause
+        self._paused_until: float | None = None
+        self._first_shown: float | None = None
         self._telling = False
         #: `a` was pressed once: a lasting change waits for a confirming `a` or Enter
         self._confirming = False
@@ -132,8 +151,14 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     @property
     def armed(self) -> bool:
-        """Whether keys answer yet (the type-ahead guard has passed)."""
-        return self._shown_at is not None and self._clock() - self._shown_at >= self.guard_s
+        """Whether keys answer yet (the type-ahead guard and any pause have passed)."""
+        if self._shown_at is None or self._clock() - self._shown_at < self.guard_s:
+            return False
+        return not self.paused
+
+    @property
+    def paused(self) -> bool:
+        return self._paused_until is not None and self._clock() < self._paused_until
 
     def compose(self) -> ComposeResult:
         request, decision = self.request, self.request.decision
@@ -154,6 +179,12 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             yield Static(_plain(decision.risk) if decision.risk else hint, id="risk", classes=risky)
             if decision.risk:
                 yield Static(hint, id="hint")
+            if request.provenance:
+                yield Static(_plain(request.provenance), id="provenance")
+            if self.pause is not None:
+                yield Static(self._pause_text(), id="pause")
+                if self.pause.previous:
+                    yield Static(_differs(self.pause), id="differs")
             if decision.highlights and _long(request.subject):
                 yield Static("what made it ask", classes="label")
                 yield Static(_highlights(decision.highlights), id="highlights")
@@ -222,15 +253,38 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         if self.is_mounted:
             self.query_one("#waiting", Static).update(self._waiting_text())
 
+    def _pause_text(self) -> Content:
+        pause = self.pause
+        assert pause is not None
+        left = 0.0 if self._paused_until is None else self._paused_until - self._clock()
+        if self._paused_until is not None and left <= 0:
+            return Content.assemble(("keys active", "bold"), f" — {pause.why}")
+        wait = left if self._paused_until is not None else pause.seconds
+        return Content.assemble((f"keys active in {wait:.1f} s", "bold"), f" — {pause.why}")
+
+    def _tick_pause(self) -> None:
+        self.query_one("#pause", Static).update(self._pause_text())
+        if self.paused:
+            self.set_timer(0.1, self._tick_pause)
+        else:
+            self.remove_class("-paused")
+            self._show_armed()
+
     def on_screen_resume(self) -> None:
         # (Re)start the guard whenever the dialog comes to the top: keys typed before it was
         # visible were meant for whatever was on screen then.
         self._shown_at = self._clock()
+        if self._first_shown is None:
+            self._first_shown = self._shown_at
+            if self.pause is not None:  # the rubber-stamp pause runs once, from first sight
+                self._paused_until = self._shown_at + self.pause.seconds
+                self.add_class("-paused")
+                self._tick_pause()
         self.remove_class("-armed")
-        if self.guard_s <= 0:
+        if self.armed:
             self.add_class("-armed")
         else:
-            self.set_timer(self.guard_s, self._show_armed)
+            self.set_timer(max(self.guard_s, 0.05), self._show_armed)
 
     def _show_armed(self) -> None:
         if self.armed:
@@ -246,6 +300,10 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     def on_key(self, event: events.Key) -> None:
         if self._done or self._telling:
+            return
+        if self.paused:  # the rubber-stamp pause: keys do nothing, the countdown runs on
+            event.stop()
+            event.prevent_default()
             return
         if not self.armed:
             # Typed for the prompt, not for this dialog: hand it back, and keep the guard up
@@ -265,6 +323,8 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             self._set_confirming(False)  # any other key takes the "always" back
 
     def _finish(self, answer: ApprovalAnswer) -> None:
+        if self._first_shown is not None:
+            answer = replace(answer, took_s=round(self._clock() - self._first_shown, 3))
         self._done = True
         self.answer = answer
         if self._on_answer is not None:
