@@ -89,8 +89,10 @@ class ProvenanceIndex:
         kind = block.get("type")
         if kind in ("tool_use", "server_tool_use"):
             name = str(block.get("name") or "tool")
-            tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
-            self._labels[str(block.get("id"))] = _label(name, tool_input)
+            tool_input = block.get("input")
+            self._labels[str(block.get("id"))] = _label(
+                name, tool_input if isinstance(tool_input, dict) else {}
+            )
         elif kind == "tool_result":
             label = self._labels.pop(str(block.get("tool_use_id")), "a tool's output")
             self.add(label, _text(block.get("content")))

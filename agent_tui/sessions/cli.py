@@ -26,6 +26,7 @@ from agent_tui.sessions.records import (
     SessionNotFound,
     StoreUnavailable,
 )
+from agent_tui.sessions.review import export_review, export_review_html
 from agent_tui.sessions.store import SessionStore
 from agent_tui.text import one_line
 
@@ -74,9 +75,13 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--limit", type=int, default=20, metavar="N", help="at most N (0: all)")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("export", help="a transcript (md) or the API messages (jsonl)")
+    p = sub.add_parser(
+        "export",
+        help="a transcript (md), the API messages (jsonl), or a review report (review: Markdown, "
+        "review-html: one HTML page) with every call's decision and the hash chain",
+    )
     p.add_argument("id")
-    p.add_argument("--format", choices=("md", "jsonl"), default="md")
+    p.add_argument("--format", choices=("md", "jsonl", "review", "review-html"), default="md")
     p.add_argument("-o", "--output", type=Path, metavar="FILE", help="write to FILE, not stdout")
 
     p = sub.add_parser(
@@ -281,11 +286,13 @@ def _run(store: SessionStore, args: argparse.Namespace) -> int:
         return 0
 
     if args.command == "export":
-        text = (
-            export_markdown(store, session_id)
-            if args.format == "md"
-            else export_jsonl(store, session_id)
-        )
+        exporters = {
+            "md": export_markdown,
+            "jsonl": export_jsonl,
+            "review": export_review,
+            "review-html": export_review_html,
+        }
+        text = exporters[args.format](store, session_id)
         if args.output is None:
             out.write(text)
         else:

@@ -41,8 +41,9 @@ class GuardSettings:
 
         def num(key: str, default: float, low: float) -> float:
             v = t.get(key)
-            ok = isinstance(v, int | float) and not isinstance(v, bool) and v >= low
-            return float(v) if ok else default
+            if isinstance(v, int | float) and not isinstance(v, bool) and v >= low:
+                return float(v)
+            return default
 
         enabled = t.get("approval_pause", True)
         return cls(
