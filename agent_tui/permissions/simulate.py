@@ -250,3 +250,24 @@ def _note(call: PastCall, analysed: Callable[[str], Analysis]) -> str:
 def load_engine(project: Path) -> PermissionEngine:
     """The rules in force for `project` (user, trusted project and local settings)."""
     return PermissionEngine.load(project)
+
+
+def report(sim: Simulation, lines: int = 5) -> str:
+    """The summary, the narrower rules, and the first changed calls, for a screen."""
+    out = [sim.summary()]
+    if sim.narrower_text():
+        out.append(sim.narrower_text())
+    out += [c.line().strip() for c in sim.changes[:lines]]
+    if len(sim.changes) > lines:
+        out.append(f"… {len(sim.changes) - lines} more (agent-tui rules try on the command line)")
+    return "\n".join(out)
+
+
+def preview(
+    engine: Any, rows: Callable[[], Iterable[Row]], rules: Sequence[str], behavior: Behavior
+) -> str:
+    """`report` of a simulation against the live engine (run it in a thread); "" when the
+    engine isn't the permission engine (tests of the loop alone)."""
+    if not isinstance(engine, PermissionEngine):
+        return ""
+    return report(simulate(engine, rules, rows(), behavior))

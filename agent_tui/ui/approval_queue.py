@@ -37,6 +37,7 @@ class ApprovalQueue:
         clock: Callable[[], float] = time.monotonic,
         type_ahead: Callable[[str], object] | None = None,
         stamp: StampGuard | None = None,
+        simulate: Callable[[tuple[str, ...]], str] | None = None,
     ) -> None:
         #: seconds the dialog ignores keys for (None: the dialog's own `DEFAULT_GUARD_S`)
         self.guard_s = guard_s
@@ -44,6 +45,8 @@ class ApprovalQueue:
         self.type_ahead = type_ahead
         #: the rubber-stamp guard: answers given too fast pause the next dialog (None: off)
         self.stamp = stamp
+        #: the rule simulator: what an "always" rule would have allowed in past sessions
+        self.simulate = simulate
         self._turn = asyncio.Lock()  # FIFO: waiters are served in arrival order
         self._waiting = 0
         self.current: ApprovalScreen | None = None
@@ -85,6 +88,7 @@ class ApprovalQueue:
                 on_answer=resolve,
                 type_ahead=self.type_ahead,
                 pause=self.stamp.before(request) if self.stamp else None,
+                simulate=self.simulate,
             )
             self.current = screen
             try:

@@ -93,6 +93,7 @@ class Boot(AppParts):
         """Build the agent off the UI thread; hand it to the UI thread when ready."""
         from agent_tui.runtime import make_agent, warm_up
         from agent_tui.ui.approval_queue import ApprovalQueue
+        from agent_tui.ui.rule_preview import rule_preview
         from agent_tui.ui.session_actions import stored_runs
         from agent_tui.ui.stamp_guard import StampGuard, load_settings
 
@@ -105,6 +106,7 @@ class Boot(AppParts):
         approvals = ApprovalQueue(
             type_ahead=partial(self.call_later, self._type_ahead),
             stamp=StampGuard(load_settings()),
+            simulate=lambda rules: rule_preview(self, rules),
         )
         if recorder is not None and recorder.session_id and agent.messages:
             from agent_tui.sessions.faults import STORE_ERRORS

@@ -60,7 +60,10 @@ class UndoActions(AppParts):
             if review:
                 self.browse_sessions(review)
 
-        self.push_screen(PermissionsScreen(engine, counts), chosen)
+        from agent_tui.ui.rule_preview import rule_preview
+
+        preview = lambda rules, behavior: rule_preview(self, rules, behavior)  # noqa: E731
+        self.push_screen(PermissionsScreen(engine, counts, preview), chosen)
 
     def _slash_undo(self, args: str) -> None:
         self.action_undo()

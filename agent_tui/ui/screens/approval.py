@@ -28,6 +28,7 @@ from agent_tui.ui.stamp_guard import Pause
 from agent_tui.ui.widgets.diff_view import diff_content
 from agent_tui.ui.widgets.hunks import HunkPicker
 from agent_tui.ui.widgets.key_hints import key_hint
+from agent_tui.ui.widgets.review_lines import differs_content, pause_content, simulation_content
 
 #: keys typed this soon after the dialog appears were meant for something else
 DEFAULT_GUARD_S = 0.5
@@ -78,18 +79,6 @@ def _highlights(parts: tuple[str, ...]) -> Content:
     return Content("\n".join(f"• {p}" for p in shown))
 
 
-def _differs(pause: Pause) -> Content:
-    """What differs from the last approved call, marked (the rubber-stamp guard's second line)."""
-    head = Content.assemble(("differs from the last call you approved: ", "italic"))
-    parts = [
-        Content(visible(text)).stylize("reverse bold") if changed else Content(visible(text))
-        for text, changed in pause.differs
-    ]
-    if not any(changed for _, changed in pause.differs):
-        parts = [Content("nothing: the same call again")]
-    return head + Content("").join(parts)
-
-
 class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     """Asks the person to allow or deny one tool call. Dismisses only through its own keys."""
 
@@ -118,6 +107,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         waiting: int = 0,
         guard_s: float = DEFAULT_GUARD_S,
         pause: Pause | None = None,
+        simulate: Callable[[tuple[str, ...]], str] | None = None,
         clock: Callable[[], float] = time.monotonic,
         on_answer: Callable[[ApprovalAnswer], None] | None = None,
         type_ahead: Callable[[str], object] | None = None,
@@ -135,6 +125,8 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         self._shown_at: float | None = None
         #: the rubber-stamp guard's pause (`stamp_guard.py`): keys wait until `_paused_until`
         self.pause = pause
+        #: the rule simulator, run in a thread for the "always" rules (`ui/rule_preview.py`)
+        self._simulate = simulate
         self._paused_until: float | None = None
         self._first_shown: float | None = None
         self._telling = False
@@ -184,7 +176,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             if self.pause is not None:
                 yield Static(self._pause_text(), id="pause")
                 if self.pause.previous:
-                    yield Static(_differs(self.pause), id="differs")
+                    yield Static(differs_content(self.pause), id="differs")
             if decision.highlights and _long(request.subject):
                 yield Static("what made it ask", classes="label")
                 yield Static(_highlights(decision.highlights), id="highlights")
@@ -221,6 +213,8 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                         ),
                         id="always",
                     )
+                    if self._simulate is not None:
+                        yield Static("past sessions: looking…", id="simulation")
                 yield Input(
                     placeholder="tell the model what to do instead",
                     max_length=MAX_MESSAGE_CHARS,
@@ -229,6 +223,22 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                 with Horizontal(id="keybar"):
                     yield Static(self._keys(), id="keys")
                     yield Static(self._waiting_text(), id="waiting")
+
+    def on_mount(self) -> None:
+        if self.can_always and self._simulate is not None:
+            self.run_worker(self._simulation, thread=True, exit_on_error=False)
+
+    def _simulation(self) -> None:
+        assert self._simulate is not None
+        try:
+            text = self._simulate(self.request.decision.suggestions)
+        except Exception as exc:  # the dialog works without it
+            text = f"can't tell ({type(exc).__name__}: {exc})"
+        self.app.call_from_thread(self._show_simulation, text)
+
+    def _show_simulation(self, text: str) -> None:
+        if self.is_mounted and not self._done:
+            self.query_one("#simulation", Static).update(simulation_content(text))
 
     def _keys(self) -> Content:
         if self._telling:
@@ -254,13 +264,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             self.query_one("#waiting", Static).update(self._waiting_text())
 
     def _pause_text(self) -> Content:
-        pause = self.pause
-        assert pause is not None
-        left = 0.0 if self._paused_until is None else self._paused_until - self._clock()
-        if self._paused_until is not None and left <= 0:
-            return Content.assemble(("keys active", "bold"), f" — {pause.why}")
-        wait = left if self._paused_until is not None else pause.seconds
-        return Content.assemble((f"keys active in {wait:.1f} s", "bold"), f" — {pause.why}")
+        assert self.pause is not None
+        until = self._paused_until
+        return pause_content(self.pause, None if until is None else until - self._clock())
 
     def _tick_pause(self) -> None:
         self.query_one("#pause", Static).update(self._pause_text())

@@ -1,21 +1,24 @@
 """The Permissions view (`/permissions`): the rules in force, by where they come from, with how
 often each decided a tool call in this project's sessions. `d` deletes the highlighted rule, at
-once and from its settings file; `s` lists the sessions where it decided something."""
+once and from its settings file; `s` lists the sessions where it decided something; `t` tries a
+rule typed in against this project's past calls (the rule simulator)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any, ClassVar
 
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from agent_tui.permissions.settings import SettingsError, SourcedRule
+from agent_tui.permissions.types import Behavior
 from agent_tui.text import visible
 from agent_tui.ui.screens.confirm import ConfirmScreen
 from agent_tui.ui.widgets.key_hints import key_bar
@@ -38,11 +41,19 @@ class PermissionsScreen(ModalScreen[str | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("d,delete", "delete", "Delete rule"),
         Binding("s", "sessions", "Sessions it decided"),
+        Binding("t", "try_rule", "Try a rule"),
         Binding("escape,q", "dismiss(None)", "Close"),
     ]
 
-    def __init__(self, engine: Any, counts: Callable[[], dict[str, int]]) -> None:
+    def __init__(
+        self,
+        engine: Any,
+        counts: Callable[[], dict[str, int]],
+        preview: Callable[[tuple[str, ...], Behavior], str] | None = None,
+    ) -> None:
         super().__init__()
+        #: the rule simulator (`ui/rule_preview.py`), run in a thread for a rule typed in
+        self._preview = preview
         self.engine = engine
         #: rule text -> times it decided a call (read from the store in a thread)
         self._load_counts = counts
@@ -54,7 +65,17 @@ class PermissionsScreen(ModalScreen[str | None]):
             box.border_title = "Permissions"
             yield Static(self._header(), id="permissions-mode")
             yield OptionList(id="permissions-list")
-            keys = key_bar(("d", "delete rule"), ("s", "sessions it decided"), ("esc", "close"))
+            yield Input(
+                placeholder="a rule to try, e.g. Bash(git:*)  (ask: or deny: before it for those)",
+                id="permissions-try",
+            )
+            yield Static("", id="permissions-tried")
+            keys = key_bar(
+                ("d", "delete rule"),
+                ("s", "sessions it decided"),
+                ("t", "try a rule"),
+                ("esc", "close"),
+            )
             yield Static(keys, id="permissions-keys")
 
     def _header(self) -> Content:
@@ -136,6 +157,32 @@ class PermissionsScreen(ModalScreen[str | None]):
 
         question = f"Delete the {rule.behavior} rule {rule.rule.text} ({where})? It stops now."
         self.app.push_screen(ConfirmScreen(question), answered)
+
+    def action_try_rule(self) -> None:
+        if self._preview is not None:
+            self.query_one("#permissions-try", Input).focus()
+
+    @on(Input.Submitted, "#permissions-try")
+    def _try(self, event: Input.Submitted) -> None:
+        event.stop()
+        text = event.value.strip()
+        behavior: Behavior = "allow"
+        for kind in ("ask", "deny", "allow"):
+            if text.lower().startswith(kind + ":"):
+                behavior, text = kind, text[len(kind) + 1 :].strip()  # type: ignore[assignment]
+        if not text or self._preview is None:
+            return
+        self.query_one("#permissions-tried", Static).update(f"trying {text} …")
+        preview = self._preview
+        self.run_worker(
+            lambda: self.app.call_from_thread(self._tried, preview((text,), behavior)),
+            thread=True,
+            exit_on_error=False,
+        )
+
+    def _tried(self, report: str) -> None:
+        if self.is_mounted:
+            self.query_one("#permissions-tried", Static).update(Content(visible(report)))
 
     def action_sessions(self) -> None:
         rule = self.selected
