@@ -141,8 +141,8 @@ class _Engine(PermissionEngine):
 
         command = input.get("command")
         if not isinstance(command, str) or not command.strip():
-            return bash_check.decide(self, input)  # type: ignore[arg-type]  # as engine.py
-        return bash_check.decide_analysed(self, self._analysed(command))  # type: ignore[arg-type]
+            return bash_check.decide(self, input)
+        return bash_check.decide_analysed(self, self._analysed(command))
 
 
 def parse_proposed(texts: Iterable[str]) -> tuple[Rule, ...]:

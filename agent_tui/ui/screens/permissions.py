@@ -169,7 +169,7 @@ class PermissionsScreen(ModalScreen[str | None]):
         behavior: Behavior = "allow"
         for kind in ("ask", "deny", "allow"):
             if text.lower().startswith(kind + ":"):
-                behavior, text = kind, text[len(kind) + 1 :].strip()  # type: ignore[assignment]
+                behavior, text = kind, text[len(kind) + 1 :].strip()
         if not text or self._preview is None:
             return
         self.query_one("#permissions-tried", Static).update(f"trying {text} …")
