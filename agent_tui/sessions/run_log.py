@@ -124,6 +124,8 @@ class RunLog(StoreBase):
                 rule_source=r[13],
                 answer=r[14],
                 mode=r[15],
+                provenance=r[16],
+                answer_s=r[17],
             )
             for r in rows
         ]

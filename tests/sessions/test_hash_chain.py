@@ -132,3 +132,12 @@ def test_cli_verify_and_expect(
     capsys.readouterr()
     assert main(["verify", sid, "--expect", "0" * 64]) == EXIT_BROKEN
     assert "the chain holds but its head is" in capsys.readouterr().err
+
+
+def test_the_audit_keeps_provenance_and_answer_time(tmp_path: Path) -> None:
+    with SessionStore(tmp_path / "s.db") as store:
+        sid = store.create_session(tmp_path, "claude-test")
+        line = "this command text appeared in WebFetch https://x.example 1 step ago"
+        store.record_tool_run(sid, "t", "Bash", {"command": "x"}, provenance=line, answer_s=0.25)
+        (run,) = store.load_tool_runs(sid)
+    assert run.provenance == line and run.answer_s == 0.25
