@@ -120,6 +120,7 @@ class SubAgents:
     def build(self, kind: AgentType, label: str) -> Agent:
         from agent_tui.agent.conversation import Conversation
         from agent_tui.agent.loop import Agent
+        from agent_tui.tools.deferred import DeferringRegistry
 
         parent = self.parent
         allowed = [
@@ -141,9 +142,12 @@ class SubAgents:
         async def ask(request: ApprovalRequest) -> ApprovalAnswer:
             return await parent.approvals.ask(dataclasses.replace(request, agent=label))
 
+        # The parent's tools, deferred the same way (WebFetch and MCP tools found with ToolSearch)
+        mode = getattr(parent.tools, "mode", None)
+        tools = DeferringRegistry(mode, allowed) if isinstance(mode, str) else ToolRegistry(allowed)
         sub = Agent(
             parent.provider,
-            ToolRegistry(allowed),
+            tools,
             config,
             permissions=parent.permissions,
             ask=ask,

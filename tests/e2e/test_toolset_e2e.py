@@ -108,6 +108,11 @@ async def test_the_toolset_through_the_cli(tmp_path: Path) -> None:
             }
         ]
         assert SECRET not in json.dumps(sub) and "Task" not in [t["name"] for t in sub["tools"]]
+        # its tools are deferred as the parent's are: WebFetch and MCP tools behind ToolSearch
+        sub_tools = {t["name"]: t for t in sub["tools"]}
+        assert sub_tools["WebFetch"].get("defer_loading") is True
+        assert sub_tools["mcp__notes__add_note"].get("defer_loading") is True
+        assert sub["tools"][-1]["name"] == "ToolSearch"
         task_result = results(parent[2])["toolu_task"]["content"]
         assert task_result.startswith("Sub-agent report:")
         # headless with no rule for the MCP tool: asked, so denied
