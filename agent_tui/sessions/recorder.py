@@ -121,6 +121,12 @@ class Recorder:
     def _write(self, op: Callable[[], object], *, event: bool = False) -> None:
         self.backlog.run(op, event=event)
 
+    def system_prompt_changed(self) -> None:
+        """The agent's system prompt changed (a model switch): a resumed session sends it."""
+        if self.session_id is not None or self.backlog.failing:
+            system = self.agent.config.system
+            self._write(lambda: self.store.set_system_prompt(self._session(), system))
+
     def record_subagent(self, sub: Agent, label: str) -> None:
         """Record a sub-agent's conversation as a session linked to this one."""
         Recorder(self.store, sub, parent=self, title=f"↳ Task: {label}")
@@ -295,6 +301,16 @@ class Recorder:
         if self._held is not None:
             self._held.release()
             self._held = None
+
+
+def record_from_here(store: SessionStore, agent: Agent) -> Recorder:
+    """Record an agent that ran unrecorded so far (the database couldn't be opened): its
+    conversation up to now goes into a new session first."""
+    recorder = Recorder(store, agent)
+    if agent.messages:
+        so_far = [dict(m) for m in agent.messages]
+        recorder._write(lambda: store.import_messages(recorder._session(), so_far))
+    return recorder
 
 
 def find_session(store: SessionStore, options: Options) -> SessionInfo | None:

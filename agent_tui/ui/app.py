@@ -298,6 +298,7 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
 
     def _start(self, text: str) -> None:
         assert self.agent is not None
+        self.retry_recording()
         self.chat.append(UserMessage(text))
         self.chat.anchor()  # sending a prompt brings the view back to the newest message
         # The turn counts as running from now, not from when its worker starts: a second Enter

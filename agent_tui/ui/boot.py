@@ -38,6 +38,9 @@ class Boot(AppParts):
     tune_collector: bool = False
     #: why the agent could not be built, if it could not (`_boot_failed`)
     boot_error: str | None = None
+    recorder: Recorder | None
+    #: the session database couldn't be opened at the start (`retry_recording` tries again)
+    store_unavailable: bool = False
     #: the sources whose parsed rules came from the last run (`css_cache.load`)
     _css_loaded: frozenset[tuple[object, ...]] = frozenset()
     #: the sources this run has kept for the next one (`keep_first_screen_css`)
@@ -148,12 +151,33 @@ class Boot(AppParts):
                 fresh = replace(self.options, resume=None, continue_=False)
                 return attach_recorder(agent, fresh), f"{exc}: this is a new session."
         except StoreUnavailable as exc:
+            self.store_unavailable = True
             return None, (
                 f"This session is not being recorded: {exc}. The file is left as it is: move it "
-                "aside, and the next start makes a new one."
+                "aside, and the next prompt records this session in a new one."
             )
         except Exception as exc:  # a bug: the session goes on unrecorded, said in one line
             return None, f"This session is not being recorded: {type(exc).__name__}: {exc}."
+
+    def retry_recording(self) -> None:
+        """Before a prompt is sent: if the session database couldn't be opened at the start, try
+        again (the person may have moved the file aside); the conversation so far goes into a
+        new session, and the chat says so."""
+        if not self.store_unavailable or self.agent is None:
+            return
+        from agent_tui.sessions.recorder import record_from_here
+        from agent_tui.sessions.records import StoreUnavailable
+        from agent_tui.sessions.store import SessionStore
+
+        try:
+            store = SessionStore.open_default()
+        except StoreUnavailable:
+            return  # said at the start already
+        self.store_unavailable = False
+        self.recorder = record_from_here(store, self.agent)
+        self.chat.append(
+            NoticeMessage("Recording started: this session so far is saved, and what follows.")
+        )
 
     def _ask_from_boot(self, question: str) -> bool:
         """From the boot thread: a yes/no question on screen; waits for the answer."""

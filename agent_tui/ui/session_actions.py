@@ -178,10 +178,8 @@ class SessionActions(AppParts):
             return
         self.agent.switch_model(model)
         self.status.model = model
-        if self.recorder is not None and self.recorder.session_id:
-            self.recorder.store.set_system_prompt(
-                self.recorder.session_id, self.agent.config.system
-            )
+        if self.recorder is not None:
+            self.recorder.system_prompt_changed()
         self.chat.append(
             NoticeMessage(
                 f"Model switched to {model}; the prompt cache starts anew for it.", "info"

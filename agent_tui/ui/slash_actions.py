@@ -273,13 +273,15 @@ class SlashActions(AppParts):
 
     def _export_to(self, session: str, path: Any) -> None:
         from agent_tui.sessions.export import write_markdown
+        from agent_tui.sessions.faults import STORE_ERRORS, describe
 
         assert self.recorder is not None
         try:
             write_markdown(self.recorder.store, session, path)
-        except OSError as exc:
+        except STORE_ERRORS as exc:
+            why = str(exc) if isinstance(exc, OSError) else describe(exc)
             self.call_from_thread(
-                self.notify, f"Export failed: {exc}", severity="error", markup=False
+                self.notify, f"Export failed: {why}", severity="error", markup=False
             )
             return
         self.call_from_thread(self._say, f"Transcript written to {path}")

@@ -49,11 +49,11 @@ class UndoActions(AppParts):
         cwd = self.agent.config.cwd if self.agent is not None else None
 
         def counts() -> dict[str, int]:
-            from agent_tui.sessions.records import StoreUnavailable
+            from agent_tui.sessions.faults import STORE_ERRORS
 
             try:
                 return self.session_store().rule_counts(cwd)
-            except StoreUnavailable:  # the rules are listed without how often each fired
+            except STORE_ERRORS:  # the rules are listed without how often each fired
                 return {}
 
         def chosen(review: str | None) -> None:
@@ -189,10 +189,18 @@ class UndoActions(AppParts):
         upto = choice.message_index
         old = self.recorder
         if old is not None:
+            from agent_tui.sessions.faults import STORE_ERRORS, describe
             from agent_tui.sessions.fork import fork_session
             from agent_tui.sessions.recorder import Recorder
 
-            session = await asyncio.to_thread(fork_session, old.store, agent, old.session_id, upto)
+            try:
+                session = await asyncio.to_thread(
+                    fork_session, old.store, agent, old.session_id, upto
+                )
+            except STORE_ERRORS as exc:  # nothing changed: the conversation stays as it was
+                why = f"the session database failed: {describe(exc)}"
+                self.chat.append(NoticeMessage(f"Not rewound: {why}.", "error"))
+                return
         previous = agent.conversation
         agent.conversation = Conversation(previous.messages[:upto])
         if previous.summary is not None and 0 < previous.start < upto:

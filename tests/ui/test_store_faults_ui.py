@@ -120,3 +120,23 @@ async def test_a_damaged_database_with_continue_starts_a_new_unrecorded_session(
         said = [n for n in notices(app) if "not being recorded" in n]
         assert len(said) == 1 and "damaged" in said[0]
         await send(pilot, app, "hello")
+
+
+async def test_moving_an_unopenable_database_aside_records_the_session_from_the_next_prompt(
+    tmp_path: Path,
+) -> None:
+    db = Path(os.environ["AGENT_TUI_HOME"]) / "sessions.db"
+    db.parent.mkdir(parents=True, exist_ok=True)
+    make_newer(db)
+    app = make_app(tmp_path, record=True)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        await send(pilot, app, "hello")  # answered, unrecorded
+        assert app.recorder is None
+        db.rename(db.with_name("sessions.db.newer"))
+        await send(pilot, app, "hello again")
+        assert any("Recording started" in n for n in notices(app))
+        with SessionStore(db) as store:
+            (info,) = store.list_sessions()
+            assert store.load_messages(info.id, repair=False) == app.agent.messages
+            assert len(app.agent.messages) == 4
