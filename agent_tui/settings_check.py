@@ -3,10 +3,10 @@ agent-tui can't use is refused with one line naming the file and the setting, ne
 ignored `[limits] max_cost = "5"` was no cap at all).
 
 The sections checked here are the scalar ones the runtime reads (`[limits]`, `[model]`,
-`[context]`, `[web]`), each with the settings it knows; an unknown key in them is refused too (a
-typo is an ignored setting). Other tables (`[permissions]` has its own loader and reports, as it
-does for a file that isn't valid TOML) are left to their readers. A small table rather than
-pydantic: this runs before the first frame, and pydantic stays off the way to a ready app
+`[context]`, `[web]`, `[ui]`), each with the settings it knows; an unknown key in them is refused
+too (a typo is an ignored setting). Other tables (`[permissions]` has its own loader and reports,
+as it does for a file that isn't valid TOML) are left to their readers. A small table rather
+than pydantic: this runs before the first frame, and pydantic stays off the way to a ready app
 (`tests/test_startup_imports.py`).
 """
 
@@ -55,6 +55,17 @@ SCHEMA: dict[str, dict[str, Setting]] = {
     "web": {
         # WebFetch's domain preflight off (Claude Code's skipWebFetchPreflight): web/preflight.py
         "skip_web_fetch_preflight": Setting("true or false", lambda v: isinstance(v, bool)),
+    },
+    "ui": {
+        # the rubber-stamp guard of the approval dialog: ui/stamp_guard.py
+        "approval_pause": Setting("true or false", lambda v: isinstance(v, bool)),
+        "approval_fast_s": Setting(
+            "a number of seconds, 0 or more", lambda v: _number(v) and v >= 0
+        ),
+        "approval_streak": Setting("a whole number, at least 1", lambda v: _whole(v) and v >= 1),
+        "approval_pause_s": Setting(
+            "a number of seconds, 0 or more", lambda v: _number(v) and v >= 0
+        ),
     },
 }
 

@@ -25,10 +25,10 @@ from textual.widgets import Input, Static
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
 from agent_tui.text import visible, visible_lines
 from agent_tui.ui.stamp_guard import Pause
+from agent_tui.ui.widgets import review_lines
 from agent_tui.ui.widgets.diff_view import diff_content
 from agent_tui.ui.widgets.hunks import HunkPicker
 from agent_tui.ui.widgets.key_hints import key_hint
-from agent_tui.ui.widgets.review_lines import differs_content, pause_content, simulation_content
 
 #: keys typed this soon after the dialog appears were meant for something else
 DEFAULT_GUARD_S = 0.5
@@ -174,9 +174,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             if request.provenance:
                 yield Static(_plain(request.provenance), id="provenance")
             if self.pause is not None:
-                yield Static(self._pause_text(), id="pause")
+                yield Static(review_lines.pause_content(self.pause, None), id="pause")
                 if self.pause.previous:
-                    yield Static(differs_content(self.pause), id="differs")
+                    yield Static(review_lines.differs_content(self.pause), id="differs")
             if decision.highlights and _long(request.subject):
                 yield Static("what made it ask", classes="label")
                 yield Static(_highlights(decision.highlights), id="highlights")
@@ -230,15 +230,12 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     def _simulation(self) -> None:
         assert self._simulate is not None
-        try:
-            text = self._simulate(self.request.decision.suggestions)
-        except Exception as exc:  # the dialog works without it
-            text = f"can't tell ({type(exc).__name__}: {exc})"
+        text = review_lines.simulation_text(self._simulate, self.request.decision.suggestions)
         self.app.call_from_thread(self._show_simulation, text)
 
     def _show_simulation(self, text: str) -> None:
         if self.is_mounted and not self._done:
-            self.query_one("#simulation", Static).update(simulation_content(text))
+            self.query_one("#simulation", Static).update(review_lines.simulation_content(text))
 
     def _keys(self) -> Content:
         if self._telling:
@@ -263,13 +260,10 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         if self.is_mounted:
             self.query_one("#waiting", Static).update(self._waiting_text())
 
-    def _pause_text(self) -> Content:
-        assert self.pause is not None
-        until = self._paused_until
-        return pause_content(self.pause, None if until is None else until - self._clock())
-
     def _tick_pause(self) -> None:
-        self.query_one("#pause", Static).update(self._pause_text())
+        assert self.pause is not None and self._paused_until is not None
+        left = self._paused_until - self._clock()
+        self.query_one("#pause", Static).update(review_lines.pause_content(self.pause, left))
         if self.paused:
             self.set_timer(0.1, self._tick_pause)
         else:

@@ -4,6 +4,8 @@ rubber-stamp guard's countdown and what differs from the last approved call, and
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.content import Content
 
 from agent_tui.text import visible
@@ -28,6 +30,14 @@ def differs_content(pause: Pause) -> Content:
         for text, changed in pause.differs
     ]
     return head + Content("").join(parts)
+
+
+def simulation_text(simulate: Callable[[tuple[str, ...]], str], rules: tuple[str, ...]) -> str:
+    """The simulator's report for the rules (in a worker thread); the dialog works without it."""
+    try:
+        return simulate(rules)
+    except Exception as exc:
+        return f"can't tell ({type(exc).__name__}: {exc})"
 
 
 def simulation_content(text: str, lines: int = 3) -> Content:
