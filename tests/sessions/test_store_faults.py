@@ -162,3 +162,26 @@ def test_backlog_drops_only_replay_events_past_its_bound(monkeypatch: pytest.Mon
 def test_store_errors_are_said_in_words(error: BaseException, words: str) -> None:
     text = describe(error)
     assert words in text and "\n" not in text
+
+
+@pytest.mark.parametrize("output_format", ["text", "stream-json"])
+def test_headless_says_it_once_on_stderr_and_exits_1(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    output_format: str,
+) -> None:
+    from agent_tui.headless import run_headless
+    from agent_tui.sessions.store import SessionStore
+
+    store = FaultyStore(tmp_path / "sessions.db")
+    store.fault = DISK_FULL
+    monkeypatch.setattr(SessionStore, "open_default", classmethod(lambda cls: store))
+    work = tmp_path / "work"
+    work.mkdir()
+    code = run_headless(Options(cwd=work, offline=True, headless=True), "hello", output_format)
+    out, err = capsys.readouterr()
+    assert code == 1
+    assert "offline model" in out  # the answer (or its events) still printed
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "the disk is full" in lines[0] and "Traceback" not in err

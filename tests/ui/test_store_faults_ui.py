@@ -140,3 +140,21 @@ async def test_moving_an_unopenable_database_aside_records_the_session_from_the_
             (info,) = store.list_sessions()
             assert store.load_messages(info.id, repair=False) == app.agent.messages
             assert len(app.agent.messages) == 4
+
+
+async def test_the_browser_says_a_damaged_database_in_one_line(tmp_path: Path) -> None:
+    from agent_tui.ui.screens.sessions import SessionBrowser
+
+    db = Path(os.environ["AGENT_TUI_HOME"]) / "sessions.db"
+    db.parent.mkdir(parents=True, exist_ok=True)
+    make_sessions(db, tmp_path / "work", 300)
+    damage(db)
+    app = make_app(tmp_path, record=True)
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        await pilot.press("ctrl+o")
+        await wait_for(pilot, lambda: isinstance(app.screen, SessionBrowser) and app.screen.loaded)
+        assert "damaged" in (app.screen.store_error or "")
+        shown = str(app.screen.query_one("#session-empty").render())
+        assert "Sessions can't be listed" in shown and "damaged" in shown
+        assert app.is_running
