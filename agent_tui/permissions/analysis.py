@@ -24,14 +24,6 @@ INTERPRETER = re.compile(
     r"|Rscript|osascript|tclsh|wish|pwsh|powershell|ghci|julia|expect)"
 )
 _CODE_FLAGS = frozenset({"-c", "-e", "-E", "-m", "-p", "-r", "--eval", "--print", "-"})
-# Variables that change which program runs or inject code into it (loader, interpreter start-up,
-# pager/editor hooks, git's command hooks). A command prefixed with one is asked, never allowed.
-DANGEROUS_VARS = re.compile(
-    r"(PATH|IFS|ENV|BASH_ENV|SHELLOPTS|BASHOPTS|PS4|PROMPT_COMMAND|CDPATH|GLOBIGNORE|HOME"
-    r"|LD_\w*|DYLD_\w*|PYTHON\w*|NODE_\w*|NPM_CONFIG_\w*|npm_config_\w*|PERL\w*|RUBY\w*|GEM_\w*"
-    r"|GIT_\w*|PAGER|MANPAGER|EDITOR|VISUAL|LESS\w*|BROWSER|TERMINFO|ZDOTDIR|JAVA_TOOL_OPTIONS"
-    r"|_JAVA_OPTIONS|MAVEN_OPTS|CARGO_\w*|RUSTC\w*|RUSTFLAGS|GOFLAGS|SSH_\w*|SUDO_\w*)"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +67,8 @@ class Analysis:
     operand_writes: tuple[tuple[Word, str], ...] = ()
     #: options that destroy data (`rm -r`, `git push --force`): "always" is never offered
     destructive: tuple[str, ...] = ()
+    #: where `cd`/`pushd`/`popd`/`env -C` lead, in order (None: not known statically)
+    cd_targets: tuple[Word, ...] = ()
 
 
 def show(argv: Sequence[Word]) -> str:

@@ -17,10 +17,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
+from agent_tui.pathutil import resolve
 from agent_tui.permissions.command_risks import normalize
 from agent_tui.permissions.decisions import by_rule, edit_rule, plan_denied, rule_reason
 from agent_tui.permissions.protected import protected
-from agent_tui.permissions.readonly import default_allows, plan_allows
+from agent_tui.permissions.readonly import runs_unasked
 from agent_tui.permissions.risk import DELETERS, Highlights, risk_line
 from agent_tui.permissions.rules import Match, Rule, match_command
 from agent_tui.permissions.settings import SourcedRule
@@ -43,6 +44,8 @@ class PermissionEngine(Protocol):
     def paths_of(self, raw: str) -> tuple[Path, Path]: ...
 
     def fallback_reason(self, tool: str) -> str | None: ...
+
+    def read_denied(self, path: Path) -> bool: ...
 
     def edit_rule_for(
         self, behavior: Behavior, resolved: Path | None, lexical: Path | None = None
@@ -85,6 +88,7 @@ class _Check:
         self.maybe_deny: SourcedRule | None = None
         #: why the phase that asked asks (`Decision.kinds`; `kinds` adds what holds anyway)
         self.asks: list[AskKind] = []
+        self._dirs: list[Path] | bool | None = False
 
     def _write(self, target: Word, text: str, redirect: bool) -> _Write:
         if target is None:
@@ -180,7 +184,7 @@ class _Check:
         """Plan mode's test: nothing written, run or destroyed, every part a reader."""
         a = self.a
         changes = a.problems or a.risks or a.writes or a.operand_writes or a.destructive
-        return not changes and all(plan_allows(p, self.e.cwd) for p in a.parts)
+        return not changes and all(self.runs_by_default(p) for p in a.parts)
 
     # 3. ask rules, protected paths, and whatever can't be known statically or runs code.
     def asked(self) -> Decision | None:
@@ -219,9 +223,22 @@ class _Check:
         return next((r for r in self.e.rules_of("allow", "Bash") if allows(r.rule, part)), None)
 
     def runs_by_default(self, part: Part) -> bool:
-        """No rule needed: the tiny read-only list, or a reader in plan mode."""
-        e = self.e
-        return default_allows(part, e.cwd) or (e.mode == "plan" and plan_allows(part, e.cwd))
+        """No rule needed, in every mode: a reader of project files (`readonly.py`)."""
+        dirs = self.dirs()
+        return dirs is not None and runs_unasked(part, dirs, self.e.read_denied, self.e.cwd)
+
+    def dirs(self) -> list[Path] | None:
+        """The directories relative paths may be taken from: the working directory and every
+        place a `cd` may lead (None: one isn't known)."""
+        if self._dirs is False:
+            found: list[Path] | None = [self.e.cwd]
+            for target in self.a.cd_targets:
+                if target is None or target == "-" or found is None or len(found) > 16:
+                    found = None
+                    break
+                found = list(dict.fromkeys([*found, *(resolve(target, d) for d in found)]))
+            self._dirs = found
+        return self._dirs  # type: ignore[return-value]
 
     # 4. allow: every part and every write, each on its own.
     def allowed(self) -> Decision:

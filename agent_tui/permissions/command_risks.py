@@ -9,6 +9,7 @@ push` -> `git push`), with `certain=False` where an option or alias could rename
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -17,7 +18,9 @@ from typing import Any
 
 from agent_tui.paths import package_data
 from agent_tui.permissions.analysis import ARITH_TEST_OPS, EVALUATES, Word
-from agent_tui.permissions.scripts import ScriptEffects, awk_effects, sed_effects
+from agent_tui.permissions.command_extras import Extra, extra, git_worktree, tar_words
+from agent_tui.permissions.getopt import abbreviates
+from agent_tui.permissions.scripts import script_effects
 
 
 @dataclass(frozen=True)
@@ -37,6 +40,22 @@ class CommandInfo:
     aliases: dict[str, str] = field(default_factory=dict)
     subcommands: frozenset[str] = frozenset()
     sub: dict[str, CommandInfo] = field(default_factory=dict)
+    #: every long option of the program, where listed (an exact name beats an abbreviation)
+    long_options: tuple[str, ...] = ()
+    #: the program reads its own options after the subcommand too (`npm run x --script-shell=…`)
+    anywhere: bool = False
+
+    @property
+    def option_risks(self) -> bool:
+        """Some option of this program runs code, writes a file or reads a program."""
+        return bool(
+            self.exec_options
+            or self.write_options
+            or self.program_file_options
+            or self.in_place_options
+            or self.target_options
+            or self.script
+        )
 
     @property
     def has_subcommands(self) -> bool:
@@ -55,6 +74,7 @@ def _info(data: dict[str, Any]) -> CommandInfo:
         skip_operands=int(data.get("skip_operands", 0)),
         script=str(data.get("script", "")),
         evaluates_names=bool(data.get("evaluates_names", False)),
+        anywhere=bool(data.get("anywhere", False)),
         aliases=dict(data.get("aliases", {})),
         subcommands=frozenset(data.get("subcommands", ())),
         sub={k: _info(v) for k, v in data.get("sub", {}).items()},
@@ -78,20 +98,25 @@ def basename(word: str) -> str:
 # --- options -----------------------------------------------------------------------------------
 
 
-def _option_hit(arg: str, option: str) -> tuple[bool, str | None, bool]:
-    """(matches, attached value, value may follow in the next word) for `arg` against `option`."""
+def _option_hit(arg: str, option: str, known: Sequence[str] = ()) -> tuple[bool, str | None, bool]:
+    """(matches, attached value, value may follow in the next word) for `arg` against `option`,
+    as getopt_long reads it: a long option by any prefix that doesn't name another known option
+    exactly (`--compress-prog=`), a short one in a bundle or with its value attached."""
     if option == "*":
         return True, None, False
     if not option.startswith("-") or option == "--":
         return arg == option, None, False
     if option.startswith("--"):
-        if arg == option:
-            return True, None, True
-        if arg.startswith(option + "="):
-            return True, arg[len(option) + 1 :], False
-        return False, None, False
-    if option.startswith("-") and len(option) > 2:  # `-TT`, `-dd`: whole word only
-        return (arg == option or arg.startswith(option + "=")), None, arg == option
+        if not abbreviates(arg, option, known):
+            return False, None, False
+        if "=" in arg:
+            return True, arg.split("=", 1)[1], False
+        return True, None, True
+    if len(option) > 2:  # `-TT`: its value attached (`-TTcmd`, `-TT=cmd`) or in the next word
+        if not arg.startswith(option):
+            return False, None, False
+        rest = arg[len(option) :].removeprefix("=")
+        return True, rest or None, not rest
     if arg.startswith("--") or not arg.startswith("-") or len(arg) < 2:
         return False, None, False
     letter = option[1]
@@ -102,7 +127,9 @@ def _option_hit(arg: str, option: str) -> tuple[bool, str | None, bool]:
     return True, rest or None, not rest
 
 
-def _find_options(args: Sequence[Word], options: Sequence[str]) -> list[tuple[str, Word]]:
+def _find_options(
+    args: Sequence[Word], options: Sequence[str], known: Sequence[str] = ()
+) -> list[tuple[str, Word]]:
     """Each use of one of `options` in `args` (up to `--`), with its value (None: unknown)."""
     found: list[tuple[str, Word]] = []
     if not options:
@@ -117,7 +144,7 @@ def _find_options(args: Sequence[Word], options: Sequence[str]) -> list[tuple[st
             found += [(o, None) for o in options if o in args[i + 1 :] and not o.startswith("-")]
             break
         for o in options:
-            hit, attached, follows = _option_hit(a, o)
+            hit, attached, follows = _option_hit(a, o, known)
             if hit:
                 value = (
                     attached
@@ -210,32 +237,43 @@ def _normalize(argv: tuple[Word, ...]) -> Normalized:
 # --- effects ----------------------------------------------------------------------------------
 
 
-@dataclass
-class Effects:
-    runs: list[str] = field(default_factory=list)
-    writes: list[Word] = field(default_factory=list)
-    destructive: list[str] = field(default_factory=list)
+#: runs, writes, unknown (writes of names not known before running), destructive
+Effects = Extra
 
 
-def effects(argv: Sequence[Word]) -> Effects:
+def effects(argv: Sequence[Word], raw: Sequence[str] = (), open_args: bool = False) -> Effects:
+    """What `argv` does beyond ordinary use. `raw`: the words' source text (aligned with argv, or
+    empty); `open_args`: more arguments are added at run time (xargs, find -exec)."""
     out = Effects()
     if not argv or argv[0] is None:
         return out
     name = basename(argv[0])
     info = table().get(name)
+    extra(name, list(argv[1:]), out)
     if info is None:
         return out
     args = list(argv[1:])
+    if name == "tar":
+        args, texts = tar_words(args, raw[1:] if len(raw) == len(argv) else ())
+        argv = [argv[0], *args]
+        raw = [raw[0], *texts] if texts else ()
     if info.has_subcommands:
         norm = normalize(argv)
         sub_index = len(argv) - len(norm.argv) + 1
         head = args[: sub_index - 1]
-        _apply(name, info, head, out, operands=False)
+        _apply(name, info, args if info.anywhere else head, out, operands=False)
         sub = norm.argv[1] if len(norm.argv) > 1 else None
-        if sub is not None and sub in info.sub:
-            _apply(f"{name} {sub}", info.sub[sub], list(argv[sub_index + 1 :]), out)
+        sub_info = info.sub.get(sub) if sub is not None else None
+        if sub_info is not None:
+            _apply(f"{name} {sub}", sub_info, list(argv[sub_index + 1 :]), out)
+        if name == "git" and sub is not None:
+            git_worktree(sub, argv[sub_index + 1 :], out)
+        if (sub_info and sub_info.option_risks) or (info.anywhere and info.option_risks):
+            _unknown_options(name, argv, raw, sub_index + 1, open_args, out)
         return out
     _apply(name, info, args, out)
+    if info.option_risks:
+        _unknown_options(name, argv, raw, 1, open_args, out)
     if info.evaluates_names:
         why = _evaluates(name, args)
         if why:
@@ -247,19 +285,43 @@ def effects(argv: Sequence[Word]) -> Effects:
             elif a.startswith("of="):
                 out.writes.append(a[3:] or None)
     if info.script:
-        _script(name, info, args, out)
+        script_effects(name, args, info.program_file_options, info.in_place_options, out)
     return out
+
+
+# A word that starts with one of these can't become an option, whatever it expands to.
+_LITERAL_START = re.compile(r"""["']?[\w./+,:@%^=~]""")
+
+
+def _unknown_options(
+    name: str, argv: Sequence[Word], raw: Sequence[str], start: int, open_args: bool, out: Effects
+) -> None:
+    """A word known only at run time (`$f`, a glob, xargs' input) may turn out to be an option
+    that runs a program or writes (`tar cf a.tar *` beside a file `--checkpoint-action=…`)."""
+    if open_args:
+        out.runs.append(f"arguments added to `{name}` at run time may be options that run code")
+        return
+    aligned = len(raw) == len(argv)
+    for i in range(start, len(argv)):
+        if argv[i] == "--":
+            return
+        if argv[i] is None and not (aligned and _LITERAL_START.match(raw[i])):
+            out.runs.append(
+                f"`{name}`: a word known only at run time may be an option that runs code"
+            )
+            return
 
 
 def _apply(
     label: str, info: CommandInfo, args: list[Word], out: Effects, operands: bool = True
 ) -> None:
-    for opt, _ in _find_options(args, info.exec_options):
+    known = info.long_options
+    for opt, _ in _find_options(args, info.exec_options, known):
         shown = "" if opt == "*" else f" {opt}"
         out.runs.append(f"`{label}{shown}` can run another program")
-    for _, value in _find_options(args, info.write_options):
+    for _, value in _find_options(args, info.write_options, known):
         out.writes.append(value)
-    for opt, _ in _find_options(args, info.program_file_options):
+    for opt, _ in _find_options(args, info.program_file_options, known):
         out.runs.append(f"`{label} {opt}` reads its program from a file that wasn't checked")
     for opt, _ in _find_options(args, info.destructive):
         out.destructive.append(label if opt == "*" else f"{label} {opt}")
@@ -301,62 +363,3 @@ def _evaluates(name: str, args: list[Word]) -> str | None:
     if any(a is None or "[" in a for a in names):
         return f"with a variable name that isn't plain {EVALUATES}"
     return None
-
-
-def _script(name: str, info: CommandInfo, args: list[Word], out: Effects) -> None:
-    """The program of a sed or awk command, read for the features listed in the data file."""
-    sed = name == "sed"
-    with_value = {"-l", "--line-length"} if sed else {"-F", "--field-separator", "-v", "--assign"}
-    script_options = {"-e", "--expression"} if sed else {"--source"}
-    scripts: list[Word] = []
-    files: list[Word] = []
-    in_place = sandbox = from_options = False
-    i, options = 0, True
-    while i < len(args):
-        a = args[i]
-        nxt = args[i + 1] if i + 1 < len(args) else None
-        if a is None or not options or a == "-" or not a.startswith("-"):
-            (files if scripts or from_options else scripts).append(a)
-        elif a == "--":
-            options = False
-        elif a.startswith("--"):
-            key, eq, value = a.partition("=")
-            if key in script_options:
-                from_options = True
-                scripts.append(value if eq else nxt)
-                i += 0 if eq else 1
-            elif key in info.program_file_options:
-                from_options = True
-            elif key in with_value and not eq:
-                i += 1
-            sandbox = sandbox or key == "--sandbox"
-            in_place = in_place or key in info.in_place_options
-        else:
-            for j, letter in enumerate(a[1:], start=1):
-                rest = a[j + 1 :]
-                if f"-{letter}" in script_options or (sed and letter == "e"):
-                    from_options = True
-                    scripts.append(rest or nxt)
-                    i += 0 if rest else 1
-                    break
-                if f"-{letter}" in info.program_file_options:
-                    from_options = True
-                    break
-                if f"-{letter}" in info.in_place_options:
-                    in_place = True
-                    break  # the rest is the backup suffix
-                if f"-{letter}" in with_value:
-                    i += 0 if rest else 1
-                    break
-        i += 1
-    for script in scripts:
-        if script is None:
-            out.runs.append(f"a {name} program that isn't known statically")
-            continue
-        if sed and sandbox:
-            continue  # --sandbox makes sed itself refuse e, w and r
-        fx: ScriptEffects = sed_effects(script) if sed else awk_effects(script)
-        out.runs.extend(fx.runs)
-        out.writes.extend(fx.writes)
-    if in_place:
-        out.writes.extend(files)

@@ -1,96 +1,286 @@
-"""The few commands that may run without any rule.
+"""Commands that run without any rule, in every mode: they only read and print, the way the Read
+and Grep tools do.
 
-Kept deliberately tiny. Each one only reads and prints: it can't write (redirections and `tee`
-targets are checked as writes on their own), can't run another program, and makes no network
-request (DNS tools such as `dig`/`host`/`nslookup` once exfiltrated `.env` through lookups, so
-nothing network-capable belongs here). Arguments that name paths must stay inside the working
-directory. For git, the options that write a file (`--output`) or read outside the repository
-(`--no-index`, `-O`) or run configured programs (`--ext-diff`, `--textconv`) are excluded; hooks
-that git runs from `.git/config` (e.g. core.fsmonitor) need that file written first, which asks.
+Each reader is checked against its option table (`readers.py`): an option not in the table asks,
+options that write or follow links out of the tree are refused, and every file read (operands,
+file-valued options, globs expanded on disk, sed's `r` files) must be inside the project and not
+covered by a Read deny rule. Relative paths are checked from every directory the command may have
+`cd`-ed to. For git, the read-only subcommands without the options that write a file, read outside
+the repository or run configured programs; a repository whose own configuration runs programs is
+caught before this (`git_config.py`). Network tools never belong here (DNS lookups once carried
+`.env` out). Plan mode runs exactly this set too, so default mode is never stricter than plan.
 """
 
 from __future__ import annotations
 
+import glob
+import os
 import re
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from agent_tui.pathutil import is_inside
-from agent_tui.permissions.analysis import Part
+from agent_tui.pathutil import resolve
+from agent_tui.permissions.analysis import Part, Word
 from agent_tui.permissions.command_risks import normalize
+from agent_tui.permissions.getopt import Unclear, scan
+from agent_tui.permissions.readers import (
+    FIND_FILE_TESTS,
+    FIND_FOLLOWS,
+    FIND_WRITES_OR_RUNS,
+    READERS,
+    Reader,
+)
+from agent_tui.permissions.scripts import sed_reads
 
-_GIT_VERBS = frozenset({"status", "diff", "log"})
-_GIT_FORBIDDEN = ("--output", "--no-index", "--ext-diff", "--textconv", "-O", "--exec")
+_GIT_VERBS = frozenset(
+    {"status", "diff", "log", "show", "rev-parse", "ls-files", "blame", "shortlog", "describe"}
+    | {"ls-tree", "rev-list", "show-ref", "for-each-ref", "merge-base", "name-rev", "cherry"}
+    | {"count-objects", "whatchanged", "check-ignore", "check-attr", "diff-tree", "diff-files"}
+    | {"diff-index", "grep", "version", "cat-file", "branch", "tag", "remote", "stash"}
+    | {"reflog", "worktree"}
+)
+_GIT_FORBIDDEN = (
+    "--output", "--no-index", "--ext-diff", "--textconv", "--filters", "-O", "--open-files",
+    "--exec", "--contents", "--ignore-revs-file",
+)  # fmt: skip
+_GIT_LISTING_ONLY = {
+    # subcommands that also change things: the words that keep them read-only
+    "branch": frozenset(
+        [
+            "-a",
+            "--all",
+            "-r",
+            "--remotes",
+            "-v",
+            "-vv",
+            "--verbose",
+            "--list",
+            "-l",
+            "--show-current",
+            "--contains",
+            "--no-contains",
+            "--merged",
+            "--no-merged",
+            "--points-at",
+            "--sort",
+            "--format",
+            "--color",
+            "--no-color",
+            "--column",
+            "--no-column",
+            "--abbrev",
+            "--no-abbrev",
+            "-i",
+            "--ignore-case",
+        ]
+    ),
+    "tag": frozenset(
+        [
+            "-l",
+            "--list",
+            "-n",
+            "--contains",
+            "--no-contains",
+            "--merged",
+            "--no-merged",
+            "--points-at",
+            "--sort",
+            "--format",
+            "--color",
+            "--column",
+            "--no-column",
+            "-i",
+            "--ignore-case",
+        ]
+    ),
+}
+_SUBVERBS = {
+    "remote": frozenset({"-v", "--verbose", "get-url"}),
+    "stash": frozenset({"list", "show"}),
+    "reflog": frozenset({"show"}),
+    "worktree": frozenset({"list"}),
+}
+_SAFE_GLOB = re.compile(r"[\w.*?\[\]/@+,=-]+")
+_NUMERIC = re.compile(r"-\d+")
+
+#: paths resolve against these directories (the working directory and where `cd` may lead)
+Dirs = Sequence[Path]
+ReadDenied = Callable[[Path], bool]
 
 
-def default_allows(part: Part, cwd: Path) -> bool:
-    if part.assignments or part.privileged or part.open_args:
+def runs_unasked(
+    part: Part, dirs: Dirs, read_denied: ReadDenied = lambda p: False, cwd: Path | None = None
+) -> bool:
+    """The part only reads files inside the project (`cwd`, default dirs[0]) and prints."""
+    root = cwd or dirs[0]
+    if part.privileged or part.open_args or not part.argv or part.argv[0] is None:
         return False
-    name, args = part.argv[0], part.argv[1:]
-    if name in ("pwd", "echo", "true", "false"):
+    name, args = part.argv[0], list(part.argv[1:])
+    raw = list(part.raw[1:]) if len(part.raw) == len(part.argv) else []
+    check = _Paths(dirs, root, read_denied, raw, args)
+    if name in ("echo", "true", "false", ":"):
         return True
-    if name == "ls":
-        return _paths_inside([a for a in args if a is not None], cwd)
     if name == "tee":  # its files are checked as writes
         return all(a is not None for a in args)
     if name == "cd":
-        return len(args) == 1 and args[0] is not None and _paths_inside([args[0]], cwd)
-    if name == "git" and args and args[0] and args[0].startswith("-"):
-        norm = normalize(part.argv)  # `git --no-pager log`: value-less global flags only
-        if norm.certain and norm.flags_only:
-            args = norm.argv[1:]
-    if name == "git" and args and args[0] in _GIT_VERBS:
-        if any(a is None or a.startswith(_GIT_FORBIDDEN) for a in args):
-            return False
-        return _paths_inside(list(args[1:]), cwd)  # type: ignore[arg-type]
-    return False
-
-
-# Plan mode ("look, don't touch") also runs these, when their paths stay in the project and the
-# analysis found nothing they write or run (sed -i, sort -o, find -delete/-exec, awk system()...).
-_PLAN_READERS = frozenset(
-    {"cat", "head", "tail", "wc", "du", "sort", "uniq", "cut", "tr", "nl", "column", "tac"}
-    | {"grep", "egrep", "fgrep", "rg", "find", "tree", "file", "stat", "diff", "cmp", "jq"}
-    | {"basename", "dirname", "realpath", "readlink", "date", "which", "sed", "awk", "ls"}
-)
-_PLAN_GIT_VERBS = _GIT_VERBS | {"show", "rev-parse", "ls-files", "blame", "shortlog", "describe"}
-_SAFE_GLOB = re.compile(r"[\w.*?\[\]/@+,=-]+")
-
-
-def plan_allows(part: Part, cwd: Path) -> bool:
-    """A read-only command plan mode may run (the caller has checked writes and risks)."""
-    if default_allows(part, cwd):
-        return True
-    if part.assignments or part.privileged or part.argv[0] is None:
-        return False
-    name, args = part.argv[0], list(part.argv[1:])
+        return len(args) == 1 and args[0] not in (None, "-") and check.inside(args[0])
     if name == "git":
-        norm = normalize(part.argv)
-        verb = norm.argv[1] if len(norm.argv) > 1 else None
-        if not (norm.certain and norm.flags_only and verb in _PLAN_GIT_VERBS):
-            return False
-        args = list(norm.argv[2:])
-        if any(a is None or a.startswith(_GIT_FORBIDDEN) for a in args):
-            return False
-    elif name not in _PLAN_READERS:
+        return _git(part, check)
+    if name == "find":
+        return _find(args, check)
+    reader = READERS.get(name)
+    if reader is None:
         return False
-    raw = part.raw[1:] if len(part.raw) == len(part.argv) else ()
-    for i, a in enumerate(args):
-        if a is None:
-            # `du -sh *`: a relative glob stays in the project; anything else isn't known
-            word = raw[i] if i < len(raw) else ""
-            if not (_SAFE_GLOB.fullmatch(word) and not word.startswith("/") and ".." not in word):
+    return _reader(name, reader, part.argv, check)
+
+
+class _Paths:
+    def __init__(
+        self, dirs: Dirs, root: Path, read_denied: ReadDenied, raw: list[str], args: list[Word]
+    ) -> None:
+        self.dirs, self.root, self.denied = dirs, root, read_denied
+        self.raw_of = {i: raw[i] for i in range(len(raw))} if len(raw) == len(args) else {}
+        self.args = args
+
+    def inside(self, path: str) -> bool:
+        for d in self.dirs:
+            p = resolve(path, d)
+            if not p.is_relative_to(self.root) or self.denied(p):
                 return False
-    return _paths_inside([a for a in args if a is not None], cwd)
+        return True
+
+    def glob_ok(self, raw: str) -> bool:
+        """`du -sh *`: a relative glob whose matches (expanded now) stay inside and none of
+        which could be read as an option."""
+        if not _SAFE_GLOB.fullmatch(raw) or raw.startswith("/") or ".." in raw:
+            return False
+        for d in self.dirs:
+            for match in glob.glob(raw, root_dir=d):
+                if match.startswith("-") or not self.inside(os.path.join(d, match)):
+                    return False
+        return True
+
+    def operand(self, index: int, w: Word) -> bool:
+        if w is not None:
+            return self.inside(w)
+        raw = self.raw_of.get(index)
+        return raw is not None and self.glob_ok(raw)
 
 
-def _paths_inside(args: list[str], cwd: Path) -> bool:
-    operands: list[str] = []
-    options = True
-    for a in args:
-        if options and a == "--":
-            options = False
-        elif options and a.startswith("-"):
-            continue
-        else:
-            operands.append(a)
-    return all(is_inside(a, cwd) for a in operands)
+def _reader(name: str, r: Reader, argv: Sequence[Word], check: _Paths) -> bool:
+    words = list(argv)
+    if r.numeric_option:
+        words = [w for w in words if w is None or not _NUMERIC.fullmatch(w)]
+    if any(w is None and not check.raw_of for w in words[1:]):
+        return False
+    try:
+        parsed, operands = scan(words, r.spec)
+    except Unclear:
+        # a glob or `$x` among the options: known only at run time
+        return False
+    if parsed.has(*r.refuse):
+        return False
+    for opt, value in parsed.options:
+        if opt in r.path_values and (value is None or not check.inside(value)):
+            return False
+    if r.operands == "none":
+        return name != "date" or all(o is not None and o.startswith("+") for o in operands)
+    if r.operands == "pattern" and not parsed.has(*r.pattern_options):
+        if not operands or operands[0] is None:
+            return False
+        if name in ("sed", "gsed") and not _sed_reads_inside(operands[0], check):
+            return False
+        if name.endswith("awk") and "getline" in operands[0]:
+            return False  # `getline < FILE` reads a file the program names
+        operands = operands[1:]
+    if name in ("sed", "gsed"):
+        scripts = parsed.values("-e", "--expression")
+        if any(s is None or not _sed_reads_inside(s, check) for s in scripts):
+            return False
+    if r.operands == "first-path" and len(operands) > 1:
+        return False
+    offsets = _operand_indexes(list(argv[1:]), operands)
+    return all(check.operand(i, w) for i, w in zip(offsets, operands, strict=True))
+
+
+def _operand_indexes(args: list[Word], operands: list[Word]) -> list[int]:
+    """Where each operand sits in args (for its raw text), matching from the end."""
+    out: list[int] = []
+    j = len(args) - 1
+    for w in reversed(operands):
+        while j >= 0 and args[j] is not w and args[j] != w:
+            j -= 1
+        out.append(j)
+        j -= 1
+    return list(reversed(out))
+
+
+def _sed_reads_inside(script: Word, check: _Paths) -> bool:
+    if script is None:
+        return False
+    return all(f is not None and check.inside(f) for f in sed_reads(script))
+
+
+def _find(args: list[Word], check: _Paths) -> bool:
+    i = 0
+    while i < len(args) and args[i] in ("-H", "-L", "-P", "-D", "-O"):
+        if args[i] in FIND_FOLLOWS:
+            return False
+        i += 2 if args[i] in ("-D", "-O") else 1
+    starts: list[Word] = []
+    while i < len(args) and (args[i] is None or not args[i].startswith(("-", "(", "!"))):  # type: ignore[union-attr]
+        starts.append(args[i])
+        i += 1
+    if any(w is None or not check.inside(w) for w in starts):
+        return False
+    rest = args[i:]
+    for k, a in enumerate(rest):
+        if a is None:
+            continue  # a pattern's value (`-name *.py` quoted or not): not a path
+        if a in FIND_WRITES_OR_RUNS or a in FIND_FOLLOWS:
+            return False
+        if a in FIND_FILE_TESTS or a.startswith("-newer"):
+            ref = rest[k + 1] if k + 1 < len(rest) else None
+            if ref is None or not check.inside(ref):
+                return False
+    return True
+
+
+def _git(part: Part, check: _Paths) -> bool:
+    norm = normalize(part.argv)
+    if not (norm.certain and norm.flags_only) or len(norm.argv) < 2:
+        return False
+    if any(a in ("-p", "--paginate") for a in part.argv[1 : len(part.argv) - len(norm.argv) + 1]):
+        return False  # a pager
+    verb, words = norm.argv[1], list(norm.argv[2:])
+    if verb not in _GIT_VERBS:
+        return False
+    if any(a is None or a.startswith(_GIT_FORBIDDEN) for a in words):
+        return False
+    args = [a for a in words if a is not None]
+    if verb == "cat-file" and not any(a in ("-p", "-t", "-s", "-e") for a in args):
+        return False
+    allowed = _GIT_LISTING_ONLY.get(verb)
+    if allowed is not None:
+        listing = any(a in ("-l", "--list") for a in args) or (
+            verb == "branch"
+            and any(
+                a.startswith(("--contains", "--merged", "--no-merged", "--points-at")) for a in args
+            )
+        )
+        for a in args:
+            if a.startswith("-"):
+                if a.split("=", 1)[0] not in allowed:
+                    return False
+            elif not listing:
+                return False  # a name: creating a branch or tag
+        return True
+    sub = _SUBVERBS.get(verb)
+    if sub is not None and (args[0] not in sub if args else verb in ("stash", "worktree")):
+        return False  # `git stash` alone pushes
+    if verb == "remote" and args and args[0] == "get-url":
+        return True
+    if verb in ("stash", "reflog", "worktree", "remote"):
+        return True
+    operands = [a for a in args if not a.startswith("-")]
+    return all(check.inside(a.split(":", 1)[-1] if ":" in a else a) for a in operands)

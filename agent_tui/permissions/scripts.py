@@ -8,7 +8,12 @@ deliberately small and fail closed: anything they can't follow is reported as a 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+
+from agent_tui.permissions.analysis import Word
+from agent_tui.permissions.command_extras import Extra
+from agent_tui.permissions.getopt import abbreviates
 
 
 @dataclass
@@ -17,6 +22,8 @@ class ScriptEffects:
     runs: list[str] = field(default_factory=list)
     #: files the program writes; None when the name isn't known statically
     writes: list[str | None] = field(default_factory=list)
+    #: files the program reads by name (sed's `r`/`R`)
+    reads: list[str | None] = field(default_factory=list)
 
 
 _SED_SIMPLE = frozenset("pdDnNgGhHxPlL=zFqQ")
@@ -81,9 +88,12 @@ def sed_effects(script: str) -> ScriptEffects:
         elif c in "wW":
             target, i = rest_of_line(i + 1)
             out.writes.append(target or None)
-        elif c in "rRaic:":  # a file to read, text to insert, a label: to the end of the line
+        elif c in "rR":  # a file to read: to the end of the line
+            target, i = rest_of_line(i + 1)
+            out.reads.append(target or None)
+        elif c in "aic":  # text to insert: to the end of the line
             i = rest_of_line(i + 1)[1]
-        elif c in "btTv":  # a branch (or GNU's `v`): a label up to `;`
+        elif c in ":btTv":  # a label (GNU sed ends it at `;` too: `:a;1e cmd`)
             i = _skip_label(s, i + 1)
         elif c in _SED_SIMPLE:
             i += 1
@@ -132,9 +142,18 @@ def _sed_delimited(s: str, i: int, delim: str) -> int:
 
 
 def _skip_label(s: str, i: int) -> int:
-    while i < len(s) and s[i] not in ";\n}":
+    """After a label: blanks before it skipped, it ends at `;`, a newline, `}` or a blank (the
+    earliest of what any sed takes as its end, so what follows is read as commands)."""
+    while i < len(s) and s[i] in " \t":
+        i += 1
+    while i < len(s) and s[i] not in ";\n} \t":
         i += 1
     return i
+
+
+def sed_reads(script: str) -> list[str | None]:
+    """The files a sed program reads by name (`r FILE`, `R FILE`)."""
+    return sed_effects(script).reads
 
 
 # --- awk ---------------------------------------------------------------------------------------
@@ -212,3 +231,70 @@ def _awk_mask(program: str) -> tuple[str | None, list[str]]:
 
 def _awk_unescape(s: str) -> str:
     return re.sub(r"\\(.)", r"\1", s)
+
+
+def script_effects(
+    name: str,
+    args: list[Word],
+    program_file_options: Sequence[str],
+    in_place_options: Sequence[str],
+    out: Extra,
+) -> None:
+    """The program of a sed or awk command, read for the features listed in the data file."""
+    sed = name == "sed"
+    with_value = {"-l", "--line-length"} if sed else {"-F", "--field-separator", "-v", "--assign"}
+    script_options = {"-e", "--expression"} if sed else {"--source"}
+    scripts: list[Word] = []
+    files: list[Word] = []
+    in_place = sandbox = from_options = False
+    i, options = 0, True
+    while i < len(args):
+        a = args[i]
+        nxt = args[i + 1] if i + 1 < len(args) else None
+        if a is None or not options or a == "-" or not a.startswith("-"):
+            (files if scripts or from_options else scripts).append(a)
+        elif a == "--":
+            options = False
+        elif a.startswith("--"):
+            key, eq, value = a.partition("=")
+            longs = script_options | set(program_file_options) | set(in_place_options)
+            key = next((o for o in sorted(longs) if abbreviates(a, o)), key)
+            if key in script_options:
+                from_options = True
+                scripts.append(value if eq else nxt)
+                i += 0 if eq else 1
+            elif key in program_file_options:
+                from_options = True
+            elif key in with_value and not eq:
+                i += 1
+            sandbox = sandbox or key == "--sandbox"
+            in_place = in_place or key in in_place_options
+        else:
+            for j, letter in enumerate(a[1:], start=1):
+                rest = a[j + 1 :]
+                if f"-{letter}" in script_options or (sed and letter == "e"):
+                    from_options = True
+                    scripts.append(rest or nxt)
+                    i += 0 if rest else 1
+                    break
+                if f"-{letter}" in program_file_options:
+                    from_options = True
+                    break
+                if f"-{letter}" in in_place_options:
+                    in_place = True
+                    break  # the rest is the backup suffix
+                if f"-{letter}" in with_value:
+                    i += 0 if rest else 1
+                    break
+        i += 1
+    for script in scripts:
+        if script is None:
+            out.runs.append(f"a {name} program that isn't known statically")
+            continue
+        if sed and sandbox:
+            continue  # --sandbox makes sed itself refuse e, w and r
+        fx: ScriptEffects = sed_effects(script) if sed else awk_effects(script)
+        out.runs.extend(fx.runs)
+        out.writes.extend(fx.writes)
+    if in_place:
+        out.writes.extend(files)

@@ -15,7 +15,6 @@ what would run and what would be written.
 
 from __future__ import annotations
 
-import itertools
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -25,7 +24,6 @@ import tree_sitter
 import tree_sitter_bash
 
 from agent_tui.permissions.analysis import (
-    DANGEROUS_VARS,
     INTERPRETER,
     SHELLS,
     Analysis,
@@ -37,9 +35,23 @@ from agent_tui.permissions.analysis import (
 )
 from agent_tui.permissions.command_risks import effects
 from agent_tui.permissions.expansions import code_evaluation, hidden_code
+from agent_tui.permissions.find_exec import find_actions
+from agent_tui.permissions.variables import (
+    assignment_name,
+    assignment_problems,
+    assignment_value,
+    exported_is_harmless,
+    exporting_set,
+)
 from agent_tui.permissions.words import node_text as _text
-from agent_tui.permissions.words import static_word
-from agent_tui.permissions.wrappers import WRAPPERS, Unclear, shell_invocation, sudo_command
+from agent_tui.permissions.words import static_word, word_gap
+from agent_tui.permissions.wrappers import (
+    Unclear,
+    Unwrapped,
+    shell_invocation,
+    sudo_command,
+    unwrap,
+)
 
 __all__ = ["INTERPRETER", "SHELLS", "Analysis", "Argv", "Part", "Word", "analyze", "show"]
 
@@ -55,8 +67,6 @@ _TOKEN_LEVEL = frozenset(
     {"command", "variable_assignment", "concatenation", "file_redirect", "herestring_redirect"}
     | {"declaration_command", "unset_command", "command_name", "word", "number"}
 )
-# a newline not escaped by a backslash (an odd run of backslashes before it escapes it)
-_RAW_NEWLINE = re.compile(rb"(?<!\\)(?:\\\\)*\n")
 _UNPARSEABLE = re.compile("[\U000e0000-\U000e007f\ud800-\udfff]")
 # Nodes where bash may evaluate a runtime value as code (see expansions.py).
 _EVALUATING = frozenset(
@@ -83,6 +93,7 @@ def analyze(command: str) -> Analysis:
         risks=tuple(dict.fromkeys(a.risks)),
         operand_writes=tuple(a.operand_writes),
         destructive=tuple(dict.fromkeys(a.destructive)),
+        cd_targets=tuple(a.cd_targets),
     )
 
 
@@ -97,6 +108,8 @@ class _Ctx:
     open_args: bool = False
     #: source texts of the words of the command being unwrapped
     raw: tuple[str, ...] = ()
+    #: text read at run time is appended as arguments (xargs without -I)
+    appends: bool = False
 
 
 @dataclass
@@ -111,6 +124,7 @@ class _Analyzer:
     risks: list[str] = field(default_factory=list)
     operand_writes: list[tuple[Word, str]] = field(default_factory=list)
     destructive: list[str] = field(default_factory=list)
+    cd_targets: list[Word] = field(default_factory=list)
 
     def problem(self, why: str) -> None:
         self.problems.append(why)
@@ -156,7 +170,9 @@ class _Analyzer:
             return
         t = node.type
         if t in _TOKEN_LEVEL:
-            self.check_gaps(node)
+            gap = word_gap(node)
+            if gap:
+                self.problem(gap)
         if t in _EVALUATING:
             why = code_evaluation(node)
             if why:
@@ -172,60 +188,17 @@ class _Analyzer:
             return
         elif t == "file_redirect":
             self.redirect(node)
-        elif t == "variable_assignment":
-            self.assignment_statement(node)
-        elif t == "for_statement":
-            var = node.child_by_field_name("variable")
-            if var is None or DANGEROUS_VARS.fullmatch(_text(var)):
-                self.problem(f"`for {_text(var) if var else '?'}` changes how later commands run")
-        elif t == "declaration_command":
-            self.declaration(node)
+        elif t in ("variable_assignment", "for_statement", "declaration_command"):
+            self.problems.extend(assignment_problems(node))
         elif t == "function_definition":
             # The name is not a command; the body is walked below like any other.
             pass
         for child in node.children:
             self.visit(child, depth + 1, reparse, ctx)
 
-    def check_gaps(self, node: tree_sitter.Node) -> None:
-        """Fail closed where tree-sitter-bash and bash would split words differently.
-
-        tree-sitter-bash takes a raw newline, or a backslash-newline with no blank beside it,
-        as a blank inside one command; bash ends the command at the newline and joins words
-        across the continuation (`a=1\\<newline>git log` runs `log`).
-        """
-        src = node.text or b""
-        base = node.start_byte
-        if node.type in ("word", "number") and _RAW_NEWLINE.search(src):
-            self.problem("a line break inside a word: the command can't be parsed reliably")
-            return
-        children = node.children
-        for left, right in itertools.pairwise(children):
-            gap = src[left.end_byte - base : right.start_byte - base]
-            if not gap:
-                continue
-            reduced = gap.replace(b"\\\n", b"")
-            if reduced.strip(b" \t") or (reduced != gap and not reduced):
-                self.problem("a line break inside a command: it can't be parsed reliably")
-                return
-
     def walk_children(self, node: tree_sitter.Node, depth: int, reparse: int, ctx: _Ctx) -> None:
         for child in node.children:
             self.visit(child, depth + 1, reparse, ctx)
-
-    # Standalone `NAME=value` changes the rest of the script (PATH=/tmp/x; ls).
-    def assignment_statement(self, node: tree_sitter.Node) -> None:
-        name = _assignment_name(node)
-        if name is None or DANGEROUS_VARS.fullmatch(name):
-            self.problem(f"`{_text(node)}` changes how later commands run")
-
-    def declaration(self, node: tree_sitter.Node) -> None:
-        for child in node.named_children:
-            if child.type == "variable_assignment":
-                self.assignment_statement(child)
-            elif child.type not in ("word", "variable_name") or (
-                child.type == "word" and not _text(child).startswith("-")
-            ):
-                self.problem(f"`{_text(node)}` can't be checked statically")
 
     def redirect(self, node: tree_sitter.Node) -> None:
         op = next((c.type for c in node.children if c.type in _WRITE_OPS | {"<", "<&"}), None)
@@ -254,8 +227,10 @@ class _Analyzer:
         words: list[tree_sitter.Node] = []
         for child in node.children:
             if child.type == "variable_assignment":
-                name = _assignment_name(child)
+                name = assignment_name(child)
                 assignments.append(name or "?")
+                if name is None or not exported_is_harmless(name, assignment_value(child)):
+                    self.problem(f"`{_text(node)}` sets {name or '?'}, which can change what runs")
             elif child.type == "command_name":
                 words.extend(child.children)
             elif child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
@@ -287,10 +262,12 @@ class _Analyzer:
         self.parts.append(
             Part(argv, text, ctx.outer, ctx.assignments, ctx.open_args, ctx.privileged, raw)
         )
-        fx = effects(argv)
+        fx = effects(argv, raw, ctx.appends)
         self.risks.extend(f"{r}: `{text}`" if len(text) < 80 else r for r in fx.runs)
         self.operand_writes.extend((w, text) for w in fx.writes)
         self.destructive.extend(fx.destructive)
+        for why in fx.unknown:
+            self.problem(f"{why}: `{text}`" if len(text) < 80 else why)
 
     def step(self, argv: Argv, text: str, reparse: int, ctx: _Ctx) -> tuple[Argv, _Ctx] | None:
         """Handle one layer: emit a part, or return the wrapped command to look at next."""
@@ -299,14 +276,14 @@ class _Analyzer:
             self.problem(f"the command name in `{text}` isn't a plain word")
             self.emit(argv, text, ctx)
             return None
-        for var in ctx.assignments:
-            if var == "?" or DANGEROUS_VARS.fullmatch(var):
-                self.problem(f"`{text}` sets {var}, which can change what runs")
         base = name.rsplit("/", 1)[-1]
         inner = _Ctx((*ctx.outer, argv), ctx.assignments, ctx.privileged, ctx.open_args, ctx.raw)
 
         if base in ("cd", "pushd", "popd"):
             self.changes_dir = True
+            operands = [w for w in argv[1:] if w is None or not w.startswith("-")]
+            known = base != "popd" and len(operands) == 1 and argv[-1] == operands[0]
+            self.cd_targets.append(operands[0] if known else None)
         if base == "tee":
             self.tee(argv, text)
         if base in SHELLS:
@@ -322,31 +299,69 @@ class _Analyzer:
             self.run(" ".join(w for w in argv[1:] if w is not None), reparse + 1, inner)
             return None
         if base == "find":
-            self.find(argv, text, reparse, ctx, inner)
+            self.emit(argv, text, ctx)
+            actions = find_actions(argv)
+            self.problems.extend(f"`{text}`: {why}" for why in actions.problems)
+            for target in actions.writes:
+                self.add_write(target, text)
+            for payload, raw in actions.payloads:
+                payload_ctx = _Ctx(inner.outer, inner.assignments, inner.privileged, True, raw)
+                self.simple(payload, text, reparse, payload_ctx)
             return None
         if base in ("sudo", "doas"):
             return self.sudo(argv, text, ctx, inner)
+        if base == "set":
+            why = exporting_set(list(argv[1:]))
+            if why:
+                self.problem(f"`{text}`: {why}")
 
-        unwrap = WRAPPERS.get(base)
-        if unwrap is None:
-            self.emit(argv, text, ctx)
-            return None
+        # bash's own `time` keyword: unquoted, first in a pipeline, not reached through a wrapper
+        keyword = not ctx.outer and bool(ctx.raw) and ctx.raw[0] == "time"
         try:
-            start, assigned = unwrap(argv)
+            u = unwrap(base, argv, keyword)
         except Unclear as e:
             self.problem(f"`{text}`: {e}")
             self.emit(argv, text, ctx)
             return None
+        if u is None:
+            self.emit(argv, text, ctx)
+            return None
+        return self.unwrapped(base, u, argv, text, reparse, ctx, inner)
+
+    def unwrapped(
+        self, base: str, u: Unwrapped, argv: Argv, text: str, reparse: int, ctx: _Ctx, inner: _Ctx
+    ) -> tuple[Argv, _Ctx] | None:
+        for w in u.writes:
+            self.operand_writes.append((w, text))
+        if u.chdir:
+            self.changes_dir = True
+            self.cd_targets.append(None)
+        for name, value in u.assigned:
+            if not exported_is_harmless(name, value):
+                self.problem(f"`{text}` sets {name}, which can change what runs")
+        inner.assignments = inner.assignments + tuple(n for n, _ in u.assigned)
+        if u.code != "":
+            self.emit(argv, text, ctx)
+            if u.code is None:
+                self.problem(f"`{text}`: a command string that isn't known statically")
+            else:
+                self.run(u.code, reparse + 1, inner)
+            return None
+        start = u.start
         if base == "xargs":
             inner.open_args = True
+            inner.appends = u.appends
             if start is not None and start >= len(argv):
                 return ("echo",), inner  # xargs' default command
         if start is None or start >= len(argv):
             if base != "exec":  # a bare `exec` only applies its redirections
                 self.emit(argv, text, ctx)
             return None
-        inner.assignments = inner.assignments + assigned
-        return argv[start:], inner
+        payload = argv[start:]
+        if u.replace:
+            # `xargs -I{} sh -c 'echo {}'`: the text read at run time lands inside these words
+            payload = _filled_at_run_time(payload, u.replace)
+        return payload, inner
 
     def shell(
         self, argv: Argv, text: str, reparse: int, ctx: _Ctx, inner: _Ctx
@@ -369,36 +384,17 @@ class _Analyzer:
         # sudo itself is a part (it needs its own rule) and its payload runs privileged.
         self.emit(argv, text, ctx)
         try:
-            i = sudo_command(argv)
+            u = sudo_command(argv)
         except Unclear as e:
             self.problem(f"`{text}`: {e}")
             return None
-        if i is None:
+        for name, value in u.assigned:
+            if not exported_is_harmless(name, value):
+                self.problem(f"`{text}` sets {name}, which can change what runs")
+        if u.start is None or u.start >= len(argv):
             return None
         inner.privileged = True
-        return argv[i:], inner
-
-    def find(self, argv: Argv, text: str, reparse: int, ctx: _Ctx, inner: _Ctx) -> None:
-        self.emit(argv, text, ctx)
-        if any(w is None for w in argv):
-            # An unquoted `$x` could split into `-exec rm {} ;`.
-            self.problem(f"`{text}`: find with arguments that aren't known statically")
-            return
-        i = 1
-        while i < len(argv):
-            if argv[i] in ("-exec", "-execdir", "-ok", "-okdir"):
-                end = next((j for j in range(i + 1, len(argv)) if argv[j] in (";", "+")), None)
-                if end is None or end == i + 1:
-                    self.problem(f"`{text}`: {argv[i]} without a command or terminator")
-                    return
-                payload_ctx = _Ctx(inner.outer, inner.assignments, inner.privileged, True)
-                self.simple(argv[i + 1 : end], text, reparse, payload_ctx)
-                i = end
-            elif argv[i] in ("-fprint", "-fprint0", "-fprintf", "-fls"):
-                if i + 1 < len(argv):
-                    self.add_write(argv[i + 1], text)
-                i += 1
-            i += 1
+        return argv[u.start :], inner
 
     def tee(self, argv: Argv, text: str) -> None:
         options = True
@@ -413,8 +409,6 @@ class _Analyzer:
                 self.add_write(a, text)
 
 
-def _assignment_name(node: tree_sitter.Node) -> str | None:
-    name = node.child_by_field_name("name")
-    if name is None or name.type != "variable_name":
-        return None  # e.g. `a[$(id)]=1`
-    return _text(name)
+def _filled_at_run_time(argv: Argv, marker: str) -> Argv:
+    """Words holding `marker` get text known only at run time: their value is unknown."""
+    return tuple(None if w is not None and marker in w else w for w in argv)

@@ -3,6 +3,7 @@ expansion, no unquoted glob and no brace expansion; None when it can't be known 
 
 from __future__ import annotations
 
+import itertools
 import re
 
 import tree_sitter
@@ -77,3 +78,28 @@ def static_word(node: tree_sitter.Node) -> Word:
 
 def node_text(node: tree_sitter.Node) -> str:
     return (node.text or b"").decode("utf-8", "replace")
+
+
+# a newline not escaped by a backslash (an odd run of backslashes before it escapes it)
+_RAW_NEWLINE = re.compile(rb"(?<!\\)(?:\\\\)*\n")
+
+
+def word_gap(node: tree_sitter.Node) -> str | None:
+    """Why tree-sitter-bash and bash would split this node's words differently, or None.
+
+    tree-sitter-bash takes a raw newline, or a backslash-newline with no blank beside it,
+    as a blank inside one command; bash ends the command at the newline and joins words
+    across the continuation (`a=1\\<newline>git log` runs `log`).
+    """
+    src = node.text or b""
+    base = node.start_byte
+    if node.type in ("word", "number") and _RAW_NEWLINE.search(src):
+        return "a line break inside a word: the command can't be parsed reliably"
+    for left, right in itertools.pairwise(node.children):
+        gap = src[left.end_byte - base : right.start_byte - base]
+        if not gap:
+            continue
+        reduced = gap.replace(b"\\\n", b"")
+        if reduced.strip(b" \t") or (reduced != gap and not reduced):
+            return "a line break inside a command: it can't be parsed reliably"
+    return None

