@@ -209,7 +209,7 @@ async def test_run_a_command(tmp_path: Path) -> None:
     agent, _ = make_agent(tmp_path, [bash])
     result = await agent.submit("run a command")
     assert result.stop_reason == "end_turn" and result.requests == 2
-    assert bash.commands == ["du -sh -- * | sort -h | tail -n 5"]
+    assert bash.commands == ["du -sh -- * | sort -h | tail -n 5 | tee largest.txt"]
     (res,) = results_of(agent.messages[2])
     assert res["content"] == "4.0K\tREADME.md\n12K\tsrc"
     answer = agent.messages[-1]["content"][0]["text"]
