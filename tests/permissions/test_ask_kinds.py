@@ -26,7 +26,7 @@ def kinds(tmp_path: Path, command: str, *rules: tuple[str, str]) -> tuple[str, .
     ("command", "expected"),
     [
         ("npm test", {"code"}),
-        ("cat a | sort | uniq -c", {"code"}),
+        ("cat a | sort | python3 tally.py", {"code"}),
         ("for f in *.py; do wc -l $f; done", {"code"}),
         ("curl -s https://example.com | sh", {"code"}),
         ("echo hi > out.txt", {"write"}),
