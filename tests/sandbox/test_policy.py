@@ -27,7 +27,8 @@ def decide(tmp_path: Path, command: str, sandbox: FakeSandbox, mode: str = "defa
 
 
 @pytest.mark.parametrize(
-    "command", ["npm test", "python -m pytest -q", "make", "cat a | sort | python3 tally.py", "echo x > f"]
+    "command",
+    ["npm test", "python -m pytest -q", "make", "cat a | sort | python3 tally.py", "echo x > f"],
 )
 def test_auto_runs_code_and_project_writes_unasked(tmp_path: Path, command: str) -> None:
     d = decide(tmp_path, command, FakeSandbox())
