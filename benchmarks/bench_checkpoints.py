@@ -1,8 +1,9 @@
-"""What a checkpoint costs a turn in a git work tree: the snapshot taken before the turn's first
-change (a temporary index copied from the real one, `git add -A`, `git write-tree`) and the end
-of the turn (a second snapshot, the tree diff, the anchor commits), against a bare `git status`
-on the same tree as the yardstick. Trees of 1,000 and 10,000 committed files, with ten files
-changed by "the turn". Runs alternate; medians and the spread are reported.
+"""What checkpoints cost a turn in a git work tree. Each shell command gets a snapshot before and
+after it (a private index under the data dir, `git add -A`, `git write-tree`; the tree diff after),
+and the turn's end anchors the snapshots (`git mktree`, `commit-tree`, `update-ref`). A Write
+keeps its one file before and after. Trees of 1,000 and 10,000 committed files; turns of one and
+of five commands, each command changing two files; a bare `git status` on the same tree as the
+yardstick. Runs alternate; medians and the spread (min–max) are reported.
 
     python benchmarks/bench_checkpoints.py [--rounds 9]
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import subprocess
 import tempfile
 import time
@@ -33,19 +35,39 @@ def make_repo(root: Path, files: int) -> None:
     subprocess.run(["git", "-C", str(root), *env, "commit", "-q", "-m", "start"], check=True)
 
 
-async def one_turn(root: Path, n: int) -> tuple[float, float]:
+class Turn:
+    """Times of one turn's checkpoint work, in seconds."""
+
+    def __init__(self) -> None:
+        self.calls: list[float] = []  # before + after, per command
+        self.end = 0.0
+        self.write = 0.0
+
+
+async def one_turn(root: Path, n: int, commands: int) -> Turn:
     cp = Checkpointer(root, lambda _e: None)
     cp.begin_turn(0, "bench")
+    times = Turn()
+    for c in range(commands):
+        started = time.perf_counter()
+        call = await cp.before("sed -i … (two files)", "Bash", None, f"t{c}")
+        spent = time.perf_counter() - started
+        for f in range(2):
+            (root / "pkg000" / f"mod{2 * c + f:03}.py").write_text(f"VALUE = {n}\n")
+        started = time.perf_counter()
+        await cp.after(call)
+        times.calls.append(spent + time.perf_counter() - started)
+    target = root / "pkg001" / "mod000.py"
     started = time.perf_counter()
-    await cp.before("sed -i … (ten files)", "Bash", None)
-    before = time.perf_counter() - started
-    for f in range(10):
-        (root / "pkg000" / f"mod{f:03}.py").write_text(f"VALUE = {n}\n")
+    call = await cp.before(str(target), "Write", target, "tw")
+    target.write_text(f"VALUE = {n}\n")
+    await cp.after(call)
+    times.write = time.perf_counter() - started
     started = time.perf_counter()
     event = await cp.end_turn()
-    after = time.perf_counter() - started
-    assert event is not None and len(event.files) == 10
-    return before, after
+    times.end = time.perf_counter() - started
+    assert event is not None and len(event.files) == 2 * commands + 1
+    return times
 
 
 def ms(xs: list[float]) -> str:
@@ -65,21 +87,31 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9)
     args = parser.parse_args()
     print(machine())
-    for files in (1_000, 10_000):
-        with tempfile.TemporaryDirectory() as tmp:
-            root = Path(tmp)
-            make_repo(root, files)
-            befores, afters, statuses = [], [], []
-            for n in range(args.rounds):
-                statuses.append(git_status(root))
-                before, after = asyncio.run(one_turn(root, n))
-                befores.append(before)
-                afters.append(after)
-            print(f"{files:>6} files  before the first change {ms(befores)}")
-            print(f"{'':>13}end of the turn         {ms(afters)}")
-            print(f"{'':>13}git status (yardstick)  {ms(statuses)}")
-            ratio = median(befores) / median(statuses)
-            print(f"{'':>13}snapshot / git status   {ratio:.2f}×")
+    print(f"load average at start: {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory() as home:
+        os.environ["AGENT_TUI_HOME"] = home  # the private index goes under the data dir
+        for files in (1_000, 10_000):
+            with tempfile.TemporaryDirectory() as tmp:
+                root = Path(tmp)
+                make_repo(root, files)
+                for commands in (1, 5):
+                    calls, ends, writes, totals, statuses = [], [], [], [], []
+                    for n in range(args.rounds):
+                        statuses.append(git_status(root))
+                        turn = asyncio.run(one_turn(root, n, commands))
+                        calls.extend(turn.calls)
+                        ends.append(turn.end)
+                        writes.append(turn.write)
+                        totals.append(sum(turn.calls) + turn.write + turn.end)
+                    print(f"{files:>6} files, {commands} command(s) a turn")
+                    print(f"{'':>8}a command: before + after   {ms(calls)}")
+                    print(f"{'':>8}a Write: before + after     {ms(writes)}")
+                    print(f"{'':>8}end of the turn             {ms(ends)}")
+                    print(f"{'':>8}the whole turn's checkpoints {ms(totals)}")
+                    print(f"{'':>8}git status (yardstick)      {ms(statuses)}")
+                    ratio = median(calls) / median(statuses)
+                    print(f"{'':>8}a command / git status      {ratio:.2f}×")
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

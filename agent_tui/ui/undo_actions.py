@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -63,7 +64,13 @@ class UndoActions(AppParts):
         from agent_tui.ui.rule_preview import rule_preview
 
         preview = lambda rules, behavior: rule_preview(self, rules, behavior)  # noqa: E731
-        self.push_screen(PermissionsScreen(engine, counts, preview), chosen)
+
+        def own_write() -> AbstractContextManager[None]:
+            assert self.agent is not None and cwd is not None
+            project = [cwd / ".agent-tui" / n for n in ("settings.toml", "settings.local.toml")]
+            return self.agent.checkpoints.own_writes(project)
+
+        self.push_screen(PermissionsScreen(engine, counts, preview, own_write), chosen)
 
     def _slash_undo(self, args: str) -> None:
         self.action_undo()

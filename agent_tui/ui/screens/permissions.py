@@ -6,6 +6,7 @@ rule typed in against this project's past calls (the rule simulator)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, ClassVar
 
 from textual import on
@@ -50,11 +51,14 @@ class PermissionsScreen(ModalScreen[str | None]):
         engine: Any,
         counts: Callable[[], dict[str, int]],
         preview: Callable[[tuple[str, ...], Behavior], str] | None = None,
+        own_write: Callable[[], AbstractContextManager[None]] = nullcontext,
     ) -> None:
         super().__init__()
         #: the rule simulator (`ui/rule_preview.py`), run in a thread for a rule typed in
         self._preview = preview
         self.engine = engine
+        #: wraps the settings write a deletion makes (an app's write, never a running call's)
+        self.own_write = own_write
         #: rule text -> times it decided a call (read from the store in a thread)
         self._load_counts = counts
         self.counts: dict[str, int] = {}
@@ -148,7 +152,8 @@ class PermissionsScreen(ModalScreen[str | None]):
             if not yes:
                 return
             try:
-                self.engine.remove_rule(rule)
+                with self.own_write():
+                    self.engine.remove_rule(rule)
             except SettingsError as exc:
                 self.notify(str(exc), severity="error", markup=False)
                 return
