@@ -191,7 +191,9 @@ class Boot(AppParts):
             answered.set()
 
         self.call_from_thread(self.push_screen, ConfirmScreen(question), done)
-        answered.wait()
+        while not answered.wait(0.1):
+            if not self.is_running:  # quit with the question on screen: nothing to wait for
+                return False
         return answer[0]
 
     def keep_first_screen_css(self) -> None:
