@@ -84,3 +84,10 @@ def protected(paths: list[Path | None], config_dir: Path | None = None) -> str |
 #: the names, for the OS sandbox (it keeps each read-only inside the working directory)
 PROTECTED_DIRS: frozenset[str] = frozenset(_DIRS)
 PROTECTED_FILES: frozenset[str] = frozenset(_FILES)
+#: names that run code only where they sit in the home directory (shell start-up files are read
+#: from ~, git reads ~/.gitconfig, ssh ~/.ssh) or in the app's cache (the stylesheet pickle): the
+#: sandbox keeps one from being made only where the writable directory is the home directory
+HOME_ONLY: frozenset[str] = frozenset(
+    {name for name, why in _FILES.items() if "start-up file" in why}
+    | {".gitconfig", ".ssh", "parsed-css.pickle"}
+)

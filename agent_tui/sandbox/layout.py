@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_tui.permissions.protected import PROTECTED_DIRS, PROTECTED_FILES
+from agent_tui.permissions.protected import HOME_ONLY, PROTECTED_DIRS, PROTECTED_FILES
 
 #: credentials and keys, relative to the home directory
 SECRETS = (
@@ -110,7 +110,7 @@ def plan_layout(
     placeholders: list[tuple[Path, str]] = []
     scanned = list(_scan(cwd))
     for root in writable:
-        _protect_root(root, read_only, placeholders)
+        _protect_root(root, read_only, placeholders, home=root == home.resolve())
     for p in scanned:
         if p.name in PROTECTED_DIRS or p.name in PROTECTED_FILES:
             if p.name == ".git" and p.is_dir():
@@ -170,13 +170,17 @@ def _unseen(p: Path, writable: list[Path]) -> bool:
     return not any(p.is_relative_to(w) for w in writable)
 
 
-def _protect_root(root: Path, read_only: list[Path], placeholders: list[tuple[Path, str]]) -> None:
+def _protect_root(
+    root: Path, read_only: list[Path], placeholders: list[tuple[Path, str]], *, home: bool
+) -> None:
     for name in sorted(PROTECTED_DIRS | PROTECTED_FILES):
         p = root / name
         if name == ".git" and p.is_dir() and not p.is_symlink():
             _protect_git(p, read_only, placeholders, create=True)
         elif p.exists() or p.is_symlink():
             read_only.append(p)
+        elif name in HOME_ONLY and not home:
+            continue  # read only from the home directory: nothing here would run it
         else:
             placeholders.append((p, "dir" if name in PROTECTED_DIRS else "file"))
 

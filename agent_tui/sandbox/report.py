@@ -22,9 +22,13 @@ _QUOTED = re.compile(r"""['‘"`]([^'’"`\n]+)['’"`]""")
 _BEFORE = re.compile(
     r"([^\s:'\"`]+): (?:Read-only file system|Permission denied|No such file or directory)"
 )
+# how programs say a connection or a name lookup failed (curl, wget, git, Python, Node, Go, ...)
 _NET = re.compile(
-    r"Network is unreachable|Could not resolve host|Temporary failure in name resolution|"
-    r"Connection refused|Name or service not known|Errno 101|Errno 111"
+    r"Network is unreachable|No route to host|Could not resolve|Couldn't resolve|"
+    r"Temporary failure in name resolution|Name or service not known|getaddrinfo|"
+    r"Connection refused|Failed to connect|Couldn't connect|unable to connect|"
+    r"ENETUNREACH|ECONNREFUSED|EAI_AGAIN|ENOTFOUND|Errno -[23]\b|Errno 10[1]\b|Errno 111\b",
+    re.IGNORECASE,
 )
 _IP = re.compile(r"(?<![\w.])(\d{1,3}(?:\.\d{1,3}){3})(?![\w.])")
 _DEV_TCP = re.compile(r"/dev/(?:tcp|udp)/([^/\s]+)/")
