@@ -8,7 +8,6 @@ app's event loop, so events arrive on the UI's own thread.
 from __future__ import annotations
 
 import threading
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,11 +22,12 @@ from agent_tui.ui.gc_tuning import idle_collector
 from agent_tui.ui.screens.main import MainScreen
 from agent_tui.ui.session_actions import SessionActions, decisions_of
 from agent_tui.ui.slash_actions import SlashActions
+from agent_tui.ui.turns import TurnController
 from agent_tui.ui.undo_actions import UndoActions
 from agent_tui.ui.view_actions import ViewActions
-from agent_tui.ui.widgets.chat import ChatView, NoticeMessage, UserMessage
+from agent_tui.ui.widgets.chat import ChatView, NoticeMessage
 from agent_tui.ui.widgets.key_footer import KeyFooter
-from agent_tui.ui.widgets.prompt import PromptInput, QueuedPrompts
+from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.status import StatusLine
 
 # The first frame is the chat, the prompt and the status line; everything else (event classes,
@@ -105,13 +105,12 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
         self.approvals: ApprovalQueue | None = None
         #: draws the agent's events (made once the side pane is mounted, see `_mount_side`)
         self.view: EventView | None = None
-        self._queued: list[str] = []
+        #: the one owner of "a turn is running": prompts, the queue, retry, cancel
+        self.turns = TurnController(self, self, after_turn=self._after_turn)
         #: printed by the command line after the app exits (how to come back to this session)
         self.resume_hint = ""
         #: the stored tool runs of a resumed session, by tool_use_id (history rows, approvals)
         self._runs: dict[str, Any] = {}
-        #: the turn worker, from the moment a prompt is sent until its TurnFinished
-        self._turn: Worker[Any] | None = None
         #: the replay on screen, if any (see `replay.py`)
         self.replay: Replay | None = None
         # A resume/replay chosen before the agent was built (the `--resume` picker): run when ready.
@@ -232,7 +231,7 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
 
             self._show_history("Session resumed.")
             self.tool_pane.show_plan(last_plan(agent.messages) or [])
-        self.call_later(self._next_queued)
+        self.call_later(self.turns.next_queued)
         self.start_mcp()
         if self._pending_choice is not None:
             choice, self._pending_choice = self._pending_choice, None
@@ -274,66 +273,25 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
     # --- prompts and turns -------------------------------------------------------------------
 
     def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        """Enter in the prompt box: "r" retries a failed turn, a `/command` runs, anything else
+        is a prompt for the turn controller (sent now, or queued behind the running turn)."""
         text = message.text
-        agent = self.agent
-        if agent is not None and not self._turn and text.strip() == "r" and agent.can_retry:
-            self.action_retry()
+        if text.strip() == "r" and self.turns.can_retry():
+            self.turns.retry()
             return
         if text.startswith("/") and self.handle_slash(text):
             return
-        if agent is None or self._turn is not None:
-            # Starting up, or a turn is starting or running: one turn at a time. The prompt
-            # waits below the answer in progress and is sent when the turn ends.
-            self._queue(text)
-            return
-        self._start(text)
-
-    def _queue(self, text: str) -> None:
-        self._queued.append(text)
-        QueuedPrompts.of(self).show(self._queued)
-        if self.agent is None:
-            self.notify(self.waiting_note, severity="error" if self.boot_error else "information")
-        else:
-            self.notify("Queued: it will be sent when the current turn ends (Esc stops it).")
-
-    def _start(self, text: str) -> None:
-        assert self.agent is not None
-        self.retry_recording()
-        self.chat.append(UserMessage(text))
-        self.chat.anchor()  # sending a prompt brings the view back to the newest message
-        # The turn counts as running from now, not from when its worker starts: a second Enter
-        # queues and Esc cancels it even before the first request.
-        self._turn = self.run_worker(
-            partial(self.agent.submit, text), group="turn", exit_on_error=False
-        )
-
-    def _next_queued(self) -> None:
-        if self._queued and self.agent is not None and self._turn is None:
-            text = self._queued.pop(0)
-            QueuedPrompts.of(self).show(self._queued)
-            self._start(text)
+        self.turns.send(text)
 
     def action_retry(self) -> None:
-        if self.agent is None or self._turn is not None or not self.agent.can_retry:
-            self.notify("Nothing to retry.")
-            return
-        self._turn = self.run_worker(self.agent.retry, group="turn", exit_on_error=False)
+        self.turns.retry()
 
     def action_cancel(self) -> None:
         if self.replay is not None:  # Esc stops (or leaves) a replay
             self.call_later(self.replay.bar.action_escape)
             return
         prompt = self.query_one(PromptInput)
-        cancelled = self.agent is not None and self.agent.cancel()
-        if not cancelled and self._turn is not None:
-            # Stopped before its first request: nothing was sent or recorded.
-            self._turn.cancel()
-            self._turn = None
-            self.chat.append(NoticeMessage("Cancelled before it was sent.", "warning"))
-            self.status.activity = "ready"
-            self.call_later(self._next_queued)
-            cancelled = True
-        if not cancelled and self.screen.focused is not prompt:
+        if not self.turns.cancel() and self.screen.focused is not prompt:
             prompt.focus()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -366,24 +324,13 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
             label = recorder.session_id or ("new session" if unrecorded else "")
             self.status.session = f"{label} (not recorded)" if unrecorded else label
         if event.kind == "turn_finished":
-            self._turn = None
-            self.chat.call_after_refresh(self._after_turn)
-            self.call_later(self._next_queued)
+            self.turns.finished()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        """A turn that died of an error it didn't catch (a bug) is said, and prompts go on: the
-        next queued one is sent, instead of waiting behind it for ever."""
         from textual.worker import WorkerState
 
-        if event.worker is not self._turn or event.state is not WorkerState.ERROR:
-            return
-        self._turn = None
-        error = event.worker.error
-        self.chat.append(
-            NoticeMessage(f"The turn stopped on an error: {type(error).__name__}: {error}", "error")
-        )
-        self.status.activity = "ready"
-        self.call_later(self._next_queued)
+        if event.state is WorkerState.ERROR:
+            self.turns.worker_failed(event.worker)
 
     def _after_turn(self) -> None:
         """The answer is painted: let go of what is far off screen, and collect when due."""

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from agent_tui.ui.event_view import EventView
     from agent_tui.ui.replay import Replay
     from agent_tui.ui.screens.sessions import BrowserChoice
+    from agent_tui.ui.turns import TurnController
 
 
 class SessionActions(AppParts):
@@ -37,7 +38,7 @@ class SessionActions(AppParts):
     _store_lock: threading.Lock
 
     _runs: dict[str, Any]
-    _turn: Any
+    turns: TurnController
     make_view: Callable[[], EventView]
 
     def _show_history(self, notice: str | None = None) -> None:
@@ -101,16 +102,14 @@ class SessionActions(AppParts):
         from agent_tui.ui.screens.confirm import AskTextScreen
 
         agent = self.agent
-        if agent is None or self._turn is not None:
+        if agent is None or self.turns.running:
             self.notify("Wait for the current turn to end, then compact.")
             return
 
         def chosen(instructions: str | None) -> None:
-            if instructions is None or self.agent is None or self._turn is not None:
+            if instructions is None or self.agent is None or self.turns.running:
                 return
-            self._turn = self.run_worker(
-                partial(self.agent.compact, instructions.strip()), group="turn"
-            )
+            self.turns.run(partial(self.agent.compact, instructions.strip()))
 
         self.push_screen(
             AskTextScreen("Compact the conversation. What should the summary keep? (optional)", ""),

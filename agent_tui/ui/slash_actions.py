@@ -17,30 +17,22 @@ from agent_tui.ui.widgets.prompt import MAX_HINTS, PromptInput, SlashHints
 if TYPE_CHECKING:
     from agent_tui.sessions.recorder import Recorder
     from agent_tui.slash_commands import SlashCommand
+    from agent_tui.ui.turns import TurnController
 
 
 class SlashActions(AppParts):
     recorder: Recorder | None
     record: bool
-    _turn: Any
+    turns: TurnController
     _user_commands: list[SlashCommand] | None = None
     #: the project's files for the `@` picker (loaded once, on the first `@`)
     _project_files: list[str] | None = None
 
     # --- what the mixin uses of the app and its other mixins ---
 
-    def _start(self, text: str) -> None:
-        raise NotImplementedError
-
-    def _queue(self, text: str) -> None:
-        raise NotImplementedError
-
     def send_prompt(self, text: str) -> None:
         """Send `text` as a prompt now, or after the running turn (as Enter does)."""
-        if self.agent is None or self._turn is not None:
-            self._queue(text)
-        else:
-            self._start(text)
+        self.turns.send(text)
 
     def action_compact(self) -> None:
         raise NotImplementedError
@@ -173,10 +165,10 @@ class SlashActions(AppParts):
     def _slash_compact(self, args: str) -> None:
         if not args:
             self.action_compact()
-        elif self.agent is not None and self._turn is None:
+        elif self.agent is not None and not self.turns.running:
             from functools import partial
 
-            self._turn = self.run_worker(partial(self.agent.compact, args), group="turn")
+            self.turns.run(partial(self.agent.compact, args))
 
     def _slash_cost(self, args: str) -> None:
         view = self.live_view

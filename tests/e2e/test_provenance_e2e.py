@@ -88,7 +88,9 @@ async def test_the_dialog_says_the_command_came_from_the_fetched_page(
             assert screen.query_one("#provenance").region.y < screen.query_one("#subject").region.y
             await pilot.pause()
             await pilot.press("n")
-            await wait_for(pilot, lambda: app._turn is None and len(app.agent.messages) >= 6, 30)
+            await wait_for(
+                pilot, lambda: not app.turns.running and len(app.agent.messages) >= 6, 30
+            )
             session = app.recorder.session_id if app.recorder else None
     assert session is not None
     with SessionStore.open_default() as store:

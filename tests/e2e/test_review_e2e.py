@@ -56,7 +56,7 @@ async def run_shell_turn(app: AgentApp, pilot: Any) -> None:
     await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=30)
     await pilot.pause()
     await pilot.press("y")
-    await wait_for(pilot, lambda: app._turn is None and len(app.agent.messages) >= 4, 30)
+    await wait_for(pilot, lambda: not app.turns.running and len(app.agent.messages) >= 4, 30)
 
 
 @pytest.mark.parametrize("git", [True, False], ids=["in-git", "outside-git"])
@@ -128,7 +128,9 @@ async def test_an_edit_written_hunk_by_hunk(
             # "= 1" occurs on line 2 and in "= 10".."= 19" (lines 11-20): two hunks
             assert len(app.screen.request.hunks) == 2
             await pilot.press("down", "space", "y")
-            await wait_for(pilot, lambda: app._turn is None and len(app.agent.messages) >= 4, 30)
+            await wait_for(
+                pilot, lambda: not app.turns.running and len(app.agent.messages) >= 4, 30
+            )
     result = (work / "values.py").read_text()
     assert "value_1 = 100\n" in result and "value_12 = 12\n" in result
     sent = json.dumps(server.requests[-1].json["messages"][-1])

@@ -81,7 +81,7 @@ async def test_undo_lists_only_the_agents_calls(
                     await pilot.pause()
                     await pilot.press("a")
                 await wait_for(pilot, lambda d=dialog: app.screen is not d, 15)  # type: ignore[misc]
-            await wait_for(pilot, lambda: app._turn is None, timeout=30)
+            await wait_for(pilot, lambda: not app.turns.running, timeout=30)
             assert (work / "two.txt").exists()
             assert ".agent-tui/settings.local.toml" in (work / ".gitignore").read_text()
             await type_prompt(pilot, "/undo")

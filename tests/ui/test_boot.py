@@ -35,7 +35,7 @@ async def test_a_session_database_that_wont_open_leaves_the_app_working_unrecord
         assert app.recorder is None and app.status.activity == "ready"
         await type_prompt(pilot, "hello")
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.query(AssistantMessage) and app._turn is None)
+        await wait_for(pilot, lambda: app.query(AssistantMessage) and not app.turns.running)
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: isinstance(app.screen, SessionBrowser) and app.screen.loaded)
         assert app.screen.store_error and "file is not a database" in app.screen.store_error

@@ -36,7 +36,7 @@ async def test_two_prompts_in_one_tick_run_one_after_the_other(tmp_path: Path) -
         await pilot.pause()
         assert chat_order(app)[:1] == ["user:hello"]
         await wait_for(pilot, lambda: len(app.query(AssistantMessage)) == 2, timeout=30)
-        await wait_for(pilot, lambda: app._turn is None and not app._queued, timeout=30)
+        await wait_for(pilot, lambda: not app.turns.running and not app.turns.queued, timeout=30)
         assert chat_order(app) == ["user:hello", "assistant", "user:hello again", "assistant"]
         roles = [m["role"] for m in app.agent.messages]
         assert roles == ["user", "assistant", "user", "assistant"]
@@ -61,7 +61,7 @@ async def test_escape_right_after_enter_cancels_before_the_first_request(
         assert any("Cancelled before it was sent" in n.text for n in app.query(NoticeMessage))
         # the app is ready for the next prompt
         app.on_prompt_input_submitted(PromptInput.Submitted("hello"))
-        await wait_for(pilot, lambda: app.query(AssistantMessage) and app._turn is None)
+        await wait_for(pilot, lambda: app.query(AssistantMessage) and not app.turns.running)
         assert len(streamed) == 1
 
 
@@ -86,7 +86,7 @@ async def _record_a_session_with_a_command(tmp_path: Path) -> None:
         app.on_prompt_input_submitted(PromptInput.Submitted("run a command"))
         await wait_for(pilot, lambda: app.approvals.current is not None, timeout=30)
         await pilot.press("y")
-        await wait_for(pilot, lambda: app._turn is None and len(app.agent.messages) >= 4, 30)
+        await wait_for(pilot, lambda: not app.turns.running and len(app.agent.messages) >= 4, 30)
         await app.action_quit()
 
 
@@ -221,7 +221,7 @@ async def test_quitting_says_how_to_resume(tmp_path: Path) -> None:
     async with app.run_test(size=(110, 36)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
         app.on_prompt_input_submitted(PromptInput.Submitted("hello"))
-        await wait_for(pilot, lambda: app._turn is None and app.recorder.session_id, 30)
+        await wait_for(pilot, lambda: not app.turns.running and app.recorder.session_id, 30)
         await pilot.press("ctrl+q")
         await pilot.pause()
     assert app.resume_hint == f"Resume this session: agent-tui --resume {app.recorder.session_id}"

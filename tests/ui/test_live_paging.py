@@ -20,7 +20,9 @@ async def run_turns(app, pilot, prompts: list[str]) -> None:  # type: ignore[no-
     for prompt in prompts:
         done = len(app.agent.messages)
         app.query_one(PromptInput).post_message(PromptInput.Submitted(prompt))
-        await wait_for(pilot, lambda d=done: len(app.agent.messages) >= d + 2 and not app._turn)
+        await wait_for(
+            pilot, lambda d=done: len(app.agent.messages) >= d + 2 and not app.turns.running
+        )
         await pilot.pause()
 
 

@@ -55,7 +55,7 @@ async def test_compact_from_the_palette_shows_the_summary(tmp_path: Path) -> Non
         await wait_for(pilot, lambda: app.agent is not None)
         for prompt in ("hello", "hello again"):
             await type_prompt(pilot, prompt)
-            await wait_for(pilot, lambda: app._turn is None, timeout=30)
+            await wait_for(pilot, lambda: not app.turns.running, timeout=30)
         assert any(c.title == "Context: compact" for c in app.get_system_commands(app.screen))
         app.action_compact()
         await pilot.pause()
@@ -67,4 +67,4 @@ async def test_compact_from_the_palette_shows_the_summary(tmp_path: Path) -> Non
         assert "Context compacted by a summary request" in str(notice.render())
         assert "The user asked: hello" in notice.text
         assert app.agent.conversation.start == 2
-        await wait_for(pilot, lambda: app._turn is None, timeout=30)
+        await wait_for(pilot, lambda: not app.turns.running, timeout=30)

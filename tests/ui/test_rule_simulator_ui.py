@@ -34,7 +34,7 @@ async def test_dialog_and_permissions_view(tmp_path: Path) -> None:
             f"in past sessions: `{rule}` would change nothing about the 0 stored calls"
         )
         await pilot.press("y")
-        await wait_for(pilot, lambda: app._turn is None, timeout=30)
+        await wait_for(pilot, lambda: not app.turns.running, timeout=30)
 
         await type_prompt(pilot, "/permissions")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionsScreen))

@@ -392,7 +392,7 @@ async def test_enter_on_the_current_session_says_so_and_stays(tmp_path: Path) ->
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
         app.on_prompt_input_submitted(PromptInput.Submitted("hello"))
-        await wait_for(pilot, lambda: app._turn is None and app.recorder.session_id)
+        await wait_for(pilot, lambda: not app.turns.running and app.recorder.session_id)
         browser = await open_browser(pilot, app)
         await pilot.press("down", "enter")
         await pilot.pause()

@@ -39,7 +39,7 @@ async def test_built_ins_run_without_reaching_the_model(tmp_path: Path) -> None:
     async with app.run_test(size=(110, 36)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
         await type_prompt(pilot, "hello")
-        await wait_for(pilot, lambda: app._turn is None, timeout=30)
+        await wait_for(pilot, lambda: not app.turns.running, timeout=30)
         await type_prompt(pilot, "/cost")
         await pilot.pause()
         assert any(t.startswith("This session: $0.0000") for t in notices(app))
@@ -116,8 +116,10 @@ async def test_a_command_prompt_waits_for_the_running_turn(tmp_path: Path) -> No
         app.on_prompt_input_submitted(PromptInput.Submitted("/cost"))  # runs at once
         assert any(t.startswith("This session") or "Nothing spent" in t for t in notices(app))
         # /init's prompt waits its turn instead of starting a second one beside "hello"
-        assert len(app._queued) == 1 and app._queued[0].startswith("Please analyse this repository")
-        await wait_for(pilot, lambda: not app._queued, timeout=60)
+        assert len(app.turns.queued) == 1 and app.turns.queued[0].startswith(
+            "Please analyse this repository"
+        )
+        await wait_for(pilot, lambda: not app.turns.queued, timeout=60)
         prompts = [m["content"][0]["text"] for m in app.agent.messages if m["role"] == "user"]
         assert prompts[0] == "hello" and prompts[-1].startswith("Please analyse this repository")
         app.action_cancel()
@@ -128,7 +130,9 @@ async def test_export_writes_this_sessions_transcript(tmp_path: Path) -> None:
     async with app.run_test(size=(110, 36)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
         await type_prompt(pilot, "hello")
-        await wait_for(pilot, lambda: app._turn is None and bool(app.agent.messages), timeout=30)
+        await wait_for(
+            pilot, lambda: not app.turns.running and bool(app.agent.messages), timeout=30
+        )
         target = tmp_path / "out" / "t.md"
         await type_prompt(pilot, f"/export {target}")
         await wait_for(pilot, lambda: any("Transcript written" in t for t in notices(app)))

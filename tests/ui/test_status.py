@@ -47,5 +47,5 @@ async def test_how_full_the_context_is_shows_after_each_response(tmp_path, monke
     async with app.run_test(size=(140, 36)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
         app.on_prompt_input_submitted(PromptInput.Submitted("hello"))
-        await wait_for(pilot, lambda: app._turn is None and app.status.context is not None, 30)
+        await wait_for(pilot, lambda: not app.turns.running and app.status.context is not None, 30)
         assert "context " in str(app.status.render())

@@ -30,7 +30,7 @@ async def send(pilot: Any, app: Any, prompt: str) -> None:
     answers = len(app.query(AssistantMessage))
     await type_prompt(pilot, prompt)
     await wait_for(
-        pilot, lambda: len(app.query(AssistantMessage)) > answers and app._turn is None, 20
+        pilot, lambda: len(app.query(AssistantMessage)) > answers and not app.turns.running, 20
     )
 
 
@@ -55,7 +55,8 @@ async def test_a_full_disk_mid_session_is_said_once_and_the_prompts_are_saved_wh
         await type_prompt(pilot, "one more")
         await type_prompt(pilot, "and another")
         await wait_for(
-            pilot, lambda: app._turn is None and not app._queued and len(app.agent.messages) >= 8
+            pilot,
+            lambda: not app.turns.running and not app.turns.queued and len(app.agent.messages) >= 8,
         )
         assert not app.query(QueuedPrompts) or not app.query_one(QueuedPrompts).texts
         assert len([n for n in notices(app) if NOT_RECORDING in n]) == 1  # said once

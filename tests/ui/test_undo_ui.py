@@ -31,7 +31,7 @@ async def approve_write(app, pilot, prompt: str) -> None:  # type: ignore[no-unt
     await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=30)
     await pilot.pause()
     await pilot.press("y")
-    await wait_for(pilot, lambda: app._turn is None, timeout=30)
+    await wait_for(pilot, lambda: not app.turns.running, timeout=30)
 
 
 async def test_undo_shows_the_diff_then_puts_the_file_back(tmp_path: Path) -> None:
@@ -79,7 +79,7 @@ async def test_rewind_both_restores_files_and_forks_the_conversation(tmp_path: P
         await wait_for(pilot, lambda: app.agent is not None)
         notes = app.agent.config.cwd / "NOTES.md"
         await type_prompt(pilot, "hello")
-        await wait_for(pilot, lambda: app._turn is None, timeout=30)
+        await wait_for(pilot, lambda: not app.turns.running, timeout=30)
         old_session = app.recorder.session_id
         await approve_write(app, pilot, "write a note")
         await type_prompt(pilot, "/rewind")
