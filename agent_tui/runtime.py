@@ -375,6 +375,10 @@ def add_mcp(agent: Agent, options: Options) -> None:
         data_dir() / "mcp.log",
         agent.tools.add,
         report,
+        sandbox=agent.config.sandbox,
+        ask_host=lambda name, host, port: agent.approvals.ask_host(
+            "", f"MCP server {name}", host, port
+        ),
     )
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
@@ -47,8 +48,14 @@ class McpManager:
         log_path: Path,
         add_tool: Callable[[McpTool], None],
         report: Callable[[str, str], None],
+        sandbox: Any = None,
+        ask_host: Callable[[str, str, int], Awaitable[bool]] | None = None,
     ) -> None:
         self.cwd = cwd
+        #: the session's OS sandbox: a project's stdio servers run inside it when it is on
+        self.sandbox = sandbox
+        #: (server, host, port) -> allowed: a sandboxed server reaching a new host asks
+        self.ask_host = ask_host
         self.log_path = log_path
         self.add_tool = add_tool
         #: (server, problem): said once per failed server
@@ -111,9 +118,15 @@ class McpManager:
 
     async def _serve(self, status: ServerStatus) -> None:
         config = status.config
+        run: Any = None
         try:
             sdk = await asyncio.to_thread(_import_sdk)
             async with contextlib.AsyncExitStack() as stack:
+                if self._sandboxed(config):
+                    run = await self._sandbox_run(config)
+                    config = dataclasses.replace(
+                        config, command=run.argv[0], args=tuple(run.argv[1:])
+                    )
                 async with asyncio.timeout(self.start_timeout):
                     read, write = await stack.enter_async_context(self._transport(sdk, config))
                     session = await stack.enter_async_context(sdk["ClientSession"](read, write))
@@ -143,6 +156,28 @@ class McpManager:
             self.report(config.name, status.error)
         finally:
             self._sessions.pop(config.name, None)
+            if run is not None:
+                await run.finish(config.describe(), "")
+
+    def _sandboxed(self, config: ServerConfig) -> bool:
+        """A project's stdio server runs inside the sandbox when it is on (the person's own
+        servers, from their settings or the command line, run as configured)."""
+        sandbox = self.sandbox
+        return (
+            sandbox is not None
+            and sandbox.active
+            and config.transport == "stdio"
+            and config.source == "project"
+        )
+
+    async def _sandbox_run(self, config: ServerConfig) -> Any:
+        ask = self.ask_host
+
+        async def ask_for(host: str, port: int) -> bool:
+            return False if ask is None else await ask(config.name, host, port)
+
+        argv = [config.command, *config.args]
+        return await self.sandbox.prepare(argv, ask_for, lasting=True)
 
     def _transport(self, sdk: dict[str, Any], config: ServerConfig) -> Any:
         if config.transport == "stdio":

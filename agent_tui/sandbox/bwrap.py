@@ -110,6 +110,8 @@ def arguments(layout: Layout, proxy_socket: Path | None, *, userns: bool = True)
         args += ["--tmpfs", "/run"]
     if Path("/var/run").is_dir() and not Path("/var/run").is_symlink():
         args += ["--tmpfs", "/var/run"]
+    for p in layout.read_only_roots:
+        args += ["--ro-bind", str(p), str(p)]
     for p in layout.writable:
         args += ["--bind", str(p), str(p)]
     for p in layout.read_only:

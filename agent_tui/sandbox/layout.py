@@ -59,6 +59,8 @@ class Layout:
     hidden: tuple[Path, ...]
     #: Unix sockets under a hidden directory that the person made visible (`allowUnixSockets`)
     sockets: tuple[Path, ...] = ()
+    #: bound read-only before the writable binds (a lasting process: the project's top level)
+    read_only_roots: tuple[Path, ...] = ()
     #: what could not be applied, said in `/sandbox`
     notes: tuple[str, ...] = field(default_factory=tuple)
 
@@ -96,10 +98,22 @@ def plan_layout(
     deny_read: Iterable[str] = (),
     read_deny_globs: Iterable[str] = (),
     sockets: Iterable[str] = (),
+    lasting: bool = False,
 ) -> Layout:
+    """`lasting`: for a process that runs all session (an MCP server), where placeholders would
+    sit in the project the whole time: the project's top level is read-only instead, and each
+    entry in it that isn't protected is writable (the server can't make new top-level files)."""
     cwd = cwd.resolve()
     notes: list[str] = []
     writable = [cwd]
+    roots: list[Path] = []
+    if lasting:
+        roots = [cwd]
+        writable = [
+            p
+            for p in sorted(cwd.iterdir())
+            if not p.is_symlink() and p.name not in PROTECTED_DIRS and p.name not in PROTECTED_FILES
+        ]
     for raw in allow_write:
         p = _abs(raw, cwd, home)
         if p.exists():
@@ -109,7 +123,7 @@ def plan_layout(
     read_only: list[Path] = []
     placeholders: list[tuple[Path, str]] = []
     scanned = list(_scan(cwd))
-    for root in writable:
+    for root in [] if lasting else writable:
         _protect_root(root, read_only, placeholders, home=root == home.resolve())
     for p in scanned:
         if p.name in PROTECTED_DIRS or p.name in PROTECTED_FILES:
@@ -136,7 +150,7 @@ def plan_layout(
         if cwd.is_relative_to(real):
             notes.append(f"{p} holds the working directory: not hidden")
             continue
-        if _unseen(real, writable):
+        if _unseen(real, writable + roots):
             continue  # under the private /tmp or /run: not visible anyway
         hidden.append(real)
     shown = []
@@ -148,11 +162,12 @@ def plan_layout(
         cwd=cwd,
         tmp=tmp,
         writable=tuple(dict.fromkeys(writable)),
-        read_only=tuple(dict.fromkeys(p for p in read_only if not _unseen(p, writable))),
+        read_only=tuple(dict.fromkeys(p for p in read_only if not _unseen(p, writable + roots))),
         placeholders=tuple(dict.fromkeys(placeholders)),
         hidden=tuple(dict.fromkeys(hidden)),
         sockets=tuple(shown),
         notes=tuple(notes),
+        read_only_roots=tuple(roots),
     )
 
 

@@ -116,8 +116,7 @@ class Sandbox:
 
     # --- running ---
 
-    def layout(self) -> Layout:
-        from agent_tui.paths import cache_dir  # noqa: F401  (cache: rebuilt, not secret)
+    def layout(self, *, lasting: bool = False) -> Layout:
 
         rules = getattr(self.permissions, "rules", ())
         globs = [
@@ -134,11 +133,15 @@ class Sandbox:
             deny_read=self.config.deny_read,
             read_deny_globs=globs,
             sockets=self.config.allow_unix_sockets,
+            lasting=lasting,
         )
 
-    async def prepare(self, argv: list[str], ask: AskHost | None) -> SandboxRun:
-        """`argv` wrapped to run inside, with a proxy of its own that asks through `ask`."""
-        layout = self.layout()
+    async def prepare(
+        self, argv: list[str], ask: AskHost | None, *, lasting: bool = False
+    ) -> SandboxRun:
+        """`argv` wrapped to run inside, with a proxy of its own that asks through `ask`
+        (`lasting`: a process that runs all session, see `plan_layout`)."""
+        layout = self.layout(lasting=lasting)
         socket_path = self.session_dir() / f"proxy-{next(self._count)}.sock"
         gate = HostGate(self.permissions, self.config.allowed_domains, ask)
         explicit: frozenset[str] = getattr(self.permissions, "explicit_hosts", frozenset())
