@@ -80,7 +80,7 @@ def draft(db: Path) -> str:
     return json.loads(row[0])["text"] if row else ""
 
 
-async def until(condition: Any, what: str, timeout: float = 60.0) -> None:
+async def until(condition: Any, what: str, timeout: float = 120.0) -> None:
     """Wait for `condition()` (a bound on waiting, not a timing assertion)."""
     deadline = asyncio.get_running_loop().time() + timeout
     while not condition():
