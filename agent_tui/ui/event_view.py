@@ -257,7 +257,8 @@ class EventView:
 
 def files_changed_text(event: FilesChanged) -> str:
     """One line under a turn that changed files: which, and how to take them back."""
-    names = [Path(str(f["path"])).name for f in event.files]
+    # a file changed again after someone else changed it has an entry per change: named once
+    names = [Path(p).name for p in dict.fromkeys(str(f["path"]) for f in event.files)]
     shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
     parts = []
     if names:

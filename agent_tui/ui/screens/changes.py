@@ -46,7 +46,8 @@ def turn_changes(events: list[FilesChanged | FilesRestored]) -> list[TurnChanges
 def turn_label(n: int, turn: TurnChanges) -> Content:
     c = turn.checkpoint
     first = c.prompt.strip().splitlines()[0][:60] if c.prompt.strip() else "(no prompt)"
-    files = f"{len(c.files)} file{'s' if len(c.files) != 1 else ''}"
+    n = len({f["path"] for f in c.files})
+    files = f"{n} file{'s' if n != 1 else ''}"
     extra = [files] + ([f"{len(c.unrestorable)} not captured"] if c.unrestorable else [])
     return Content.assemble(
         (f"{n:>3}  ", "dim"),
