@@ -81,12 +81,32 @@ class Checkpointer:
         self._lock = asyncio.Lock()
         self._own: list[OwnWrite] = []
         self._running = 0
+        #: outside git, snapshots go to a repository of our own (`shadow.py`); why not, if not
+        self.shadow = True
+        self.shadow_refused = ""
+        self._refusal_said = False
 
     @property
     def git(self) -> GitWorkTree | None:
+        """The git work tree snapshots are taken in: the project's, else (outside git) a shadow
+        repository under the data dir; None when neither can be had (`shadow_refused` says
+        why)."""
         if not self._git_known:
-            self._git, self._git_known = GitWorkTree.find(self.cwd), True
+            self._git = GitWorkTree.find(self.cwd)
+            if self._git is None and self.shadow:
+                from agent_tui.checkpoints.shadow import shadow_work_tree
+
+                try:
+                    self._git = shadow_work_tree(self.cwd, data_dir())
+                except (GitError, OSError) as exc:
+                    self.shadow_refused = str(exc)
+            self._git_known = True
         return self._git
+
+    def _say_refused(self) -> None:
+        if self.shadow_refused and not self._refusal_said:
+            self._refusal_said = True
+            self.emit(Notice("warning", f"Undo: {self.shadow_refused}"))
 
     def begin_turn(self, message_index: int, prompt: str) -> None:
         self._message_index, self._prompt = message_index, prompt[:PROMPT_CHARS]
@@ -109,6 +129,8 @@ class Checkpointer:
                 before, mode = await asyncio.to_thread(self._keep, path)
             elif await asyncio.to_thread(lambda: self.git) is not None:
                 tree = await self._snapshot() or ""
+            else:
+                self._say_refused()
             if path is None and not tree and subject not in turn.unrestorable:
                 turn.unrestorable.append(subject)
             if tree:

@@ -14,6 +14,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ANCHOR_REF = "refs/agent-tui/checkpoints"
 #: commits that anchor the snapshots need an identity, whatever the person's git config says
@@ -40,9 +41,15 @@ class TreeChange:
 
 
 class GitWorkTree:
-    def __init__(self, top: Path, index: Path) -> None:
+    def __init__(self, top: Path, index: Path, git_dir: Path | None = None) -> None:
         self.top = top
         self.index = index
+        #: a repository of our own for a folder outside git (`shadow.py`), else None
+        self.git_dir = git_dir
+
+    def _run(self, *args: str, **kwargs: Any) -> bytes:
+        where = [] if self.git_dir is None else [f"--git-dir={self.git_dir}", "--work-tree=."]
+        return _git(self.top, *where, *args, **kwargs)
 
     @classmethod
     def find(cls, cwd: Path) -> GitWorkTree | None:
@@ -65,8 +72,8 @@ class GitWorkTree:
         if not index.exists() and self.index.is_file():
             shutil.copyfile(self.index, index)
         env = {"GIT_INDEX_FILE": str(index)}
-        _git(self.top, "add", "-A", "--", ".", env=env)
-        return _git(self.top, "write-tree", env=env).decode().strip()
+        self._run("add", "-A", "--", ".", env=env)
+        return self._run("write-tree", env=env).decode().strip()
 
     def anchor(self, trees: list[str], message: str) -> None:
         """Keep `trees` from garbage collection: one commit on top of the anchor ref, whose tree
@@ -77,16 +84,16 @@ class GitWorkTree:
         tree = unique[0]
         if len(unique) > 1:
             listing = "".join(f"040000 tree {t}\t{n}\n" for n, t in enumerate(unique))
-            tree = _git(self.top, "mktree", stdin=listing.encode()).decode().strip()
-        parent = _git(self.top, "rev-parse", "-q", "--verify", ANCHOR_REF, check=False)
+            tree = self._run("mktree", stdin=listing.encode()).decode().strip()
+        parent = self._run("rev-parse", "-q", "--verify", ANCHOR_REF, check=False)
         head = parent.decode().strip()
         args = ["commit-tree", tree, "-m", message] + (["-p", head] if head else [])
-        head = _git(self.top, *args, env=_IDENTITY).decode().strip()
-        _git(self.top, "update-ref", ANCHOR_REF, head)
+        head = self._run(*args, env=_IDENTITY).decode().strip()
+        self._run("update-ref", ANCHOR_REF, head)
 
     def changes(self, old: str, new: str) -> list[TreeChange]:
         """The files that differ between two trees."""
-        out = _git(self.top, "diff-tree", "-r", "-z", "--no-renames", old, new)
+        out = self._run("diff-tree", "-r", "-z", "--no-renames", old, new)
         fields = out.split(b"\0")
         found: list[TreeChange] = []
         for meta, raw_path in zip(fields[0::2], fields[1::2], strict=False):
@@ -107,7 +114,7 @@ class GitWorkTree:
     def blob(self, blob: str) -> bytes | None:
         """A blob's content, or None if the repository no longer has it."""
         try:
-            return _git(self.top, "cat-file", "blob", blob)
+            return self._run("cat-file", "blob", blob)
         except GitError:
             return None
 

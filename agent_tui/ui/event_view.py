@@ -265,7 +265,7 @@ def files_changed_text(event: FilesChanged) -> str:
         parts.append(f"Changed {len(names)} file{'s' if len(names) != 1 else ''}: {shown}")
     if event.unrestorable:
         n = len(event.unrestorable)
-        ran = f"{n} command{'s' if n != 1 else ''} ran outside git"
+        ran = f"{n} command{'s' if n != 1 else ''} ran where no snapshot could be taken"
         parts.append(f"{ran}: {'their' if n != 1 else 'its'} changes can't be undone")
     hint = " — /undo takes this turn back (with a preview)." if names else "."
     return " · ".join(parts) + hint

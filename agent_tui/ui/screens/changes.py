@@ -139,7 +139,9 @@ class ChangesScreen(Screen[None]):
         for call in c.unrestorable:
             parts.append(
                 Content.assemble(
-                    ("not captured ", "bold $text-warning"), visible(call), " (ran outside git)"
+                    ("not captured ", "bold $text-warning"),
+                    visible(call),
+                    " (no snapshot could be taken where it ran)",
                 )
             )
         self.app.call_from_thread(self._show_detail, Content("\n").join(parts))

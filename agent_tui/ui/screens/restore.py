@@ -74,7 +74,8 @@ def plan_summary(plan: RestorePlan, cwd: Path) -> Content:
             Content.assemble(
                 ("not restorable ", "bold $text-warning"),
                 visible(call),
-                " — ran outside git, so what it changed was not captured",
+                " — ran where no snapshot could be taken (outside git, in a folder too big for "
+                "undo's own), so what it changed was not captured",
             )
         )
     if not lines:

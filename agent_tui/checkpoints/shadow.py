@@ -1,0 +1,104 @@
+"""Undo outside git (issue 32, item 4): a repository of the app's own for a folder that is not in
+a git work tree, as Gemini CLI keeps one, so shell and MCP changes there can be taken back too.
+
+The repository lives under the data dir (`<data>/shadow/<hash of the folder's path>`); git runs
+with `--git-dir` there and `--work-tree` the folder, so nothing is ever created in the folder
+itself. The folder's own `.gitignore` files are honoured. A folder too big to snapshot (a home
+directory, a dependency cache) is refused with a reason the person is told, once: its shell
+changes are then listed as not restorable, as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import threading
+import time
+from contextlib import suppress
+from pathlib import Path
+
+from agent_tui.checkpoints.git_tree import GitError, GitWorkTree, _git
+
+#: the biggest folder kept: files git would snapshot, and their bytes
+MAX_FILES = 20_000
+MAX_BYTES = 200 * 1024 * 1024
+#: how long counting the files may take before the folder counts as too big
+SCAN_SECONDS = 10.0
+
+
+class TooBig(GitError):
+    pass
+
+
+def shadow_work_tree(folder: Path, data_dir: Path) -> GitWorkTree:
+    """The shadow repository for `folder` (made when first needed). Raises `TooBig` for a
+    folder over the bounds, GitError when git can't make one."""
+    if shutil.which("git") is None:
+        raise GitError("git is not installed")
+    top = folder.resolve()
+    key = hashlib.sha256(os.fsencode(top)).hexdigest()[:20]
+    git_dir = data_dir / "shadow" / key
+    if not (git_dir / "HEAD").is_file():
+        git_dir.parent.mkdir(parents=True, exist_ok=True)
+        _git(data_dir, f"--git-dir={git_dir}", "init", "-q", "--template=")
+        (git_dir / "agent-tui-folder").write_bytes(os.fsencode(top))
+    work = GitWorkTree(top, git_dir / "index", git_dir)
+    _check_size(work)
+    return work
+
+
+def _check_size(work: GitWorkTree) -> None:
+    """Count what a snapshot would hold (the files git does not ignore), stopping at the bound."""
+    assert work.git_dir is not None
+    args = [
+        "git",
+        f"--git-dir={work.git_dir}",
+        "--work-tree=.",
+        "ls-files",
+        "--others",
+        "--exclude-standard",
+        "-z",
+    ]
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
+    files = size = 0
+    try:
+        proc = subprocess.Popen(
+            args, cwd=work.top, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+    except OSError as exc:
+        raise GitError(f"git ls-files: {exc}") from None
+    assert proc.stdout is not None
+    too_big = ""
+    timer = threading.Timer(SCAN_SECONDS, proc.kill)  # counting must not hold a turn up
+    timer.start()
+    started = time.monotonic()
+    try:
+        pending = b""
+        out = proc.stdout.fileno()
+        for chunk in iter(lambda: os.read(out, 65536), b""):
+            pending += chunk
+            *names, pending = pending.split(b"\0")
+            for name in names:
+                files += 1
+                with suppress(OSError):
+                    size += os.lstat(work.top / os.fsdecode(name)).st_size
+            if files > MAX_FILES:
+                too_big = f"more than {MAX_FILES:,} files"
+            elif size > MAX_BYTES:
+                too_big = f"more than {MAX_BYTES // (1024 * 1024):,} MB"
+            if too_big:
+                break
+    finally:
+        timer.cancel()
+        proc.kill()
+        proc.wait()
+    if not too_big and time.monotonic() - started >= SCAN_SECONDS:
+        too_big = f"more files than can be counted in {SCAN_SECONDS:.0f} s"
+    if too_big:
+        raise TooBig(
+            f"{work.top} is not in git and holds {too_big}: too big to snapshot, so what shell "
+            "commands and MCP tools change here can't be undone (Write and Edit can). Run "
+            "`git init` there to have them undone too."
+        )
