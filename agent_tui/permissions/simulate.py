@@ -15,6 +15,7 @@ decisions.
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +35,8 @@ if TYPE_CHECKING:
 
 #: tools whose calls only read (the engine's `read_only` for them)
 READ_ONLY_TOOLS = frozenset({"Read", "Grep", "Glob", "WebFetch", "WebSearch", "Task", "TodoWrite"})
+#: text that may spell a command word without writing it (expansions, globs, escapes)
+_OPAQUE = re.compile(r"[$`\\{}*?\[\]~%]")
 #: how many notable calls the summary names
 NAMED = 3
 SUBJECT_CHARS = 60
@@ -221,6 +224,12 @@ def _may_change(
     command = tool_input.get("command")
     if not isinstance(command, str):
         return True
+    if all(r.tool == "Bash" and not r.bare for r in rules) and not _OPAQUE.search(command):
+        # Not parsed at all when no rule's command word is in its text: bash can't run a
+        # program whose name it doesn't see (quotes aside; expansions, globs and escapes parse)
+        plain = command.replace("'", "").replace('"', "")
+        if not any(r.tokens[0].rsplit("/", 1)[-1] in plain for r in rules):
+            return False
     a = analysed(command)
     for r in rules:
         if r.tool == "Edit" and (a.writes or a.operand_writes):

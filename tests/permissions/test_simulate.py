@@ -144,6 +144,13 @@ COMMANDS = [
     "ls | xargs git add",
     "cat src/app.py",
     "bash -c 'git status'",
+    "g'i't push",
+    "\\git push",
+    "/usr/bin/git push --force",
+    "env GIT_DIR=x git push",
+    "$(echo git) push",
+    "gi?  push",
+    "cat cmds.txt | sh",
 ]
 
 
@@ -159,6 +166,8 @@ COMMANDS = [
         ("Bash(git push:*)", "ask"),
         ("Bash", "allow"),
         ("Edit(src/**)", "deny"),
+        ("Bash(git push:*)", "deny"),
+        ("Bash(/usr/bin/git:*)", "allow"),
     ],
 )
 def test_same_answer_as_the_engine_call_by_call(
