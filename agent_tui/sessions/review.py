@@ -210,8 +210,10 @@ def _fence(text: str) -> str:
 def export_review(store: SessionStore, session_id: str) -> str:
     """The review report as Markdown (untrusted text in fences or escaped)."""
     prefix = {"h1": "# ", "h2": "## ", "h3": "### ", "li": "- ", "p": ""}
-    out = []
+    out: list[str] = []
     for kind, text in review_lines(store, session_id):
+        if kind != "li" and out and out[-1].startswith("- "):
+            out.append("")  # a list ends with a blank line
         if kind == "code":
             out += [_fence(text), ""]
         elif kind == "hr":
