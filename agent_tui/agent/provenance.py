@@ -103,6 +103,14 @@ class ProvenanceIndex:
             self.add(label, "\n".join(f"{r.get('title', '')} {r.get('url', '')}" for r in results))
             self.steps += 1
 
+    def seed(self, messages: list[dict[str, Any]]) -> None:
+        """Index a resumed conversation's blocks, oldest first, as if they had just arrived."""
+        for message in messages:
+            content = message.get("content")
+            for block in content if isinstance(content, list) else ():
+                if isinstance(block, dict):
+                    self.block_added(block)
+
     def add(self, label: str, text: str) -> None:
         """Keep one piece of untrusted text (normalised, bounded)."""
         norm = normalise(text[: MAX_DOC_CHARS * 2])[:MAX_DOC_CHARS]

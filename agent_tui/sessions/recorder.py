@@ -377,6 +377,7 @@ def resume_into(
             lock.release()
         raise
     agent.conversation.messages[:] = fixed
+    agent.approvals.provenance.seed(fixed)  # what the resumed session's tools returned
     if stored:  # the same bytes as before: the cached prefix still matches
         agent.config.system = stored
     if isinstance(last, MessageFinished):  # how full the context is, for the next compaction
