@@ -20,6 +20,8 @@ from typing import Any, Protocol
 from agent_tui.pathutil import resolve
 from agent_tui.permissions.command_risks import normalize
 from agent_tui.permissions.decisions import by_rule, edit_rule, plan_denied, rule_reason
+from agent_tui.permissions.git_check import git_risk
+from agent_tui.permissions.links import made_links, through_made_link
 from agent_tui.permissions.protected import protected
 from agent_tui.permissions.readonly import runs_unasked
 from agent_tui.permissions.risk import DELETERS, Highlights, risk_line
@@ -89,6 +91,7 @@ class _Check:
         #: why the phase that asked asks (`Decision.kinds`; `kinds` adds what holds anyway)
         self.asks: list[AskKind] = []
         self._dirs: list[Path] | bool | None = False
+        self._git: str | bool | None = False
 
     def _write(self, target: Word, text: str, redirect: bool) -> _Write:
         if target is None:
@@ -184,7 +187,18 @@ class _Check:
         """Plan mode's test: nothing written, run or destroyed, every part a reader."""
         a = self.a
         changes = a.problems or a.risks or a.writes or a.operand_writes or a.destructive
-        return not changes and all(self.runs_by_default(p) for p in a.parts)
+        return (
+            not changes
+            and all(self.runs_by_default(p) for p in a.parts)
+            and self.git_configured() is None
+        )
+
+    def git_configured(self) -> str | None:
+        """Why git in this command may run a program its repository configures."""
+        if self._git is False:
+            targets = [w.target for w in self.writes]
+            self._git = git_risk(self.a.parts, self.dirs(), targets)
+        return self._git  # type: ignore[return-value]
 
     # 3. ask rules, protected paths, and whatever can't be known statically or runs code.
     def asked(self) -> Decision | None:
@@ -208,6 +222,16 @@ class _Check:
                 self.hl.add(w.text)
                 self.ask("protected")
                 return self.decision("ask", f"writes a protected file: {why}")
+        targets = [(w.target, w.text) for w in self.writes]
+        why = through_made_link(a, lambda t: self.e.paths_of(t)[1], targets)
+        if why:
+            self.ask("outside")
+            return self.decision("ask", why)
+        why = self.git_configured()
+        if why:
+            self.hl.extend(p.text for p in a.parts if p.argv[:1] == ("git",))
+            self.ask("code")
+            return self.decision("ask", why)
         if a.problems or a.risks:
             self.ask("code")
             self.hl.extend(a.risks + a.problems)
@@ -225,7 +249,9 @@ class _Check:
     def runs_by_default(self, part: Part) -> bool:
         """No rule needed, in every mode: a reader of project files (`readonly.py`)."""
         dirs = self.dirs()
-        return dirs is not None and runs_unasked(part, dirs, self.e.read_denied, self.e.cwd)
+        if dirs is None or made_links(self.a):
+            return False  # relative paths from an unknown folder, or through links made here
+        return runs_unasked(part, dirs, self.e.read_denied, self.e.cwd)
 
     def dirs(self) -> list[Path] | None:
         """The directories relative paths may be taken from: the working directory and every

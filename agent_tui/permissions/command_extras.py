@@ -154,6 +154,22 @@ def _patch(args: list[Word], out: Extra) -> None:
         out.unknown.append("patch writes the files its input names")
 
 
+def _recursive_copy(letters: str, label: str) -> Callable[[list[Word], Extra], None]:
+    """`cp -r dir/. .`: a folder's contents land in the destination; their names (a `.git/`,
+    an `.envrc`, a symlink) aren't known before it runs."""
+
+    def handler(args: list[Word], out: Extra) -> None:
+        for a in args:
+            if a is None or a == "--":
+                break
+            long = a.startswith("--") and a.split("=", 1)[0] in ("--recursive", "--archive")
+            if long or (a.startswith("-") and not a.startswith("--") and set(a[1:]) & set(letters)):
+                out.unknown.append(f"{label} copies folders: the files it writes aren't known")
+                return
+
+    return handler
+
+
 def _zip(args: list[Word], out: Extra) -> None:
     operands = _operands(args, frozenset({"-b", "-n", "-t", "-tt", "-x", "-i", "-O", "-P"}))
     if operands:
@@ -229,4 +245,6 @@ _HANDLERS: dict[str, Callable[[list[Word], Extra], None]] = {
     "ar": _letters_mode("x", "ar"),
     "patch": _patch,
     "zip": _zip,
+    "cp": _recursive_copy("rRa", "cp"),
+    "rsync": _recursive_copy("ra", "rsync"),
 }

@@ -9,7 +9,11 @@ but yolo), whether they come from Write/Edit or from a shell redirection, `tee`,
 from __future__ import annotations
 
 import os
+import unicodedata
 from pathlib import Path
+
+from agent_tui.permissions.git_config import is_git_dir
+from agent_tui.permissions.links import hard_linked
 
 # A directory with one of these names, anywhere in the path, holds code-running configuration.
 _DIRS = {
@@ -48,20 +52,38 @@ _FILES = {
 }
 
 
+_GIT_DIR = "a git directory (its config and hooks run programs)"
+
+
+def _canonical(name: str) -> str:
+    """A name as case-insensitive file systems compare it: `.GIT`, `.git.` and `.git ` (NTFS
+    drops trailing dots and spaces), `.g\u200cit` (HFS+ ignores some code points) and `GIT~1`
+    (NTFS's short name) are all `.git`."""
+    name = "".join(c for c in name if unicodedata.category(c) != "Cf")
+    name = unicodedata.normalize("NFC", name).casefold().rstrip(". ")
+    return ".git" if name == "git~1" else name
+
+
 def protected_reason(path: Path | str, config_dir: Path | None = None) -> str | None:
     """Why writing `path` (absolute or relative) needs the person, or None."""
     p = Path(os.path.normpath(path))
-    parts = p.parts
+    parts = [_canonical(part) for part in p.parts]
     for part in parts[:-1]:
         if part in _DIRS:
             return _DIRS[part]
+        if part.endswith(".git"):
+            return _GIT_DIR
     name = parts[-1] if parts else ""
     if name in _DIRS:
         return _DIRS[name]
     if name in _FILES:
         return _FILES[name]
+    if name.endswith(".git"):
+        return _GIT_DIR
     if name.endswith(".pth") and "site-packages" in parts:
         return "a .pth file runs code whenever Python starts"
+    if p.is_absolute() and any(is_git_dir(parent) for parent in p.parents):
+        return _GIT_DIR  # a bare repository: HEAD, objects/ and refs/ beside its config
     if config_dir is not None and p.is_absolute():
         try:
             p.relative_to(config_dir)
@@ -78,7 +100,8 @@ def protected(paths: list[Path | None], config_dir: Path | None = None) -> str |
             why = protected_reason(p, config_dir)
             if why:
                 return f"{p}: {why}"
-    return None
+    # checked by inode too: a hard link to a protected or outside file is that file
+    return next((why for why in map(hard_linked, paths) if why), None)
 
 
 #: the names, for the OS sandbox (it keeps each read-only inside the working directory)

@@ -4,6 +4,9 @@ that bash's own behaviour is the judge); here the engine's answer is checked row
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -442,3 +445,163 @@ def test_plan_mode_is_never_more_permissive_than_default(project: Path, command:
     default = _default(project).check("Bash", {"command": command}, read_only=False)
     if plan.behavior == "allow":
         assert default.behavior == "allow", (command, default)
+
+
+# --- 6. writes the engine doesn't see -----------------------------------------------------------
+
+UNSEEN_WRITES_ASK = [
+    "tar xf a.tar",
+    "tar -xzf a.tgz",
+    "tar --extract -f a.tar",
+    "tar -C /tmp/outside -xf a.tar",
+    "tar xvf a.tar -C .",
+    "unzip a.zip",
+    "unzip -o a.zip",
+    "unzip -d sub a.zip",
+    "cp -r dir/. .",
+    "cp -a vendor/x .",
+    "cp --recursive a b",
+    "rsync -a src/ .",
+    "git checkout main",
+    "git checkout -f feature",
+    "git switch main",
+    "git reset --hard origin/main",
+    "git merge feature",
+    "git pull",
+    "git stash pop",
+    "patch -p1 < fix.diff",
+    "ln -s /tmp d && echo x > d/f",
+    "ln -s /tmp d; cat x > d/f",
+    "ln /tmp/f h && echo x >> h",
+    "tar cf /tmp/outside.tar f",  # the archive is written outside
+]
+
+UNSEEN_WRITES_ALLOW = [
+    "tar tf a.tar",
+    "tar cf a.tar f",
+    "unzip -l a.zip",
+    "cp a b",
+    "git checkout -b new-branch",
+    "git checkout -- f",
+]
+
+
+@pytest.mark.parametrize("command", UNSEEN_WRITES_ASK)
+def test_writes_of_unknown_names_or_through_links_ask(tmp_path: Path, command: str) -> None:
+    assert decide(tmp_path, command) != "allow"
+
+
+@pytest.mark.parametrize("command", UNSEEN_WRITES_ALLOW)
+def test_archives_and_copies_with_known_names_still_run(tmp_path: Path, command: str) -> None:
+    assert decide(tmp_path, command) == "allow"
+
+
+def test_a_reader_never_looks_through_a_link_the_command_makes(tmp_path: Path) -> None:
+    e = engine(tmp_path, "default", rules=("Bash(ln:*)",))
+    d = e.check("Bash", {"command": "ln -s /etc/passwd p && cat p"}, read_only=False)
+    assert d.behavior == "ask"
+
+
+def test_a_hard_link_is_checked_by_inode(tmp_path: Path) -> None:
+    work, outside = tmp_path / "work", tmp_path / "outside"
+    work.mkdir()
+    outside.mkdir()
+    (outside / "rc").write_text("x")
+    os.link(outside / "rc", work / "h")
+    (work / "plain").write_text("x")
+    assert decide(work, "echo x >> h") == "ask"
+    assert decide(work, "echo x >> plain") == "allow"
+    edit = engine(work).check("Edit", {"file_path": str(work / "h")}, read_only=False)
+    assert edit.behavior == "ask"
+
+
+# --- 7. a repository's own git configuration ----------------------------------------------------
+
+GIT_KEYS = [
+    ("core.fsmonitor", "touch /tmp/x; false"),
+    ("core.hooksPath", "/tmp/hooks"),
+    ("core.pager", "sh -c id"),
+    ("core.sshCommand", "sh -c id"),
+    ("core.editor", "sh -c id"),
+    ("diff.external", "sh -c id"),
+    ("diff.ev.textconv", "sh -c id"),
+    ("filter.fl.clean", "sh -c id"),
+    ("gpg.program", "sh -c id"),
+    ("log.showSignature", "true"),
+    ("alias.st", "!sh -c id"),
+    ("includeIf.gitdir:/.path", "/tmp/x"),
+    ("credential.helper", "!sh -c id"),
+    ("sequence.editor", "sh -c id"),
+]
+
+
+def _repo(path: Path) -> Path:
+    subprocess.run(["git", "init", "-q", str(path)], check=True, capture_output=True)
+    return path
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize(("key", "value"), GIT_KEYS)
+@pytest.mark.parametrize("mode", ["default", "plan", "accept-edits"])
+def test_read_only_git_asks_when_the_repository_configures_a_program(
+    tmp_path: Path, key: str, value: str, mode: str
+) -> None:
+    repo = _repo(tmp_path / "repo")
+    subprocess.run(["git", "-C", str(repo), "config", key, value], check=True)
+    for command in ("git status", "git log -1", "git diff", "git show", "git branch"):
+        assert decide(repo, command, mode) != "allow", (key, command)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_hooks_included_files_implicit_and_nested_git_dirs(tmp_path: Path) -> None:
+    repo = _repo(tmp_path / "repo")
+    assert decide(repo, "git status", "default") == "allow"
+    hook = repo / ".git" / "hooks" / "post-index-change"
+    hook.write_text("#!/bin/sh\ntouch /tmp/x\n")
+    assert decide(repo, "git status", "default") == "ask"
+    hook.unlink()
+    (repo / ".git" / "extra").write_text("[core]\n\tfsmonitor = touch /tmp/x\n")
+    subprocess.run(["git", "-C", str(repo), "config", "include.path", "extra"], check=True)
+    assert decide(repo, "git status", "default") == "ask"
+    # a folder with HEAD, objects/, refs/ and a config is a git directory to `cd x && git …`
+    bare = tmp_path / "work"
+    (bare / "x" / "objects").mkdir(parents=True)
+    (bare / "x" / "refs").mkdir()
+    (bare / "x" / "HEAD").write_text("ref: refs/heads/main\n")
+    (bare / "x" / "config").write_text("[core]\n\tfsmonitor = touch /tmp/x\n")
+    assert decide(bare, "cd x && git status", "default") == "ask"
+    assert decide(bare, "git -C x status", "default") == "ask"
+    assert decide(bare, "echo > x/config", "accept-edits") == "ask"  # its config is protected
+    # the same command writing what git then reads
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    command = (
+        "mkdir -p y/objects y/refs; echo ref > y/HEAD; printf x > y/config; cd y && git status"
+    )
+    assert decide(plain, command, "accept-edits") == "ask"
+
+
+# --- 9. protected names compared as case-insensitive file systems compare them -------------------
+
+PROTECTED_SPELLINGS = [
+    "echo x > .GIT/config",
+    "echo x > .Git/hooks/pre-commit",
+    "echo x > .git./config",
+    "echo x > GIT~1/config",
+    "echo x > repo.git/config",
+    "echo x > .ENVRC",
+    "echo x > .VSCode/tasks.json",
+    "cp f .Git/config",
+    "echo x > .MCP.JSON",
+]
+
+
+@pytest.mark.parametrize("command", PROTECTED_SPELLINGS)
+def test_protected_names_match_whatever_their_case(tmp_path: Path, command: str) -> None:
+    assert decide(tmp_path, command) == "ask"
+
+
+@pytest.mark.parametrize("path", [".GIT/config", ".Git/HOOKS/x", "a.git/config", ".EnvRC"])
+def test_file_tools_see_protected_names_whatever_their_case(tmp_path: Path, path: str) -> None:
+    d = engine(tmp_path).check("Write", {"file_path": str(tmp_path / path)}, read_only=False)
+    assert d.behavior == "ask"

@@ -1,0 +1,198 @@
+"""A repository's own git configuration, read before any git command is allowed.
+
+A project that arrives with its `.git` (an archive, a copied folder) can make the most harmless
+`git status` run programs: core.fsmonitor, hooks (post-index-change runs on `git status`),
+core.hooksPath, diff.external, textconv and filter drivers, gpg.program, core.pager,
+core.sshCommand, aliases, includes. So before a git command runs unasked, the repository git
+would find (from every directory the command may run in, `-C` and `--git-dir` included, the
+way git discovers it: a `.git` folder or file at each level up, or the folder itself being a
+git directory with HEAD, objects/ and refs/) is read with git's own parser
+(`git config --file F --includes --list`), and every key must be on an allow-list of settings
+that run nothing; an installed hook (anything in hooks/ but the samples) asks too.
+
+The user's own ~/.gitconfig and the system's are the person's choice and aren't read here.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+
+#: settings that run nothing (lower-case section and key; `*` stands for a subsection)
+_ALLOWED = re.compile(
+    r"core\.(repositoryformatversion|filemode|bare|logallrefupdates|ignorecase"
+    r"|precomposeunicode|symlinks|autocrlf|eol|safecrlf|quotepath|whitespace|abbrev"
+    r"|compression|loosecompression|packedgitwindowsize|packedgitlimit|deltabasecachesize"
+    r"|bigfilethreshold|untrackedcache|splitindex|checkstat|trustctime|preloadindex"
+    r"|commentchar|commentstring|warnambiguousrefs|sharedrepository|multipackindex"
+    r"|commitgraph|sparsecheckout|sparsecheckoutcone|fsync|fsyncmethod|longpaths|protecthfs"
+    r"|protectntfs|notesref|excludesfile|attributesfile|checkroundtripencoding)"
+    r"|remote\.[^\n]*\.(url|pushurl|fetch|push|tagopt|prune|prunetags|mirror"
+    r"|skipdefaultupdate|skipfetchall|promisor|partialclonefilter)"
+    r"|branch\.[^\n]*\.(remote|merge|rebase|pushremote|description)"
+    r"|(user|author|committer|color|column|i18n|status|gc|pack|index|feature|safe|advice"
+    r"|rerere|apply|grep|fsck|transfer)\.[^\n]*"
+    r"|lfs\.(url|repositoryformatversion|locksverify|fetchinclude|fetchexclude|[^\n]*\.access)"
+    r"|init\.defaultbranch|pull\.(rebase|ff)|push\.(default|autosetupremote|followtags)"
+    r"|fetch\.(prune|prunetags|writecommitgraph|parallel)"
+    r"|merge\.(ff|conflictstyle|renames|log|stat)"
+    r"|rebase\.(autosquash|autostash|updaterefs|stat|abbreviatecommands)"
+    r"|diff\.(renames|algorithm|mnemonicprefix|noprefix|context|statgraphwidth|colormoved"
+    r"|colormovedws|indentheuristic|submodule|ignoresubmodules|relative|interhunkcontext"
+    r"|suppressblankempty|wserrorhighlight|dirstat|renamelimit)"
+    r"|log\.(date|decorate|abbrevcommit|follow|graphcolors|showroot|mailmap"
+    r"|initialdecorationset|excludedecoration)"
+    r"|submodule\.[^\n]*\.(url|path|active|branch|ignore|shallow|fetchrecursesubmodules)"
+    r"|extensions\.(objectformat|worktreeconfig|refstorage|preciousobjects|noop)"
+    r"|http\.([^\n]*\.)?(extraheader|sslverify|postbuffer)"
+    r"|url\.[^\n]*\.(insteadof|pushinsteadof)"
+    r"|blame\.(date|coloring|showemail|showroot|blankboundary|markunblamablelines"
+    r"|markignoredlines)"
+    r"|tag\.(sort|gpgsign)|commit\.(gpgsign|verbose|cleanup|status)|worktree\.guessremote"
+    r"|checkout\.(defaultremote|guess|workers)|am\.(keepcr|threeway)|include\.path"
+)
+_BOOLEAN = frozenset({"", "true", "false", "yes", "no", "on", "off", "1", "0"})
+#: git-lfs's own filter, as `git lfs install --local` writes it
+_LFS = {
+    "filter.lfs.clean": "git-lfs clean -- %f",
+    "filter.lfs.smudge": "git-lfs smudge -- %f",
+    "filter.lfs.process": "git-lfs filter-process",
+    "filter.lfs.required": "true",
+}
+#: names a command can write that make a folder a git directory or configure one
+GIT_DIR_NAMES = frozenset(
+    {"config", "head", "config.worktree", "commondir", "gitdir", "packed-refs", "hooks"}
+)
+
+
+def is_git_dir(path: Path) -> bool:
+    """A folder git takes as a git directory: HEAD, objects/ and refs/ (a bare repository)."""
+    try:
+        return (
+            (path / "HEAD").is_file() and (path / "objects").is_dir() and (path / "refs").is_dir()
+        )
+    except OSError:
+        return False
+
+
+def find_git_dir(start: Path) -> Path | None:
+    """The git directory git would use from `start` (its discovery, without ceilings)."""
+    env = os.environ.get("GIT_DIR")
+    if env:
+        return Path(env) if Path(env).is_absolute() else start / env
+    for level in (start, *start.parents):
+        dot = level / ".git"
+        try:
+            if dot.is_dir():
+                return dot
+            if dot.is_file():
+                text = dot.read_text("utf-8", "replace").strip()
+                if text.startswith("gitdir:"):
+                    target = Path(text[len("gitdir:") :].strip())
+                    return target if target.is_absolute() else (level / target)
+                return dot  # git refuses an unreadable gitfile; ask anyway
+        except OSError:
+            return dot
+        if is_git_dir(level):
+            return level
+    return None
+
+
+def programs(git_dirs: Iterable[Path]) -> str | None:
+    """Why git would run a program the repository configures in one of `git_dirs`, or None."""
+    for git_dir in dict.fromkeys(git_dirs):
+        why = _programs(git_dir)
+        if why:
+            return why
+    return None
+
+
+def _programs(git_dir: Path) -> str | None:
+    common = git_dir
+    try:
+        pointer = git_dir / "commondir"
+        if pointer.is_file():
+            rel = Path(pointer.read_text("utf-8", "replace").strip())
+            common = rel if rel.is_absolute() else git_dir / rel
+    except OSError:
+        return f"{git_dir}: the repository's files can't be read"
+    hooks = _installed_hooks(common / "hooks")
+    if hooks:
+        return f"the repository has a git hook installed ({hooks})"
+    files = [common / "config", git_dir / "config.worktree"]
+    modules = common / "modules"
+    if modules.is_dir():
+        files += sorted(modules.glob("**/config"))[:64]
+    for f in files:
+        if f.is_file():
+            why = _config_file(f)
+            if why:
+                return why
+    return None
+
+
+def _installed_hooks(hooks: Path) -> str | None:
+    try:
+        names = [p.name for p in hooks.iterdir() if not p.name.endswith(".sample")]
+    except OSError:
+        return None
+    return ", ".join(sorted(names)[:3]) if names else None
+
+
+def _config_file(path: Path) -> str | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return _read_config(str(path), st.st_mtime_ns, st.st_size)
+
+
+@lru_cache(maxsize=64)
+def _read_config(path: str, mtime_ns: int, size: int) -> str | None:
+    git = shutil.which("git")
+    if git is None:
+        return None  # no git: nothing can run it
+    try:
+        done = subprocess.run(
+            [git, "config", "--file", path, "--includes", "--list", "-z"],
+            capture_output=True,
+            stdin=subprocess.DEVNULL,
+            timeout=10,
+            env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C"},
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return f"{path}: git couldn't read it"
+    if done.returncode != 0:
+        return f"{path}: git couldn't read it"
+    for entry in done.stdout.decode("utf-8", "replace").split("\0"):
+        if not entry:
+            continue
+        key, _, value = entry.partition("\n")
+        if not key_runs_nothing(key, value):
+            return f"{path} sets {key}, which can make git run a program"
+    return None
+
+
+def key_runs_nothing(key: str, value: str) -> bool:
+    """A configuration key (as `git config --list` prints it) that makes git run nothing."""
+    lowered = _lower_key(key)
+    if lowered == "core.fsmonitor":
+        return value.strip().lower() in _BOOLEAN  # true: git's own daemon
+    if lowered in _LFS:
+        return value.strip() == _LFS[lowered]
+    return bool(_ALLOWED.fullmatch(lowered))
+
+
+def _lower_key(key: str) -> str:
+    section, _, rest = key.partition(".")
+    sub, dot, name = rest.rpartition(".")
+    return (
+        f"{section.lower()}.{sub}{dot}{name.lower()}"
+        if dot
+        else f"{section.lower()}.{rest.lower()}"
+    )
