@@ -15,14 +15,25 @@ from agent_tui.agent.config import DEFAULT_SYSTEM
 from agent_tui.agent.memory import MemoryFile
 
 MAX_STATUS_LINES = 12
+#: git options that keep the app's own git from running the repository's programs
+NEUTRAL_GIT = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-pager")
 
 
 def start_git_summary(cwd: Path) -> Callable[[], str | None]:
     """Start `git status` now; the function returned waits for it and gives `git_summary`'s
-    answer. The app's boot starts it before its imports, which take longer than git does."""
+    answer. The app's boot starts it before its imports, which take longer than git does.
+
+    A repository whose own configuration or hooks would make `git status` run a program (a
+    project that arrived with its `.git`) gets no summary: git isn't run there at all. The
+    settings below switch off what can be switched off for the rest."""
+    from agent_tui.permissions.git_config import find_git_dir, programs
+
+    git_dir = find_git_dir(cwd)
+    if git_dir is not None and programs([git_dir]):
+        return lambda: None
     try:
         git = subprocess.Popen(
-            ["git", "-C", str(cwd), "status", "--porcelain=v1", "--branch"],
+            ["git", "-C", str(cwd), *NEUTRAL_GIT, "status", "--porcelain=v1", "--branch"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
