@@ -92,7 +92,12 @@ class BwrapBackend:
 
     def wrap(self, argv: list[str], layout: Layout, proxy_socket: Path | None) -> Wrapped:
         assert self.path is not None, "availability() first"
-        args = [self.path, *arguments(layout, proxy_socket, userns=self.userns), "--"]
+        args = [self.path, *arguments(layout, proxy_socket, userns=self.userns)]
+        if proxy_socket is not None:
+            # the bridge is the pid namespace's init (it reaps, and its exit ends the
+            # namespace): bwrap's own init would be one more process per command
+            args.append("--as-pid-1")
+        args.append("--")
         if proxy_socket is not None:
             if self.bridge == "perl":
                 args += ["perl", "-e", _inside_source("inside.pl"), PROXY_SOCKET, "--"]

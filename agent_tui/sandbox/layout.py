@@ -6,8 +6,9 @@ which are hidden. Worked out afresh for every command (a `git init` or a new `.e
   asks about), so no later command — the person's, the app's own git or MCP start — runs code the
   sandboxed one planted. Inside `.git` only `config`, `hooks/`, `info/` (and a submodule's) are
   kept: commits must still work. A protected name that doesn't exist at the top of the project is
-  covered by an empty read-only placeholder: bubblewrap creates the mount point (an empty file or
-  directory) in the project, which is how creating it is refused; the runner removes the
+  covered by an empty read-only placeholder: bubblewrap creates the mount point (an empty file,
+  which also keeps a directory of that name from being made) in the project, which is how
+  creating it is refused; the runner removes the
   placeholders it made once the command's processes are gone (and the next start, after a crash).
 - Hidden: credentials (`~/.ssh`, `~/.aws`, ...), the app's own config and data, `/run` (docker,
   dbus and agent sockets live there), `denyRead` paths and `Read(...)` deny rules — a directory
@@ -39,7 +40,7 @@ SECRETS = (
     ".npmrc",
 )
 #: inside a `.git` directory: what makes git run programs
-GIT_PROTECTED = (("config", "file"), ("hooks", "dir"), ("info", "dir"))
+GIT_PROTECTED = ("config", "hooks", "info")
 #: directories the scan for nested protected names doesn't enter (big, and not where hooks live)
 _SKIP = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache"})
 _GLOB_CHARS = frozenset("*?[")
@@ -54,7 +55,8 @@ class Layout:
     tmp: Path
     writable: tuple[Path, ...]
     read_only: tuple[Path, ...]
-    #: missing protected paths covered by an empty read-only placeholder: (path, "file"|"dir")
+    #: missing protected paths covered by an empty read-only file (a file also keeps a directory
+    #: of that name from being made, and removing it after is fast): (path, "file")
     placeholders: tuple[tuple[Path, str], ...]
     hidden: tuple[Path, ...]
     #: Unix sockets under a hidden directory that the person made visible (`allowUnixSockets`)
@@ -70,7 +72,7 @@ class Layout:
         if any(path.is_relative_to(p) for p in self.read_only):
             return False
         if any(path == p for p, _ in self.placeholders) or any(
-            kind == "dir" and path.is_relative_to(p) for p, kind in self.placeholders
+            path.is_relative_to(p) for p, _ in self.placeholders
         ):
             return False
         return path.is_relative_to(Path("/tmp")) or any(
@@ -79,9 +81,7 @@ class Layout:
 
     def is_placeholder(self, path: Path) -> bool:
         """At or under a protected path that didn't exist (it can't be made)."""
-        return any(
-            path == p or (k == "dir" and path.is_relative_to(p)) for p, k in self.placeholders
-        )
+        return any(path.is_relative_to(p) for p, _ in self.placeholders)
 
     def is_hidden(self, path: Path) -> bool:
         return any(path.is_relative_to(p) for p in self.hidden)
@@ -197,7 +197,7 @@ def _protect_root(
         elif name in HOME_ONLY and not home:
             continue  # read only from the home directory: nothing here would run it
         else:
-            placeholders.append((p, "dir" if name in PROTECTED_DIRS else "file"))
+            placeholders.append((p, "file"))
 
 
 def _protect_git(
@@ -208,12 +208,12 @@ def _protect_git(
     if modules.is_dir():  # submodules' own config and hooks
         dirs += [c.parent for c in modules.glob("**/config") if c.parent.name != "info"]
     for d in dirs:
-        for name, kind in GIT_PROTECTED:
+        for name in GIT_PROTECTED:
             p = d / name
             if p.exists() or p.is_symlink():
                 read_only.append(p)
             elif create and d == git:
-                placeholders.append((p, kind))
+                placeholders.append((p, "file"))
         if (d / "config.worktree").exists():
             read_only.append(d / "config.worktree")
 
