@@ -128,7 +128,13 @@ class Simulation:
 class _Engine(PermissionEngine):
     """The engine as it is, deciding commands from a shared parse cache."""
 
-    def __init__(self, base: PermissionEngine, extra: Sequence[SourcedRule], cache: Any) -> None:
+    def __init__(
+        self,
+        base: PermissionEngine,
+        extra: Sequence[SourcedRule],
+        cache: Any,
+        paths: dict[str, tuple[Path, Path]],
+    ) -> None:
         super().__init__(
             base.cwd,
             [*base.rules, *extra],
@@ -138,6 +144,13 @@ class _Engine(PermissionEngine):
             config_dir=base.config_dir,
         )
         self._analysed = cache
+        self._paths: dict[str, tuple[Path, Path]] = paths
+
+    def paths_of(self, raw: str) -> tuple[Path, Path]:
+        # resolved once a run for both engines: the files don't move while it runs
+        if raw not in self._paths:
+            self._paths[raw] = super().paths_of(raw)
+        return self._paths[raw]
 
     def _bash(self, input: dict[str, Any], read_only: bool) -> Decision:
         from agent_tui.permissions import bash_check
@@ -168,8 +181,9 @@ def simulate(
     from agent_tui.permissions.shell import analyze
 
     analysed = lru_cache(maxsize=None)(analyze)
-    before = _Engine(engine, (), analysed)
-    after = _Engine(engine, [SourcedRule(r, behavior, "session") for r in rules], analysed)
+    paths: dict[str, tuple[Path, Path]] = {}
+    before = _Engine(engine, (), analysed, paths)
+    after = _Engine(engine, [SourcedRule(r, behavior, "session") for r in rules], analysed, paths)
     sim = Simulation(tuple(r.text for r in rules), behavior)
     suggested: Counter[str] = Counter()
     covered: dict[str, bool] = {}
