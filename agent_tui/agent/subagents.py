@@ -156,6 +156,10 @@ class SubAgents:
         )
         sub.runner.checkpoints = parent.checkpoints  # its changes belong to the parent's turn
         sub.approvals.own_writes = parent.checkpoints.own_writes
+        # what the parent's tools returned is where a sub-agent's command may come from too
+        sub.conversation.observers.remove(sub.approvals.provenance)
+        sub.approvals.provenance = parent.approvals.provenance
+        sub.conversation.observers.append(parent.approvals.provenance)
         return sub
 
     async def run(self, params: TaskInput, ctx: ToolContext) -> ToolOutput:
