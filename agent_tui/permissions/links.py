@@ -15,10 +15,10 @@ from agent_tui.permissions.analysis import Analysis, Word
 LINKERS = frozenset({"ln", "link", "cp", "mv", "install", "rsync"})
 
 
-def made_links(a: Analysis) -> list[Word]:
+def made_links(a: Analysis, linkers: frozenset[str] = LINKERS) -> list[Word]:
     """Paths the command's own `ln`/`cp`/`mv`/… write: a later write or read may pass through."""
     texts = {
-        p.text for p in a.parts if p.argv and p.argv[0] and os.path.basename(p.argv[0]) in LINKERS
+        p.text for p in a.parts if p.argv and p.argv[0] and os.path.basename(p.argv[0]) in linkers
     }
     return [w for w, text in a.operand_writes if text in texts]
 
@@ -34,14 +34,15 @@ def through_made_link(
     if None in links:
         return "the command makes links whose names aren't known statically"
     made = [(lexical(w), w) for w in links if w is not None]
+    # a write to the very path `ln` made writes its target (`ln /outside/f h && echo >> h`)
+    linked = {lexical(w) for w in made_links(a, frozenset({"ln", "link"})) if w is not None}
+    own = {t for _, t in a.operand_writes if _ in links}
     for target, text in targets:
-        if target is None:
+        if target is None or text in own:
             continue
         path = lexical(target)
         for link, shown in made:
-            if path == link and text in {t for w, t in a.operand_writes if w == shown}:
-                continue  # the link itself
-            if path == link or path.is_relative_to(link):
+            if (path == link and link in linked) or (path != link and path.is_relative_to(link)):
                 return f"writes {target} through {shown}, which the same command makes"
     return None
 
