@@ -141,6 +141,8 @@ class Sandbox:
     ) -> SandboxRun:
         """`argv` wrapped to run inside, with a proxy of its own that asks through `ask`
         (`lasting`: a process that runs all session, see `plan_layout`)."""
+        if not self.availability.ok:  # never claim a sandbox the process doesn't have
+            raise RuntimeError(f"no sandbox: {self.availability.detail}")
         layout = self.layout(lasting=lasting)
         socket_path = self.session_dir() / f"proxy-{next(self._count)}.sock"
         gate = HostGate(self.permissions, self.config.allowed_domains, ask)
