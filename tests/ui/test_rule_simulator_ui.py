@@ -24,6 +24,9 @@ async def test_dialog_and_permissions_view(tmp_path: Path) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
         app.approvals.guard_s = 0.0
+        # the app's queue has the rubber-stamp guard (settings: defaults) and the simulator
+        assert app.approvals.stamp is not None and app.approvals.stamp.settings.enabled
+        assert app.approvals.simulate is not None
         await type_prompt(pilot, "write a note")
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=30)
         dialog = app.screen

@@ -147,3 +147,16 @@ def test_differences() -> None:
         ("build/ ~", True),
     )
     assert differences("a b", "a b") == (("a b", False),)
+
+
+def test_read_from_the_users_settings_file(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from agent_tui.paths import config_dir
+    from agent_tui.ui.stamp_guard import load_settings
+
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path))
+    assert load_settings() == GuardSettings()
+    config_dir().mkdir(parents=True, exist_ok=True)
+    (config_dir() / "settings.toml").write_text(
+        "[ui]\napproval_pause = false\napproval_streak = 5\n"
+    )
+    assert load_settings() == GuardSettings(enabled=False, streak=5)
