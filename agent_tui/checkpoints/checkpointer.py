@@ -167,6 +167,12 @@ class Checkpointer:
             elif s.tree:
                 async with self._lock:
                     tree = await self._snapshot() or ""
+                    if (
+                        not tree
+                        and self._turn is not None
+                        and s.subject not in self._turn.unrestorable
+                    ):
+                        self._turn.unrestorable.append(s.subject)  # said by `_snapshot`
                 files = await self._changes(s.tree, tree, s.tool)
         finally:
             async with self._lock:

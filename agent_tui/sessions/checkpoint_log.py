@@ -54,6 +54,11 @@ class CheckpointLog(StoreBase):
         checkpoint of a turn that never ended (a killed app) made up from its calls' records."""
         from agent_tui.checkpoints.attribution import rebuild
 
+        return rebuild(self._file_records(session_id))
+
+    def _file_records(
+        self, session_id: str
+    ) -> list[ChangeStarted | ChangeRecorded | FilesChanged | FilesRestored]:
         self.flush()
         with self._lock:
             rows = self._c.execute(
@@ -63,22 +68,22 @@ class CheckpointLog(StoreBase):
                 (session_id,),
             ).fetchall()
         found = [event_from_dict(json.loads(raw)) for (raw,) in rows]
-        return rebuild(
-            [
-                e
-                for e in found
-                if isinstance(e, ChangeStarted | ChangeRecorded | FilesChanged | FilesRestored)
-            ]
-        )
+        kinds = ChangeStarted | ChangeRecorded | FilesChanged | FilesRestored
+        return [e for e in found if isinstance(e, kinds)]
 
     def load_checkpoints(self, session_id: str) -> tuple[list[FilesChanged], int]:
-        """The session's checkpoints still in effect (oldest first) and the next number."""
+        """The session's checkpoints still in effect (oldest first) and the next number (past
+        every number a call was recorded under, so none is given twice)."""
+        from agent_tui.checkpoints.attribution import rebuild
+
+        records = self._file_records(session_id)
         history: list[FilesChanged] = []
-        next_id = 0
-        for event in self.file_events(session_id):
+        next_id = max(
+            (e.checkpoint + 1 for e in records if not isinstance(e, FilesRestored)), default=0
+        )
+        for event in rebuild(records):
             if isinstance(event, FilesChanged):
                 history.append(event)
-                next_id = max(next_id, event.checkpoint + 1)
             else:
                 history = [c for c in history if c.checkpoint < event.to]
                 next_id = max(next_id, event.to + 1)

@@ -45,3 +45,39 @@ def test_checkpoints_load_as_they_stand_after_undos(store: SessionStore) -> None
     store.append_event(sid, FilesRestored(1, ["/p/1", "/p/2"]))
     history, next_id = store.load_checkpoints(sid)
     assert [c.checkpoint for c in history] == [0] and next_id == 3
+
+
+def test_a_killed_turn_is_rebuilt_from_its_calls_and_its_number_never_reused(
+    store: SessionStore,
+) -> None:
+    from agent_tui.protocol.events import ChangeRecorded, ChangeStarted
+
+    sid = store.create_session("/p", "m")
+    store.append_event(sid, FilesChanged(0, 0, "first", [{"path": "/p/a"}]))
+    # a turn whose only call changed nothing: no FilesChanged, but its number was taken
+    store.append_event(sid, ChangeStarted(1, 2, "quiet", "t1", "Bash", "ls > x", tree="t0"))
+    store.append_event(sid, ChangeRecorded(1, "t1", "Bash", [], "t0"))
+    # the app was killed in this turn, after a Write was recorded and while a command ran
+    w = {"path": "/p/b", "before": None, "after": "b1", "by": "Write"}
+    store.append_event(sid, ChangeStarted(2, 4, "killed", "t2", "Write", "/p/b", "/p/b"))
+    store.append_event(sid, ChangeRecorded(2, "t2", "Write", [w]))
+    store.append_event(sid, ChangeStarted(2, 4, "killed", "t3", "Bash", "make", tree="abc"))
+    history, next_id = store.load_checkpoints(sid)
+    assert [c.checkpoint for c in history] == [0, 2] and next_id == 3
+    killed = history[1]
+    assert killed.prompt == "killed" and killed.message_index == 4
+    assert [f["path"] for f in killed.files] == ["/p/b"]
+    assert [i["subject"] for i in killed.interrupted] == ["make"]
+
+
+def test_the_number_of_a_last_turn_that_changed_nothing_is_not_given_again(
+    store: SessionStore,
+) -> None:
+    from agent_tui.protocol.events import ChangeRecorded, ChangeStarted
+
+    sid = store.create_session("/p", "m")
+    store.append_event(sid, FilesChanged(0, 0, "first", [{"path": "/p/a"}]))
+    store.append_event(sid, ChangeStarted(1, 2, "quiet", "t1", "Bash", "ls > x", tree="t0"))
+    store.append_event(sid, ChangeRecorded(1, "t1", "Bash", [], "t0"))
+    history, next_id = store.load_checkpoints(sid)
+    assert [c.checkpoint for c in history] == [0] and next_id == 2
