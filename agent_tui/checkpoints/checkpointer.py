@@ -85,6 +85,7 @@ class Checkpointer:
         self.shadow = True
         self.shadow_refused = ""
         self._refusal_said = False
+        self._failure_said = False
 
     @property
     def git(self) -> GitWorkTree | None:
@@ -102,6 +103,25 @@ class Checkpointer:
                     self.shadow_refused = str(exc)
             self._git_known = True
         return self._git
+
+    def _failed(self, exc: Exception) -> None:
+        """A snapshot, diff or anchor failed: said once a session, in plain words (a full disk
+        is said by the session store too; repeating it for every call helps no one)."""
+        if self._failure_said:
+            return
+        self._failure_said = True
+        text = str(exc)
+        if "No space left" in text or "Disk quota" in text:
+            why = "the disk is full"
+        else:
+            why = text.splitlines()[-1][-200:] if text else type(exc).__name__
+        self.emit(
+            Notice(
+                "warning",
+                "Undo: a snapshot of the work tree could not be taken, so what some commands "
+                f"change can't be undone ({why}).",
+            )
+        )
 
     def _say_refused(self) -> None:
         if self.shadow_refused and not self._refusal_said:
@@ -193,7 +213,7 @@ class Checkpointer:
         try:
             changes = await asyncio.to_thread(git.changes, old, new)
         except GitError as exc:
-            self.emit(Notice("warning", f"The git checkpoint is incomplete: {exc}"))
+            self._failed(exc)
             return []
         return [entry(c.path, c.old, c.new, c.old_mode, c.new_mode, tool) for c in changes]
 
@@ -233,7 +253,7 @@ class Checkpointer:
         try:
             return await asyncio.to_thread(git.snapshot, self.scratch.path(self._index_name))
         except (GitError, OSError) as exc:
-            self.emit(Notice("warning", f"No git checkpoint for this call: {exc}"))
+            self._failed(exc)
             return None
 
     async def end_turn(self) -> FilesChanged | None:
@@ -247,7 +267,7 @@ class Checkpointer:
             try:
                 await asyncio.to_thread(git.anchor, turn.trees, f"agent-tui: {self._prompt[:60]}")
             except GitError as exc:
-                self.emit(Notice("warning", f"The git checkpoint is incomplete: {exc}"))
+                self._failed(exc)
         files = join(turn.records)
         if not files and not turn.unrestorable:
             return None

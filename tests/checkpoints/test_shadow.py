@@ -85,3 +85,21 @@ def test_each_folder_has_its_own_shadow_repository(tmp_path: Path) -> None:
     home = tmp_path / "home"
     assert shadow.shadow_work_tree(a, home).git_dir != shadow.shadow_work_tree(b, home).git_dir
     assert shadow.shadow_work_tree(a, home).git_dir == shadow.shadow_work_tree(a, home).git_dir
+
+
+def test_a_snapshot_that_fails_is_said_once_in_plain_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_tui.checkpoints.git_tree import GitError, GitWorkTree
+
+    def full(self: GitWorkTree, index: Path) -> str:
+        raise GitError("git add: fatal: unable to write loose object file: No space left on device")
+
+    monkeypatch.setattr(GitWorkTree, "snapshot", full)
+    work = folder(tmp_path)
+    events: list[Event] = []
+    cp = Checkpointer(work, events.append)
+    event = asyncio.run(shell_turn(cp, work))
+    assert event is not None and event.unrestorable == ["rm draft.md && echo new > made.md"]
+    said = [e.text for e in events if isinstance(e, Notice)]
+    assert len(said) == 1 and "(the disk is full)" in said[0] and "fatal" not in said[0]
