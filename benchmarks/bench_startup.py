@@ -54,11 +54,11 @@ for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
 
 class Probe(AgentApp):
-    def on_mount(self):
-        # Textual calls this before AgentApp.on_mount (handlers run down the class's MRO), so it
-        # fires right after the first frame is painted, before the app's after-first-frame work
-        # (building the agent).
+    def main_mounted(self):
+        # Queued before the app's own after-first-frame work (building the agent), so it fires
+        # right after the first frame is painted.
         self.call_after_refresh(first_frame)
+        super().main_mounted()
 
 Probe(Options(offline=True), tune_collector=True).run(headless=True)
 """

@@ -11,9 +11,7 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
 
 from agent_tui.runtime import Options, offline_reason
 from agent_tui.ui import css_cache
@@ -25,10 +23,8 @@ from agent_tui.ui.slash_actions import SlashActions
 from agent_tui.ui.turns import TurnController
 from agent_tui.ui.undo_actions import UndoActions
 from agent_tui.ui.view_actions import ViewActions
-from agent_tui.ui.widgets.chat import ChatView, NoticeMessage
-from agent_tui.ui.widgets.key_footer import KeyFooter
+from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
-from agent_tui.ui.widgets.status import StatusLine
 
 # The first frame is the chat, the prompt and the status line; everything else (event classes,
 # the tool pane, the approvals log, tool blocks) is imported once it has been painted.
@@ -44,8 +40,6 @@ if TYPE_CHECKING:
     from agent_tui.ui.event_view import EventView
     from agent_tui.ui.replay import Replay
     from agent_tui.ui.screens.sessions import BrowserChoice
-    from agent_tui.ui.widgets.approvals_log import ApprovalsLog
-    from agent_tui.ui.widgets.tool_pane import ToolPane
 
 STYLES = Path(__file__).parent / "styles"
 
@@ -103,8 +97,6 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
         self.agent: Agent | None = None
         self.recorder: Recorder | None = None
         self.approvals: ApprovalQueue | None = None
-        #: draws the agent's events (made once the side pane is mounted, see `_mount_side`)
-        self.view: EventView | None = None
         #: the one owner of "a turn is running": prompts, the queue, retry, cancel
         self.turns = TurnController(self, self, after_turn=self._after_turn)
         #: printed by the command line after the app exits (how to come back to this session)
@@ -121,70 +113,16 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
     # --- layout ------------------------------------------------------------------------------
 
     def get_default_screen(self) -> MainScreen:
-        return MainScreen(id="_default")
-
-    def compose(self) -> ComposeResult:
-        self.prepare_screen()  # all the first frame shows is composed here, styled once
-        with Horizontal(id="main"):
-            with ChatView(id="chat"):
-                if self.offline:
-                    yield NoticeMessage(
-                        f"{self.offline}. Type a prompt (try “hello”, “run a command”, “search "
-                        "the web for textual”).",
-                        "info",
-                    )
-            yield Vertical(id="side")  # filled after the first frame (`_mount_side`)
-        yield PromptInput(id="prompt")
-        status = StatusLine(id="status")
-        status.set_reactive(StatusLine.model, self._model_label())
-        status.set_reactive(StatusLine.mode, self.options.mode)
-        status.set_reactive(StatusLine.activity, "starting…")
-        yield status
-        yield KeyFooter()
-
-    def _model_label(self) -> str:
-        return "offline model" if self.offline else (self.options.model or "…")
-
-    @property
-    def chat(self) -> ChatView:
-        return self.query_one(ChatView)
-
-    @property
-    def status(self) -> StatusLine:
-        return self.query_one(StatusLine)
-
-    @property
-    def tool_pane(self) -> ToolPane:
-        return self.query_one("#tools")  # type: ignore[return-value]
-
-    @property
-    def approvals_log(self) -> ApprovalsLog:
-        return self.query_one("#approvals")  # type: ignore[return-value]
-
-    def _mount_side(self) -> None:
-        from agent_tui.ui.widgets.approvals_log import ApprovalsLog
-        from agent_tui.ui.widgets.tool_pane import ToolPane
-
-        tools, approvals = ToolPane(id="tools"), ApprovalsLog(id="approvals")
-        self.query_one("#side").mount(tools, approvals)
-        self.view = self.make_view(tools, approvals)
-
-    def make_view(
-        self, tools: ToolPane | None = None, approvals: ApprovalsLog | None = None
-    ) -> EventView:
-        """An `EventView` on this screen's chat, panes and status line (a replay makes its own,
-        so its totals stay apart from the live session's)."""
-        from agent_tui.ui.event_view import EventView
-
-        return EventView(
-            self.chat,
-            self.status,
-            tools or self.tool_pane,
-            approvals or self.approvals_log,
-            call_later=self.call_later,
+        model = "offline model" if self.offline else (self.options.model or "…")
+        return MainScreen(
+            model=model, mode=self.options.mode, offline=self.offline, mounted=self.main_mounted
         )
 
-    def on_mount(self) -> None:
+    def make_view(self) -> EventView:
+        return self.main.make_view()
+
+    def main_mounted(self) -> None:
+        """The main screen's widgets are mounted and styled, its first frame not yet painted."""
         self.keep_first_screen_css()
         self.query_one(PromptInput).focus()
         self.call_after_refresh(self._start_boot)
@@ -199,7 +137,8 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
         error: str | None,
     ) -> None:
         self.agent, self.recorder, self.approvals = agent, recorder, approvals
-        self._mount_side()  # after the agent, so a prompt is taken sooner (it has no events yet)
+        # After the agent, so a prompt is taken sooner (it has no events yet).
+        self.view = self.main.mount_side()
         agent.listeners.append(self._on_agent_event)
         from agent_tui.agent.context import context_window
 
@@ -230,7 +169,7 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
             from agent_tui.ui.widgets.plan import last_plan
 
             self._show_history("Session resumed.")
-            self.tool_pane.show_plan(last_plan(agent.messages) or [])
+            self.main.tool_pane.show_plan(last_plan(agent.messages) or [])
         self.call_later(self.turns.next_queued)
         self.start_mcp()
         if self._pending_choice is not None:
@@ -266,7 +205,7 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
         self.chat.mount_all(tail)
         # The decisions of the session so far, as the approvals pane showed them live.
         for decided in decisions_of(self._runs):
-            self.approvals_log.add(decided)
+            self.main.approvals_log.add(decided)
         if notice:
             self.chat.append(NoticeMessage(notice, "info"))
 
@@ -307,11 +246,6 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
             self.status.activity = "working…"
 
     # --- events from the agent ---------------------------------------------------------------
-
-    @property
-    def live_view(self) -> EventView:
-        assert self.view is not None, "the side pane is mounted before the agent starts"
-        return self.view
 
     def _on_agent_event(self, event: Event) -> None:
         if not self.is_running:

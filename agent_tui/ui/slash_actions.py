@@ -306,6 +306,6 @@ class SlashActions(AppParts):
             self.recorder = Recorder(old.store, agent, backlog=old.backlog)
         self.live_view.set_totals(None, 0.0)
         await self.redraw_conversation(history=False)  # type: ignore[attr-defined]
-        self.tool_pane.show_plan([])  # type: ignore[attr-defined]
+        self.main.tool_pane.show_plan([])
         self.status.context = None
         self._say("New session. The previous one is in the sessions list (ctrl+o).")

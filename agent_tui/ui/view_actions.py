@@ -22,31 +22,14 @@ class ViewActions(AppParts):
             size = (columns, lines)
         return await super().run_async(headless=headless, size=size, **kwargs)
 
-    def prepare_screen(self) -> None:
-        """Give the screen its width class (`-narrow`, `-wide`) and its focus before its widgets
-        are first styled. Textual adds the class on the first resize, and then styles every
-        widget again."""
-        breakpoints = self.HORIZONTAL_BREAKPOINTS or []
-        classes = {name: False for _, name in breakpoints}
-        fitting = [name for at, name in breakpoints if self.size.width >= at]
-        if fitting:
-            classes[fitting[-1]] = True
-        self.screen.update_classes(classes, update=False)
+    # The view keys are bound on the app (the keys line lists them in the app's order); the
+    # main screen does what they ask.
 
     def action_scroll_chat(self, where: str) -> None:
-        """PageUp/PageDown and Ctrl+Home/End scroll the chat, wherever the focus is."""
-        chat = self.chat
-        if where == "home":
-            chat.scroll_home(animate=False)
-        elif where == "end":
-            chat.scroll_end(animate=False)
-            chat.anchor()
-        else:
-            getattr(chat, f"scroll_{where}")(animate=False)
+        self.main.action_scroll_chat(where)
 
     def action_toggle_tools(self) -> None:
-        side = self.query_one("#side")
-        side.display = not side.display
+        self.main.action_toggle_tools()
 
     def action_cycle_mode(self) -> None:
         if self.agent is None:

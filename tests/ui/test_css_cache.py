@@ -134,9 +134,10 @@ async def test_a_start_with_kept_rules_draws_the_same_screen(home: Path) -> None
             super().__init__(*args, **kwargs)  # type: ignore[arg-type]
             self.settled = asyncio.Event()
 
-        def on_mount(self) -> None:
+        def main_mounted(self) -> None:
             # A steady cursor: a blinking one is drawn or not by when the screenshot falls.
             self.query_one(PromptInput).cursor_blink = False
+            super().main_mounted()
 
         def save_parsed_css(self) -> None:  # the boot thread, once the app is ready
             super().save_parsed_css()
@@ -166,9 +167,10 @@ async def test_a_start_cut_short_at_its_first_frame_still_keeps_the_rules(home: 
     loaded: list[frozenset] = []
 
     class CutShort(AgentApp):
-        def on_mount(self) -> None:  # runs before AgentApp's: leave at the first frame
+        def main_mounted(self) -> None:  # leave at the first frame
             loaded.append(self._css_loaded)
             self.call_after_refresh(self.exit)
+            super().main_mounted()
 
         def _start_boot(self) -> None:  # the agent is never built, so its later save never runs
             pass

@@ -14,16 +14,19 @@ from agent_tui.ui.app import AgentApp
 
 @pytest.mark.parametrize(("width", "expected"), [(80, "-narrow"), (130, "-wide")])
 async def test_the_screen_has_its_width_class_when_its_widgets_are_composed(
-    tmp_path: Path, width: int, expected: str
+    tmp_path: Path, width: int, expected: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from agent_tui.ui.screens.main import MainScreen
+
     seen: list[set[str]] = []
+    compose = MainScreen.compose
 
-    class Probe(AgentApp):
-        def compose(self) -> Any:
-            yield from super().compose()
-            seen.append(set(self.screen.classes))
+    def probed(self: MainScreen) -> Any:
+        yield from compose(self)
+        seen.append(set(self.classes))
 
-    app = Probe(Options(cwd=tmp_path), record=False)
+    monkeypatch.setattr(MainScreen, "compose", probed)
+    app = AgentApp(Options(cwd=tmp_path), record=False)
     async with app.run_test(size=(width, 30)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
         assert seen[0] & {"-narrow", "-wide"} == {expected}  # set before the first styling
@@ -77,8 +80,9 @@ async def test_a_headless_start_lays_the_screen_out_at_one_size(
     monkeypatch.setattr(Screen, "_on_resize", logged)
 
     class Probe(AgentApp):
-        def on_mount(self) -> None:
+        def main_mounted(self) -> None:
             self.call_after_refresh(self.exit)
+            super().main_mounted()
 
     await Probe(Options(cwd=tmp_path), record=False).run_async(headless=True)
     assert sizes and set(sizes) == {tuple(shutil.get_terminal_size())}

@@ -1,11 +1,144 @@
-"""The main screen: the conversation, the side panes, the prompt and the status line."""
+"""The main screen: it owns the layout (the chat, the side panes, the prompt box, the status line
+and the keys line), the widgets' lookups, the view keys (scrolling the chat, showing the side
+pane) and the `EventView`s that draw on it. Composed once, for the first frame: the side panes
+are mounted after it (`mount_side`), when the agent is ready."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+
+from agent_tui.ui.widgets.chat import ChatView, NoticeMessage
+from agent_tui.ui.widgets.key_footer import KeyFooter
+from agent_tui.ui.widgets.prompt import PromptInput
+from agent_tui.ui.widgets.status import StatusLine
+
+if TYPE_CHECKING:
+    from agent_tui.ui.event_view import EventView
+    from agent_tui.ui.widgets.approvals_log import ApprovalsLog
+    from agent_tui.ui.widgets.tool_pane import ToolPane
 
 
 class MainScreen(Screen[None]):
     # Focus goes to the prompt straight away, not first to the chat (the first focusable widget,
     # Textual's default) and then over: that would style both widgets twice more.
     AUTO_FOCUS = "#prompt"
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        mode: str,
+        offline: str | None = None,
+        mounted: Callable[[], object] | None = None,
+    ) -> None:
+        super().__init__(id="_default")
+        self._model, self._mode, self._offline = model, mode, offline
+        #: called once the screen's widgets are mounted (the app starts its work from there)
+        self._mounted = mounted
+
+    def on_mount(self) -> None:
+        if self._mounted is not None:
+            self._mounted()
+
+    def compose(self) -> ComposeResult:
+        self._width_classes()  # all the first frame shows is composed here, styled once
+        with Horizontal(id="main"):
+            with ChatView(id="chat"):
+                if self._offline:
+                    yield NoticeMessage(
+                        f"{self._offline}. Type a prompt (try “hello”, “run a command”, “search "
+                        "the web for textual”).",
+                        "info",
+                    )
+            yield Vertical(id="side")  # filled after the first frame (`mount_side`)
+        yield PromptInput(id="prompt")
+        status = StatusLine(id="status")
+        status.set_reactive(StatusLine.model, self._model)
+        status.set_reactive(StatusLine.mode, self._mode)
+        status.set_reactive(StatusLine.activity, "starting…")
+        yield status
+        yield KeyFooter()
+
+    def _width_classes(self) -> None:
+        """Give the screen its width class (`-narrow`, `-wide`) before its widgets are first
+        styled. Textual adds the class on the first resize, and then styles every widget
+        again."""
+        breakpoints = self.app.HORIZONTAL_BREAKPOINTS or []
+        classes = {name: False for _, name in breakpoints}
+        fitting = [name for at, name in breakpoints if self.app.size.width >= at]
+        if fitting:
+            classes[fitting[-1]] = True
+        self.update_classes(classes, update=False)
+
+    # --- the widgets ---
+
+    @property
+    def chat(self) -> ChatView:
+        return self.query_one(ChatView)
+
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one(StatusLine)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one(PromptInput)
+
+    @property
+    def tool_pane(self) -> ToolPane:
+        from agent_tui.ui.widgets.tool_pane import ToolPane
+
+        return self.query_one("#tools", ToolPane)
+
+    @property
+    def approvals_log(self) -> ApprovalsLog:
+        from agent_tui.ui.widgets.approvals_log import ApprovalsLog
+
+        return self.query_one("#approvals", ApprovalsLog)
+
+    def mount_side(self) -> EventView:
+        """Mount the tool pane and the approvals log; the live session's view on them."""
+        from agent_tui.ui.widgets.approvals_log import ApprovalsLog
+        from agent_tui.ui.widgets.tool_pane import ToolPane
+
+        tools, approvals = ToolPane(id="tools"), ApprovalsLog(id="approvals")
+        self.query_one("#side").mount(tools, approvals)
+        return self.make_view(tools, approvals)
+
+    def make_view(
+        self, tools: ToolPane | None = None, approvals: ApprovalsLog | None = None
+    ) -> EventView:
+        """An `EventView` on this screen's chat, panes and status line (a replay makes its own,
+        so its totals stay apart from the live session's)."""
+        from agent_tui.ui.event_view import EventView
+
+        return EventView(
+            self.chat,
+            self.status,
+            tools or self.tool_pane,
+            approvals or self.approvals_log,
+            call_later=self.app.call_later,
+        )
+
+    # --- the view keys (bound on the app as `screen.…`, so the keys line keeps its order) ---
+
+    def action_scroll_chat(self, where: str) -> None:
+        """PageUp/PageDown and Ctrl+Home/End scroll the chat, wherever the focus is."""
+        chat = self.chat
+        if where == "home":
+            chat.scroll_home(animate=False)
+        elif where == "end":
+            chat.scroll_end(animate=False)
+            chat.anchor()
+        else:
+            scroll: Any = getattr(chat, f"scroll_{where}")
+            scroll(animate=False)
+
+    def action_toggle_tools(self) -> None:
+        side = self.query_one("#side")
+        side.display = not side.display
