@@ -11,6 +11,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.agent import recording
 from agent_tui.agent.context import context_used
 from agent_tui.protocol.events import (
     ApprovalDecided,
@@ -84,14 +85,9 @@ class Recorder:
         self._tool_runs: dict[str, Ref[int]] = {}
         self._inputs: dict[str, dict[str, Any]] = {}
         self._turn_started = time.time()
-        agent.conversation.observers.append(self)
-        agent.listeners.append(self.on_event)
-        checkpoints = getattr(agent, "checkpoints", None)
-        if checkpoints is not None:  # file contents for undo go to the session
-            checkpoints.blobs = RecordedBlobs(store, self._session, self.backlog)
-        subagents = getattr(agent, "subagents", None)
-        if subagents is not None:
-            subagents.on_start = self.record_subagent
+        #: file contents kept for undo go to the session
+        self.blobs = RecordedBlobs(store, self._session, self.backlog)
+        recording.attach(agent, self)
 
     def _new_backlog(self) -> Backlog:
         home = threading.get_ident()
@@ -282,10 +278,7 @@ class Recorder:
 
     def detach(self) -> None:
         """Stop recording this agent (another session takes over); the store stays open."""
-        if self in self.agent.conversation.observers:
-            self.agent.conversation.observers.remove(self)
-        if self.on_event in self.agent.listeners:
-            self.agent.listeners.remove(self.on_event)
+        recording.detach(self.agent, self)
         self._write(self.store.flush)
         self._release()
 
