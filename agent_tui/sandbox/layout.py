@@ -135,6 +135,7 @@ def plan_layout(
         p = _abs(raw, cwd, home)
         if p.exists():
             read_only.append(p.resolve())
+    read_only, placeholders = _through_links(read_only, placeholders, writable)
     hidden: list[Path] = []
     candidates = [home / s for s in SECRETS] + [Path(d) for d in app_dirs]
     candidates += [_abs(raw, cwd, home) for raw in deny_read]
@@ -190,8 +191,8 @@ def _protect_root(
 ) -> None:
     for name in sorted(PROTECTED_DIRS | PROTECTED_FILES):
         p = root / name
-        if name == ".git" and p.is_dir() and not p.is_symlink():
-            _protect_git(p, read_only, placeholders, create=True)
+        if name == ".git" and p.is_dir():
+            _protect_git(p.resolve(), read_only, placeholders, create=True)
         elif p.exists() or p.is_symlink():
             read_only.append(p)
         elif name in HOME_ONLY and not home:
@@ -216,6 +217,31 @@ def _protect_git(
                 placeholders.append((p, "file"))
         if (d / "config.worktree").exists():
             read_only.append(d / "config.worktree")
+
+
+def _through_links(
+    read_only: list[Path], placeholders: list[tuple[Path, str]], writable: list[Path]
+) -> tuple[list[Path], list[tuple[Path, str]]]:
+    """A protected name that is a symlink is protected where it points: the target, when it is
+    in a writable place (else nothing can write it anyway); a target that isn't there yet gets
+    the placeholder, on its first missing component (a dangling `.envrc -> x` must not let the
+    command make `x`, and bwrap can't bind from a dangling link)."""
+    kept: list[Path] = []
+    shut = list(placeholders)
+    for p in read_only:
+        if not p.is_symlink():
+            kept.append(p)
+            continue
+        real = p.resolve()
+        if not any(real.is_relative_to(w) for w in writable):
+            continue
+        if real.exists():
+            kept.append(real)
+            continue
+        while not real.parent.exists():
+            real = real.parent
+        shut.append((real, "file"))
+    return kept, shut
 
 
 def _scan(root: Path) -> Iterator[Path]:

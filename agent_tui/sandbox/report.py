@@ -18,9 +18,13 @@ from pathlib import Path
 from agent_tui.sandbox.layout import Layout
 
 _EROFS = ("Read-only file system", "Errno 30")
+#: what a command says when a placeholder (an empty file) stands where it wanted a directory
+_MISSING = ("No such file or directory", "Not a directory", "File exists")
 _QUOTED = re.compile(r"""['‘"`]([^'’"`\n]+)['’"`]""")
 _BEFORE = re.compile(
-    r"([^\s:'\"`]+): (?:Read-only file system|Permission denied|No such file or directory)"
+    r"([^\s:'\"`]+): "
+    r"(?:Read-only file system|Permission denied|No such file or directory|Not a directory|"
+    r"File exists)"
 )
 # how programs say a connection or a name lookup failed (curl, wget, git, Python, Node, Go, ...)
 _NET = re.compile(
@@ -55,13 +59,14 @@ def blocked(layout: Layout, command: str, output: str, refused: Iterable[str] = 
     cwd = layout.cwd
     for line in output.splitlines():
         erofs = any(marker in line for marker in _EROFS)
-        if not erofs and "No such file or directory" not in line:
+        if not erofs and not any(m in line for m in _MISSING):
             continue
         for raw in _QUOTED.findall(line) + _BEFORE.findall(line):
             path = _resolve(raw.strip(), cwd)
-            if erofs and not layout.is_writable(path):
+            real = Path(os.path.realpath(path))  # a protected link is protected where it points
+            if erofs and not (layout.is_writable(path) and layout.is_writable(real)):
                 found[f"write to {show(path, cwd)}"] = None
-            elif not erofs and layout.is_placeholder(path):
+            elif not erofs and (layout.is_placeholder(path) or layout.is_placeholder(real)):
                 found[f"{show(path, cwd)} (protected: kept from being made)"] = None
     for raw in _words(command):
         if "/" in raw or raw.startswith("~"):

@@ -1,0 +1,111 @@
+"""The layout: what a sandboxed command may write, what stays read-only, what is hidden — and
+that a hostile repository's symlinks neither break the sandbox nor open a way around it."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+from bwrap_support import needs_bwrap
+
+from agent_tui.permissions.engine import PermissionEngine
+from agent_tui.permissions.rules import parse_rule
+from agent_tui.permissions.settings import SourcedRule
+from agent_tui.sandbox.config import SandboxConfig
+from agent_tui.sandbox.layout import plan_layout
+from agent_tui.sandbox.runner import Sandbox
+from agent_tui.tools.base import ToolContext
+from agent_tui.tools.bash import BashInput, BashTool
+
+
+def test_protected_names_missing_at_the_top_get_placeholders(tmp_path: Path) -> None:
+    (tmp_path / ".git" / "hooks").mkdir(parents=True)
+    (tmp_path / ".git" / "config").write_text("")
+    layout = plan_layout(tmp_path, tmp_path / "t", home=Path("/nonexistent-home"))
+    shut = {p.name for p, _ in layout.placeholders}
+    assert {".envrc", ".mcp.json", ".vscode", ".claude", ".agent-tui", "info"} <= shut
+    assert ".bashrc" not in shut  # start-up files matter only in the home directory
+    assert tmp_path / ".git" / "config" in layout.read_only
+    assert tmp_path / ".git" / "hooks" in layout.read_only
+    assert tmp_path / ".git" not in layout.read_only  # commits still work
+
+
+def test_the_home_directory_gets_its_start_up_files_protected(tmp_path: Path) -> None:
+    layout = plan_layout(tmp_path, tmp_path / "t", home=tmp_path)
+    assert ".bashrc" in {p.name for p, _ in layout.placeholders}
+
+
+def test_nested_repositories_and_read_deny_rules(tmp_path: Path) -> None:
+    nested = tmp_path / "vendor" / "lib" / ".git"
+    (nested / "hooks").mkdir(parents=True)
+    (nested / "config").write_text("")
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / ".env").write_text("SECRET=1")
+    (tmp_path / "keys").mkdir()
+    layout = plan_layout(
+        tmp_path, tmp_path / "t", home=Path("/nonexistent-home"),
+        read_deny_globs=[".env", "./keys/**"],
+    )  # fmt: skip
+    assert nested / "config" in layout.read_only and nested / "hooks" in layout.read_only
+    assert tmp_path / "conf" / ".env" in layout.hidden
+    assert tmp_path / "keys" in layout.hidden
+
+
+def test_symlinked_protected_names_are_protected_where_they_point(tmp_path: Path) -> None:
+    (tmp_path / ".envrc").symlink_to("envrc.real")  # dangling, inside the project
+    (tmp_path / ".husky").symlink_to("sub/hooks")  # its parent is missing too
+    (tmp_path / ".mcp.json").symlink_to("/nonexistent/x")  # outside: nothing can write it
+    (tmp_path / "real.npmrc").write_text("")
+    (tmp_path / ".npmrc").symlink_to("real.npmrc")
+    layout = plan_layout(tmp_path, tmp_path / "t", home=Path("/nonexistent-home"))
+    shut = {p for p, _ in layout.placeholders}
+    assert tmp_path / "envrc.real" in shut and tmp_path / "sub" in shut
+    assert tmp_path / "real.npmrc" in layout.read_only
+    assert not any(p.is_symlink() for p in layout.read_only)
+
+
+@needs_bwrap
+def test_a_hostile_repositorys_links_neither_break_nor_open_the_sandbox() -> None:
+    top = Path(tempfile.mkdtemp(dir="/var/tmp"))
+    root = top / "p"
+    root.mkdir()
+    (root / ".envrc").symlink_to("envrc.real")
+    (root / ".husky").symlink_to("sub/hooks")
+    (root / ".mcp.json").symlink_to("/nonexistent/x")
+    engine = PermissionEngine(root)
+    sandbox = Sandbox(SandboxConfig(mode="on"), root, engine, data_dir=top / "d")
+    ctx = ToolContext(cwd=root, data_dir=root, sandbox=sandbox)
+    command = "echo evil > .envrc; mkdir -p sub/hooks; echo x > .husky/pre-commit; echo ran"
+    try:
+        out = asyncio.run(BashTool().run(BashInput(command=command), ctx))
+        assert "ran" in out.content  # the command ran: links don't break the sandbox
+        assert not (root / "envrc.real").exists() and not (root / "sub").exists()
+        assert "write to .envrc" in out.content
+        assert sorted(p.name for p in root.iterdir()) == [".envrc", ".husky", ".mcp.json"]
+    finally:
+        sandbox.close()
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def test_a_read_deny_rule_from_the_engine_reaches_the_layout(tmp_path: Path) -> None:
+    (tmp_path / "secrets.txt").write_text("x")
+    engine = PermissionEngine(
+        tmp_path, [SourcedRule(parse_rule("Read(./secrets.txt)"), "deny", "user")]
+    )
+    sandbox = Sandbox(SandboxConfig(mode="on"), tmp_path, engine, data_dir=tmp_path / "d")
+    try:
+        assert tmp_path / "secrets.txt" in sandbox.layout().hidden
+    finally:
+        sandbox.close()
+
+
+@pytest.mark.parametrize("raw", ["~/.cache/demo", "rel/dir"])
+def test_allow_write_paths_that_exist_become_writable(tmp_path: Path, raw: str) -> None:
+    home = tmp_path / "home"
+    target = home / ".cache" / "demo" if raw.startswith("~") else tmp_path / raw
+    target.mkdir(parents=True)
+    layout = plan_layout(tmp_path, tmp_path / "t", home=home, allow_write=[raw])
+    assert target in layout.writable
