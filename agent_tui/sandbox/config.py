@@ -6,6 +6,7 @@ names for what Claude Code has (so habits carry over), and `--sandbox` on the co
 mode = "auto"                      # off | on | auto  (or Claude Code's `enabled` and
                                    # `autoAllowBashIfSandboxed`)
 bwrapPath = "/usr/bin/bwrap"       # which bubblewrap (default: the system's, else the wheel's)
+failIfUnavailable = true           # no sandbox here: refuse Bash rather than run it without one
 [sandbox.filesystem]
 allowWrite = ["~/.cache/pip"]      # writable besides the working directory and the private /tmp
 denyRead = ["~/work/secrets"]      # hidden besides ~/.ssh, ~/.aws, ... and Read(...) deny rules
@@ -38,6 +39,8 @@ class SandboxConfig:
     allowed_domains: tuple[str, ...] = ()
     allow_unix_sockets: tuple[str, ...] = ()
     bwrap_path: str | None = None
+    #: where the sandbox can't run, Bash commands are refused instead of run without it
+    fail_if_unavailable: bool = False
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
 
@@ -106,5 +109,6 @@ def load_config(
         allowed_domains=_strings(net, "allowedDomains", where, warnings),
         allow_unix_sockets=_strings(net, "allowUnixSockets", where, warnings),
         bwrap_path=bwrap if isinstance(bwrap, str) and bwrap else None,
+        fail_if_unavailable=user.get("failIfUnavailable") is True,
         warnings=tuple(warnings),
     )

@@ -91,10 +91,23 @@ class Sandbox:
         return self.mode != "off" and self.availability.ok
 
     @property
+    def refusal(self) -> str | None:
+        """Why a command may not run at all: the person requires the sandbox
+        (`failIfUnavailable`) and it can't run here."""
+        if self.mode == "off" or not self.config.fail_if_unavailable or self.availability.ok:
+            return None
+        return (
+            f"The sandbox is required ([sandbox] failIfUnavailable) but can't run here: "
+            f"{self.availability.detail}. Bash commands are refused."
+        )
+
+    @property
     def start_notices(self) -> list[str]:
         """What to say once at start: settings problems, and a sandbox that can't run."""
         notes = [f"Sandbox settings: {w}" for w in self.config.warnings]
-        if self.mode != "off" and not self.availability.ok:
+        if self.refusal:
+            notes.append(self.refusal)
+        elif self.mode != "off" and not self.availability.ok:
             notes.append(
                 f"No sandbox: {self.availability.detail}. Bash commands run without one "
                 "(only the permission checks apply); /sandbox says more."

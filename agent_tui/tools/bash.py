@@ -290,6 +290,8 @@ class BashTool(Tool):
         loop = asyncio.get_running_loop()
         started = clock()
         sandbox = ctx.sandbox
+        if sandbox is not None and sandbox.refusal:
+            return ToolOutput(sandbox.refusal, is_error=True, summary="no sandbox: refused")
         inside = sandbox is not None and sandbox.active and not p.dangerouslyDisableSandbox
         argv = ["bash", "-c", p.command]
         run: Any = None
