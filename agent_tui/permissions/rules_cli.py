@@ -13,6 +13,7 @@ can't be parsed, a session database that can't be opened), 2 usage error.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 
@@ -63,6 +64,7 @@ def main(argv: list[str]) -> int:
         return int(exc.code or 0) if not isinstance(exc.code, str) else 2
     from agent_tui.permissions.rules import RuleError
     from agent_tui.permissions.simulate import load_engine, parse_proposed, simulate
+    from agent_tui.sessions.faults import STORE_ERRORS, describe
     from agent_tui.sessions.records import StoreUnavailable
     from agent_tui.sessions.store import SessionStore
 
@@ -81,8 +83,11 @@ def main(argv: list[str]) -> int:
         return _fail(f"cannot open the session database: {exc}")
     try:
         rows = store.past_calls(project)
+    except STORE_ERRORS as exc:  # a damaged database: one line, not a traceback
+        return _fail(f"{store.path}: {describe(exc)}")
     finally:
-        store.close()
+        with contextlib.suppress(*STORE_ERRORS):
+            store.close()
     sim = simulate(load_engine(project), args.rule, rows, args.behavior)
     out = sys.stdout
     for change in sim.changes:

@@ -109,10 +109,11 @@ def test_every_sessions_command_says_one_line_about_a_broken_database(
         ["verify", sid],
         ["delete", sid, "--yes"],
     ]
+    commands = [["sessions", *c] for c in commands] + [["rules", "try", "Bash(git push:*)"]]
     for command in commands:
-        done = run(["sessions", *command], home, tmp_path)
+        done = run(command, home, tmp_path)
         assert done.returncode == 1, (command, done.stdout, done.stderr)
-        one_line_said(done.stderr, "agent-tui sessions:", str(db))
+        one_line_said(done.stderr, f"agent-tui {command[0]}:", str(db))
         if how == "newer":
             assert "newer than this agent-tui" in done.stderr
         else:
