@@ -23,6 +23,7 @@ SUBJECT_FIELDS: dict[str, tuple[str, ...]] = {
     "Grep": ("pattern",),
     "Glob": ("pattern",),
     "Task": ("description",),
+    "ToolSearch": ("query",),
 }
 _ANY_TOOL = ("command", "url", "query", "file_path", "path", "pattern", "description")
 

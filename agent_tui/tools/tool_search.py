@@ -62,9 +62,6 @@ class ToolSearchTool(Tool):
         schema["description"] = f"{self.description}\n\nDeferred tools:\n{names}"
         return schema
 
-    def subject(self, params: Any) -> str:
-        return str(params.query)
-
     async def run(self, params: Any, ctx: ToolContext) -> ToolOutput:
         deferred = {t.name: t for t in self.registry.deferred()}
         found = search(params.query, list(deferred.values()), params.max_results)
