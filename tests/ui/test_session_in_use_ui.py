@@ -43,3 +43,39 @@ async def test_continuing_a_session_in_use_offers_a_fork(tmp_path: Path, fork: b
     finally:
         if held is not None:
             held.release()
+
+
+@pytest.mark.parametrize("fork", [True, False])
+async def test_resuming_from_the_browser_a_session_in_use_offers_a_fork(
+    tmp_path: Path, fork: bool
+) -> None:
+    from agent_tui.ui.screens.sessions import SessionBrowser
+
+    db = Path(os.environ["AGENT_TUI_HOME"]) / "sessions.db"
+    with SessionStore(db) as store:
+        sid = store.create_session(tmp_path / "work", "claude-test", "the other one")
+        store.add_message(sid, "user", "hello")
+        store.add_message(sid, "assistant", [{"type": "text", "text": "hi"}])
+    held = SessionLock.take(db, sid)
+    try:
+        app = make_app(tmp_path, record=True)
+        async with app.run_test(size=(110, 30)) as pilot:
+            await wait_for(pilot, lambda: app.agent is not None)
+            await pilot.press("ctrl+o")
+            await wait_for(
+                pilot, lambda: isinstance(app.screen, SessionBrowser) and app.screen.rows
+            )
+            await pilot.press("enter")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            assert f"session {sid} is in use by another agent-tui" in app.screen.question
+            await pilot.press("y" if fork else "n")
+            if fork:
+                await wait_for(pilot, lambda: len(app.agent.messages) == 2)
+                assert app.recorder.session_id not in (None, sid)
+                assert app.status.session == app.recorder.session_id
+            else:
+                await wait_for(pilot, lambda: app.status.activity == "ready")
+                assert app.agent.messages == [] and app.recorder.session_id is None
+    finally:
+        if held is not None:
+            held.release()
