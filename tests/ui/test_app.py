@@ -29,7 +29,7 @@ async def test_prompt_streams_an_answer(tmp_path: Path) -> None:
         await type_prompt(pilot, "hello")
         await wait_for(pilot, lambda: app.query(AssistantMessage))
         await wait_for(pilot, lambda: not app.agent.running)
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: "```python" in assistant_texts(app)[-1])
         users = [str(w.render()) for w in app.query(UserMessage)]
         assert users == ["hello"]
         answer = assistant_texts(app)[-1]
@@ -55,8 +55,7 @@ async def test_approve_command_with_y_runs_it_and_answer_uses_output(tmp_path: P
         result = app.agent.messages[2]["content"][0]
         assert result["type"] == "tool_result"
         assert "README.md" in result["content"]
-        await pilot.pause(0.1)
-        assert "README.md" in assistant_texts(app)[-1]
+        await wait_for(pilot, lambda: "README.md" in assistant_texts(app)[-1])
 
 
 async def test_deny_with_n_keeps_conversation_valid(tmp_path: Path) -> None:
@@ -145,7 +144,7 @@ async def test_tiny_terminal_keeps_working(tmp_path: Path) -> None:
         await type_prompt(pilot, "hello")
         await wait_for(pilot, lambda: not app.agent.running and len(app.agent.messages) == 2)
         await pilot.resize_terminal(120, 40)
-        await pilot.pause(0.1)
+        await pilot.pause()  # laid out again at the new size
         assert app.query(AssistantMessage)
 
 
@@ -159,9 +158,9 @@ def test_main_screen_snapshot(snap_compare, tmp_path: Path) -> None:  # type: ig
         await wait_for(pilot, lambda: app.agent.messages and not app.agent.running)
         # The finished answer has collapsed into its final single widget.
         await wait_for(pilot, lambda: app.query(AssistantMessage).last().query(".final"))
-        await pilot.pause(0.2)
         app.chat.scroll_end(animate=False)  # where streaming left it depends on frame timing
-        await pilot.pause(0.2)
+        await wait_for(pilot, lambda: app.chat.scroll_y == app.chat.max_scroll_y)
+        await pilot.pause()
 
     assert snap_compare(app, terminal_size=(110, 36), run_before=run_before)
 

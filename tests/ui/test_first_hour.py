@@ -56,7 +56,10 @@ async def test_escape_right_after_enter_cancels_before_the_first_request(
         )
         app.on_prompt_input_submitted(PromptInput.Submitted("hello"))
         app.action_cancel()  # in the same tick: the turn's worker has not started
-        await pilot.pause(0.2)
+        await wait_for(
+            pilot,
+            lambda: any("Cancelled before it was sent" in n.text for n in app.query(NoticeMessage)),
+        )
         assert streamed == [] and app.agent.messages == []
         assert any("Cancelled before it was sent" in n.text for n in app.query(NoticeMessage))
         # the app is ready for the next prompt

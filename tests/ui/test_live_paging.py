@@ -55,7 +55,7 @@ async def test_pruned_turns_page_back_in_when_scrolled_to(tmp_path: Path) -> Non
         # scrolling to the top pages the earlier turns in, up to the first prompt
         while row.pager.hidden:
             chat.scroll_home(animate=False, immediate=True)
-            await pilot.pause(0.05)
+            await pilot.pause()  # the scroll is processed
             row.load_page()
             await pilot.pause()
         assert shown_prompts(chat)[:2] == ["question number 1", "question number 2"]

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from app_helpers import wait_for
+from textual.command import CommandList
 from textual.widgets import Input
 
 import agent_tui.sessions.store as store_mod
@@ -222,7 +223,9 @@ async def test_resuming_moves_recording_out_of_the_session_in_progress(tmp_path:
         # The session in progress cannot be deleted from the browser.
         browser = await open_browser(pilot, app)
         await pilot.press("d")
-        await pilot.pause(0.1)
+        await wait_for(
+            pilot, lambda: any("can't be deleted" in n.message for n in app._notifications)
+        )
         assert app.screen is browser and len(browser.rows) == 2
 
 
@@ -296,7 +299,8 @@ async def test_command_palette_entry_opens_the_browser(tmp_path: Path) -> None:
         await pilot.press("ctrl+p")
         for ch in "Sessions: browse":
             await pilot.press("space" if ch == " " else ch)
-        await pilot.pause(0.3)  # the palette searches its providers in the background
+        # the palette searches its providers in the background
+        await wait_for(pilot, lambda: app.screen.query_one(CommandList).option_count > 0)
         await pilot.press("enter")
         await wait_for(pilot, lambda: isinstance(app.screen, SessionBrowser))
 
@@ -338,7 +342,7 @@ async def test_big_session_opens_at_the_tail_and_loads_more_on_scroll(tmp_path: 
         assert len(shown) == 20 and shown[-1] == "message 4998"  # 40 messages: 20 prompts
         earlier = app.query_one(EarlierMessages)
         assert earlier.pager.hidden == 4960 and "4,960 earlier" in str(earlier.render())
-        await pilot.pause(0.1)
+        await pilot.pause()
         app.chat.scroll_home(animate=False)
         await wait_for(pilot, lambda: len(app.query(UserMessage)) == 40)
         shown = [str(w.render()) for w in app.query(UserMessage)]
@@ -356,7 +360,9 @@ async def test_resume_refused_while_a_turn_runs(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: app.agent is not None)
         app.agent.running = True  # as during a turn
         app.resume_session(ids[0])
-        await pilot.pause(0.1)
+        await wait_for(
+            pilot, lambda: any("A turn is running" in n.message for n in app._notifications)
+        )
         assert app.recorder.session_id is None and not app.agent.messages
         app.agent.running = False
 
@@ -369,7 +375,7 @@ def test_browser_snapshot(snap_compare: Any, tmp_path: Path) -> None:
         browser = await open_browser(pilot, app)
         await wait_for(pilot, lambda: "Done 2." in preview_text(browser))
         app.query_one(PromptInput).cursor_blink = False
-        await pilot.pause(0.1)
+        await pilot.pause()  # the steady cursor drawn
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
 
@@ -398,3 +404,7 @@ async def test_enter_on_the_current_session_says_so_and_stays(tmp_path: Path) ->
         await pilot.pause()
         assert app.screen is browser
         assert any("the session you are in" in n.message for n in app._notifications)
+
+
+def notified(app: Any, text: str) -> bool:
+    return any(text in n.message for n in app._notifications)

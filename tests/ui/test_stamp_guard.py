@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
+from app_helpers import wait_for
 from textual.content import Content
 from textual.widgets import Static
 
@@ -76,12 +77,13 @@ async def test_fast_approvals_in_a_row_pause_the_next_dialog() -> None:
         await pilot.pause()
         assert not tasks[3].done() and screen.paused
         clock.now += 0.9
-        await pilot.pause(0.15)
-        assert rendered(screen.query_one("#pause")).strip().startswith("keys active in 0.6 s")
+        pause_line = screen.query_one("#pause")
+        await wait_for(
+            pilot, lambda: rendered(pause_line).strip().startswith("keys active in 0.6 s")
+        )
         clock.now += 0.7  # the pause is over: keys answer again
-        await pilot.pause(0.15)
+        await wait_for(pilot, lambda: rendered(pause_line).strip().startswith("keys active —"))
         assert not screen.paused and screen.armed
-        assert rendered(screen.query_one("#pause")).strip().startswith("keys active —")
         await pilot.press("n")
         denied = await tasks[3]
         assert denied == ApprovalAnswer("deny") and denied.took_s == 1.6
@@ -108,7 +110,7 @@ async def test_one_fast_destructive_approval_is_enough_and_slow_ones_never_pause
             "a destructive call in under a second" in rendered(screen.query_one("#pause")).strip()
         )
         clock.now += 1.1
-        await pilot.pause(0.15)
+        await wait_for(pilot, lambda: not screen.paused and screen.armed)
         await pilot.press("y")
         await asyncio.gather(*tasks)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from app_helpers import wait_for
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
@@ -72,11 +73,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 async def _start(work: Path, key: str) -> AgentApp:
     app = AgentApp(Options(cwd=work), record=False)
     async with app.run_test(size=(100, 30)) as pilot:
-        for _ in range(200):
-            await pilot.pause(0.02)
-            if isinstance(app.screen, TrustScreen):
-                break
-        assert isinstance(app.screen, TrustScreen)
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
         app.screen.guard_s = 0
         await pilot.press(key)
         await pilot.pause()

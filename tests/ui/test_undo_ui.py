@@ -144,7 +144,7 @@ def test_changes_view_snapshot(snap_compare: Any, tmp_path: Path) -> None:
     async def run_before(pilot: Any) -> None:
         await changes_of_a_written_note(app, pilot)
         app.query_one(PromptInput).cursor_blink = False
-        await pilot.pause(0.1)
+        await pilot.pause()  # the steady cursor drawn
 
     assert snap_compare(app, terminal_size=(110, 30), run_before=run_before)
 
@@ -161,7 +161,10 @@ def test_permissions_view_snapshot(snap_compare: Any, tmp_path: Path) -> None:
         app.query_one(PromptInput).cursor_blink = False
         await type_prompt(pilot, "/permissions")
         await wait_for(pilot, lambda: isinstance(app.screen, PermissionsScreen))
-        await pilot.pause(0.3)  # the fire counts arrive from a thread
+        # the fire counts arrive from a thread: its worker is done once they are in
+        screen = app.screen
+        await wait_for(pilot, lambda: not [w for w in app.workers if w.node is screen])
+        await pilot.pause()
 
     assert snap_compare(app, terminal_size=(110, 30), run_before=run_before)
 
