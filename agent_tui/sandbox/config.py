@@ -7,6 +7,7 @@ mode = "auto"                      # off | on | auto  (or Claude Code's `enabled
                                    # `autoAllowBashIfSandboxed`)
 bwrapPath = "/usr/bin/bwrap"       # which bubblewrap (default: the system's, else the wheel's)
 failIfUnavailable = true           # no sandbox here: refuse Bash rather than run it without one
+excludedCommands = ["docker"]      # run outside the sandbox (the usual questions; never auto)
 [sandbox.filesystem]
 allowWrite = ["~/.cache/pip"]      # writable besides the working directory and the private /tmp
 denyRead = ["~/work/secrets"]      # hidden besides ~/.ssh, ~/.aws, ... and Read(...) deny rules
@@ -41,6 +42,8 @@ class SandboxConfig:
     bwrap_path: str | None = None
     #: where the sandbox can't run, Bash commands are refused instead of run without it
     fail_if_unavailable: bool = False
+    #: command prefixes that run outside the sandbox (`excludedCommands`)
+    excluded_commands: tuple[str, ...] = ()
     warnings: tuple[str, ...] = field(default_factory=tuple)
 
 
@@ -110,5 +113,6 @@ def load_config(
         allow_unix_sockets=_strings(net, "allowUnixSockets", where, warnings),
         bwrap_path=bwrap if isinstance(bwrap, str) and bwrap else None,
         fail_if_unavailable=user.get("failIfUnavailable") is True,
+        excluded_commands=_strings(user, "excludedCommands", where, warnings),
         warnings=tuple(warnings),
     )

@@ -6,7 +6,8 @@
   analysis: all still ask (or deny), as today.
 - `dangerouslyDisableSandbox: true` (Claude Code's Bash input): always asks, in every mode, yolo
   included, and no rule can allow it ("always" is not offered). A deny still denies.
-- Where the sandbox isn't running, neither applies: the decision stands.
+- A command the person excluded (`excludedCommands`) runs outside, under the usual questions.
+- Where the sandbox isn't running, none of this applies: the decision stands.
 """
 
 from __future__ import annotations
@@ -25,6 +26,9 @@ OUTSIDE_RISK = (
 def sandbox_decision(sandbox: Any, raw: dict[str, Any], decision: Decision) -> Decision:
     if not sandbox.active:
         return decision
+    command = raw.get("command")
+    if isinstance(command, str) and sandbox.excluded(command):
+        return decision  # runs outside, as the person set: the usual questions, no free pass
     if raw.get("dangerouslyDisableSandbox") is True:
         if decision.behavior == "deny":
             return decision

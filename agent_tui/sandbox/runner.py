@@ -90,6 +90,27 @@ class Sandbox:
         """Commands run inside it: the mode is on or auto, and it can run here."""
         return self.mode != "off" and self.availability.ok
 
+    def excluded(self, command: str) -> bool:
+        """Every part of `command` is one the person runs outside the sandbox (`excludedCommands`,
+        matched as word prefixes of each part's normalised form); hidden code never is."""
+        if not self.config.excluded_commands:
+            return False
+        from agent_tui.permissions.command_risks import normalize
+        from agent_tui.permissions.shell import analyze
+
+        a = analyze(command)
+        if not a.parts or a.problems or a.truncated or a.has_substitution:
+            return False
+        prefixes = [tuple(e.split()) for e in self.config.excluded_commands if e.split()]
+        for part in a.parts:
+            argv = normalize(part.argv).argv
+            if any(w is None for w in argv) or part.assignments:
+                return False
+            words = (os.path.basename(argv[0] or ""), *(str(w) for w in argv[1:]))
+            if not any(words[: len(p)] == p for p in prefixes):
+                return False
+        return True
+
     @property
     def refusal(self) -> str | None:
         """Why a command may not run at all: the person requires the sandbox

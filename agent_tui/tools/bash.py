@@ -292,7 +292,12 @@ class BashTool(Tool):
         sandbox = ctx.sandbox
         if sandbox is not None and sandbox.refusal:
             return ToolOutput(sandbox.refusal, is_error=True, summary="no sandbox: refused")
-        inside = sandbox is not None and sandbox.active and not p.dangerouslyDisableSandbox
+        inside = (
+            sandbox is not None
+            and sandbox.active
+            and not p.dangerouslyDisableSandbox
+            and not sandbox.excluded(p.command)
+        )
         argv = ["bash", "-c", p.command]
         run: Any = None
         if inside:
@@ -388,6 +393,8 @@ class BashTool(Tool):
             notes.append(note(blocked))
         elif sandbox is not None and sandbox.active and p.dangerouslyDisableSandbox:
             notes.append("[ran outside the sandbox, as the person approved]")
+        elif sandbox is not None and sandbox.active and not inside:
+            notes.append("[ran outside the sandbox: the person's excludedCommands name it]")
         sep = "" if body.endswith("\n") else "\n"
         content = body + sep + "\n".join(notes)
 

@@ -64,6 +64,9 @@ class Auto:
     mode: str = "auto"
     active: bool = True
 
+    def excluded(self, command: str) -> bool:
+        return False
+
 
 def test_everyday_commands_ask_at_most_twice_in_auto(tmp_path: Path) -> None:
     assert len(EVERYDAY) >= 40

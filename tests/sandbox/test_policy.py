@@ -18,6 +18,9 @@ class FakeSandbox:
     mode: str = "auto"
     active: bool = True
 
+    def excluded(self, command: str) -> bool:
+        return False
+
 
 def decide(tmp_path: Path, command: str, sandbox: FakeSandbox, mode: str = "default", **extra):  # type: ignore[no-untyped-def]
     rules = [SourcedRule(parse_rule("Bash(git push:*)"), "deny", "user")]
@@ -85,3 +88,22 @@ async def test_headless_never_leaves_the_sandbox_even_with_approve_asks(tmp_path
     assert out is not None and out.is_error
     plain = {"command": "npm test"}
     assert await approvals.authorize("t2", tool, plain, tool.validate(plain), ctx) is None
+
+
+def test_excluded_commands_run_outside_with_the_usual_questions(tmp_path: Path) -> None:
+    from agent_tui.sandbox.config import SandboxConfig
+    from agent_tui.sandbox.runner import Sandbox
+
+    config = SandboxConfig(mode="auto", excluded_commands=("docker", "npm run e2e"))
+    sandbox = Sandbox(config, tmp_path, PermissionEngine(tmp_path), data_dir=tmp_path)
+    assert sandbox.excluded("docker build -t app .")
+    assert sandbox.excluded("/usr/bin/docker ps && npm run e2e -- --headed")
+    assert not sandbox.excluded("docker ps; rm -rf x")  # every part must be excluded
+    assert not sandbox.excluded("docker $(cat cmd)")  # hidden code never is
+    assert not sandbox.excluded("npm run build")
+    sandbox.availability  # noqa: B018
+    if sandbox.active:  # auto's free pass doesn't apply outside the sandbox
+        raw = {"command": "docker build ."}
+        engine = PermissionEngine(tmp_path)
+        d = sandbox_decision(sandbox, raw, engine.check("Bash", raw, read_only=False))
+        assert d.behavior == "ask"
