@@ -27,6 +27,7 @@ from agent_tui.sessions.records import (
     StoreUnavailable,
 )
 from agent_tui.sessions.review import export_review, export_review_html
+from agent_tui.sessions.session_lock import SessionInUse, holding
 from agent_tui.sessions.store import SessionStore
 from agent_tui.text import one_line
 
@@ -313,7 +314,11 @@ def _run(store: SessionStore, args: argparse.Namespace) -> int:
             if answer.strip().lower() not in ("y", "yes"):
                 print("not deleted", file=sys.stderr)
                 return 1
-        store.delete_session(session_id)
+        try:
+            with holding(store.path, session_id):  # not from under an agent recording it
+                store.delete_session(session_id)
+        except SessionInUse as exc:
+            return _fail(f"{exc}; not deleted")
         print(f"deleted {session_id}", file=sys.stderr)
         return 0
     return _fail(f"unknown command {args.command!r}")

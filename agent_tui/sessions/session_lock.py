@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 try:
@@ -87,3 +88,14 @@ def _read_pid(fd: int) -> int | None:
     except OSError:
         return None
     return int(text) if text.isdigit() else None
+
+
+@contextlib.contextmanager
+def holding(db: Path, session_id: str) -> Iterator[None]:
+    """Hold a session for a moment (to delete it); raises `SessionInUse` if a process records it."""
+    lock = SessionLock.take(db, session_id)
+    try:
+        yield
+    finally:
+        if lock is not None:
+            lock.release()

@@ -100,3 +100,23 @@ def test_the_streaming_answer_is_kept_and_replaced_by_the_finished_block(tmp_pat
     done = store.load_messages(sid, repair=False)
     assert done == agent.messages  # one assistant message, the draft replaced by the block
     store.close()
+
+
+def test_a_session_in_use_is_not_deleted_from_under_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agent_tui.sessions.cli import main as sessions_main
+
+    db = tmp_path / "sessions.db"
+    with SessionStore(db) as store:
+        sid = store.create_session(tmp_path, "m", title="busy")
+        store.add_message(sid, "user", "hello")
+    held = SessionLock.take(db, sid)
+    assert sessions_main(["--db", str(db), "delete", sid, "--yes"]) == 1
+    err = capsys.readouterr().err
+    assert "is in use by another agent-tui" in err and "not deleted" in err
+    assert held is not None
+    held.release()
+    assert sessions_main(["--db", str(db), "delete", sid, "--yes"]) == 0
+    with SessionStore(db) as store:
+        assert store.get_session(sid) is None

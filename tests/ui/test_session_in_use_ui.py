@@ -79,3 +79,40 @@ async def test_resuming_from_the_browser_a_session_in_use_offers_a_fork(
     finally:
         if held is not None:
             held.release()
+
+
+async def test_the_browser_doesnt_delete_a_session_in_use(tmp_path: Path) -> None:
+    from agent_tui.ui.screens.sessions import SessionBrowser
+
+    db = Path(os.environ["AGENT_TUI_HOME"]) / "sessions.db"
+    with SessionStore(db) as store:
+        sid = store.create_session(tmp_path / "work", "claude-test", "the other one")
+        store.add_message(sid, "user", "hello")
+    held = SessionLock.take(db, sid)
+    told: list[str] = []
+    try:
+        app = make_app(tmp_path, record=True)
+        notify = app.notify
+
+        def heard(message: str, **kwargs: object) -> None:
+            told.append(message)
+            notify(message, **kwargs)  # type: ignore[arg-type]
+
+        app.notify = heard  # type: ignore[method-assign]
+        async with app.run_test(size=(110, 30)) as pilot:
+            await wait_for(pilot, lambda: app.agent is not None)
+            await pilot.press("ctrl+o")
+            await wait_for(
+                pilot, lambda: isinstance(app.screen, SessionBrowser) and app.screen.rows
+            )
+            browser = app.screen
+            await pilot.press("d")
+            await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+            await pilot.press("y")
+            await wait_for(pilot, lambda: any("not deleted" in m for m in told))
+            assert [r.info.id for r in browser.rows] == [sid]
+        with SessionStore(db) as store:
+            assert store.get_session(sid) is not None
+    finally:
+        if held is not None:
+            held.release()

@@ -28,6 +28,7 @@ from agent_tui.sessions.export import export_dir as default_export_dir
 from agent_tui.sessions.export import export_file_name, write_markdown
 from agent_tui.sessions.faults import STORE_ERRORS, describe
 from agent_tui.sessions.records import StoredMessage
+from agent_tui.sessions.session_lock import SessionInUse, holding
 from agent_tui.sessions.store import SessionStore
 from agent_tui.text import one_line
 from agent_tui.ui.screens.confirm import AskTextScreen, ConfirmScreen
@@ -361,17 +362,14 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         try:
             write_markdown(self.store(), session_id, path)
         except STORE_ERRORS as exc:
-            why = str(exc) if isinstance(exc, OSError) else describe(exc)
-            self.app.call_from_thread(
-                self.notify, f"Export failed: {why}", severity="error", markup=False
-            )
+            self._store_failed(exc, "Export failed: ")
             return
         self.app.call_from_thread(self.notify, f"Exported to {path}", markup=False)
 
-    def _store_failed(self, exc: BaseException) -> None:
-        """From a worker thread: the store failed; one line says why (no traceback)."""
-        message = f"The session database failed: {describe(exc)}"
-        self.app.call_from_thread(self.notify, message, severity="error", markup=False)
+    def _store_failed(self, exc: BaseException, what: str = "The session store failed: ") -> None:
+        """From a worker thread: the store (or the file written) failed; one line says why."""
+        why = str(exc) if isinstance(exc, OSError) else describe(exc)
+        self.app.call_from_thread(self.notify, what + why, severity="error", markup=False)
 
     def action_cycle_filter(self) -> None:
         """All sessions → those where a call ran without your review → those with a denial."""
@@ -399,7 +397,12 @@ class SessionBrowser(Screen[BrowserChoice | None]):
 
     def _delete(self, row: Row) -> None:
         try:
-            deleted = self.store().delete_session(row.info.id)
+            store = self.store()
+            with holding(store.path, row.info.id):  # not from under an agent recording it
+                deleted = store.delete_session(row.info.id)
+        except SessionInUse as exc:
+            self.app.call_from_thread(self.notify, f"{exc}: not deleted.", markup=False)
+            return
         except STORE_ERRORS as exc:
             self._store_failed(exc)
             return
