@@ -46,3 +46,32 @@ async def test_slash_sandbox_when_it_is_off(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: any(t.startswith("Sandbox") for t in notices(app)))
         [text] = [t for t in notices(app) if t.startswith("Sandbox")]
         assert "mode: off (from --sandbox)" in text and "without a sandbox" in text
+
+
+async def test_a_sandboxed_commands_new_host_asks_the_domain_question() -> None:
+    from textual.widgets import Static
+    from ui.test_approval import DialogApp, dialog, rendered
+
+    from agent_tui.permissions.types import ApprovalRequest, Decision
+
+    request = ApprovalRequest(
+        "toolu_1",
+        "Bash",
+        {"host": "docs.example.com", "port": 443},
+        "docs.example.com",
+        Decision(
+            "ask",
+            reason="Bash wants to reach docs.example.com: no rule allows it",
+            suggestions=("WebFetch(domain:docs.example.com)",),
+            risk="Bash wants to reach docs.example.com",
+        ),
+        "/home/ada/project",
+        save_to=".agent-tui/settings.local.toml",
+    )
+    screen = dialog(request)
+    app = DialogApp(screen)
+    async with app.run_test(size=(100, 30)):
+        assert "Bash wants to reach docs.example.com" in rendered(screen.query_one("#risk"))
+        labels = [rendered(w) for w in screen.query(Static) if w.has_class("label")]
+        assert labels[0] == "domain"
+        assert "WebFetch(domain:docs.example.com)" in rendered(screen.query_one("#always"))
