@@ -3,13 +3,14 @@ reach the model only once it looks for them with `ToolSearch`.
 
 Two ways, chosen per session (`deferral_mode`):
 
-- "api", where the API has tool search (the first-party API): every tool stays in the request's
+- "api", where the API has tool search (the first-party API at its own address, or a base URL
+  said to have it with Claude Code's `ENABLE_TOOL_SEARCH=true`): every tool stays in the request's
   `tools`, the deferred ones marked `defer_loading: true`, so the API keeps them out of the
   model's context; `ToolSearch` answers with `tool_reference` blocks, which the API expands into
   the full definitions (the API's own client-side tool search, as Claude Code uses it).
-- "client", elsewhere (the offline model, Bedrock, Vertex, Foundry, or `AGENT_TUI_TOOL_SEARCH=
-  client`): deferred tools are left out of `tools`; `ToolSearch` answers with their definitions
-  as text, and a call to one runs like any other.
+- "client", elsewhere (the offline model, Bedrock, Vertex, Foundry, another base URL such as a
+  proxy, or `AGENT_TUI_TOOL_SEARCH=client`): deferred tools are left out of `tools`;
+  `ToolSearch` answers with their definitions as text, and a call to one runs like any other.
 
 Either way `tools` is the same bytes on every request of a session (a search changes nothing in
 it, only the conversation grows), so the cached prompt prefix stays valid. `ToolSearch` comes
@@ -31,14 +32,28 @@ MODES = ("api", "client", "off")
 TOOL_SEARCH = "ToolSearch"
 
 
+#: the first-party API's host: another base URL (a proxy, a gateway) may not pass tool search on
+FIRST_PARTY_HOST = "api.anthropic.com"
+
+
 def deferral_mode(provider: Provider | None, model: str) -> str:
-    """ "api" where the API offers tool search (the first-party API, Claude 4 models and later),
-    "client" elsewhere; `AGENT_TUI_TOOL_SEARCH` (api, client or off) overrides."""
+    """Where the API offers tool search, "api": the first-party API at its own address, Claude 4
+    models and later. Elsewhere "client". As Claude Code does, another `ANTHROPIC_BASE_URL` gets
+    no API tool search unless `ENABLE_TOOL_SEARCH=true` says it has it (`false`: no deferral at
+    all); `AGENT_TUI_TOOL_SEARCH` (api, client or off) overrides both."""
+    from urllib.parse import urlsplit
+
     forced = os.environ.get("AGENT_TUI_TOOL_SEARCH", "").strip().lower()
     if forced in MODES:
         return forced
-    name = getattr(provider, "name", "")
-    if name == "anthropic" and "claude-3" not in model:
+    enable = os.environ.get("ENABLE_TOOL_SEARCH", "").strip().lower()
+    if enable in ("false", "0", "no"):
+        return "off"
+    if getattr(provider, "name", "") != "anthropic" or "claude-3" in model:
+        return "client"
+    base = os.environ.get("ANTHROPIC_BASE_URL", "").strip()
+    host = urlsplit(base).hostname if base else FIRST_PARTY_HOST
+    if host == FIRST_PARTY_HOST or enable in ("true", "1", "yes"):
         return "api"
     return "client"
 

@@ -70,7 +70,8 @@ async def run(tmp_path: Path, extra_env: dict[str, str] | None = None) -> list[d
 
 
 async def test_an_mcp_tool_is_found_with_tool_search_then_called(tmp_path: Path) -> None:
-    bodies = await run(tmp_path)
+    # The loopback API is another base URL: said to have tool search, as Claude Code is told.
+    bodies = await run(tmp_path, {"ENABLE_TOOL_SEARCH": "true"})
     declared = {t["name"]: t for t in bodies[0]["tools"]}
     # Deferred as in Claude Code: WebFetch and every MCP tool, sent with defer_loading so the API
     # keeps them out of the model's context until a tool_reference names them.
@@ -87,11 +88,13 @@ async def test_an_mcp_tool_is_found_with_tool_search_then_called(tmp_path: Path)
     assert all(b["type"] == "tool_reference" for b in found["content"])
 
 
-@pytest.mark.parametrize("mode", ["client"])
+@pytest.mark.parametrize(
+    "env", [{}, {"AGENT_TUI_TOOL_SEARCH": "client"}], ids=["other-base-url", "forced"]
+)
 async def test_without_the_apis_tool_search_the_definitions_come_as_text(
-    mode: str, tmp_path: Path
+    env: dict[str, str], tmp_path: Path
 ) -> None:
-    bodies = await run(tmp_path, {"AGENT_TUI_TOOL_SEARCH": mode})
+    bodies = await run(tmp_path, env)
     declared = [t["name"] for t in bodies[0]["tools"]]
     assert not any(n.startswith("mcp__") or n == "WebFetch" for n in declared)
     assert not any("defer_loading" in t for t in bodies[0]["tools"])

@@ -77,8 +77,9 @@ async def test_the_toolset_through_the_cli(tmp_path: Path) -> None:
     work, home, config = project(tmp_path)
     async with SSEServer(script) as server:
         code, out, err = await run_agent_tui(
-            server, work, home, "-p", f"Find the TODOs ({SECRET})", "--mcp-config", str(config)
-        )
+            server, work, home, "-p", f"Find the TODOs ({SECRET})", "--mcp-config", str(config),
+            extra_env={"ENABLE_TOOL_SEARCH": "true"},  # the API's tool search at loopback
+        )  # fmt: skip
         assert code == 0, err.decode()
         bodies = [r.json for r in server.requests]
         parent = [b for b in bodies if "sub-agent of agent-tui" not in json.dumps(b.get("system"))]

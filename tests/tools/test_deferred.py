@@ -161,7 +161,8 @@ def test_search_ranks_name_parts_then_descriptions_then_parameters() -> None:
 
 
 def test_the_mode_follows_the_provider(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("AGENT_TUI_TOOL_SEARCH", raising=False)
+    for name in ("AGENT_TUI_TOOL_SEARCH", "ENABLE_TOOL_SEARCH", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
     first_party = AnthropicProvider()
     first_party.name = "anthropic"
     assert deferral_mode(first_party, "claude-sonnet-4-5") == "api"
@@ -171,6 +172,18 @@ def test_the_mode_follows_the_provider(monkeypatch: pytest.MonkeyPatch) -> None:
         other.name = platform
         assert deferral_mode(other, "claude-sonnet-4-5") == "client"
     assert deferral_mode(OfflineProvider(delay_scale=0), "offline") == "client"
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "https://api.anthropic.com/")
+    assert deferral_mode(first_party, "claude-sonnet-4-5") == "api"
+    # Another base URL (a proxy, a gateway) may not pass tool search on: not unless it is said
+    # to, with Claude Code's ENABLE_TOOL_SEARCH.
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:8787")
+    assert deferral_mode(first_party, "claude-sonnet-4-5") == "client"
+    monkeypatch.setenv("ENABLE_TOOL_SEARCH", "true")
+    assert deferral_mode(first_party, "claude-sonnet-4-5") == "api"
+    monkeypatch.setenv("ENABLE_TOOL_SEARCH", "false")
+    assert deferral_mode(first_party, "claude-sonnet-4-5") == "off"
+    monkeypatch.setenv("AGENT_TUI_TOOL_SEARCH", "client")
+    assert deferral_mode(first_party, "claude-sonnet-4-5") == "client"
     monkeypatch.setenv("AGENT_TUI_TOOL_SEARCH", "off")
     assert deferral_mode(first_party, "claude-sonnet-4-5") == "off"
     with pytest.raises(ValueError):
