@@ -118,39 +118,3 @@ def test_modules_stay_small() -> None:
 
 def test_the_checker_sees_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]
-
-
-def test_no_mixin_placeholder_shadows_the_app_s_real_method() -> None:
-    """The app's mixins declare what they use of it as `raise NotImplementedError` stubs; one that
-    comes earlier in the MRO than the mixin that really defines the method would hide it (the
-    boot's stub once hid `save_parsed_css`, so the stylesheet cache was never written)."""
-    import inspect
-    import textwrap
-
-    from agent_tui.ui.app import AgentApp
-
-    def is_placeholder(function: object) -> bool:
-        try:
-            source = textwrap.dedent(inspect.getsource(function))  # type: ignore[arg-type]
-        except (OSError, TypeError):
-            return False
-        definition = ast.parse(source).body[0]
-        body = [
-            node
-            for node in getattr(definition, "body", [])
-            if not (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant))
-        ]
-        return (
-            len(body) == 1
-            and isinstance(body[0], ast.Raise)
-            and "NotImplementedError" in ast.unparse(body[0])
-        )
-
-    resolved = {name: inspect.getattr_static(AgentApp, name) for name in dir(AgentApp)}
-    placeholders = [
-        name
-        for name, attr in resolved.items()
-        if inspect.isfunction(getattr(attr, "fget", attr))
-        and is_placeholder(getattr(attr, "fget", attr))
-    ]
-    assert placeholders == []

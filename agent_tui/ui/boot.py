@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -46,13 +47,9 @@ class Boot(AppParts):
     #: the sources this run has kept for the next one (`keep_first_screen_css`)
     _css_kept: frozenset[tuple[object, ...]] = frozenset()
 
-    def _agent_ready(
-        self, agent: Agent, recorder: Recorder | None, approvals: ApprovalQueue, error: str | None
-    ) -> None:
-        raise NotImplementedError
-
-    async def _ask(self, request: ApprovalRequest) -> ApprovalAnswer:
-        raise NotImplementedError
+    # Declared, not defined: `AgentApp` defines them.
+    _agent_ready: Callable[[Agent, Recorder | None, ApprovalQueue, str | None], None]
+    _ask: Callable[[ApprovalRequest], Awaitable[ApprovalAnswer]]
 
     # --- what the agent asks of the screen ---
 

@@ -41,11 +41,9 @@ class SessionActions(AppParts):
     turns: TurnController
     make_view: Callable[[], EventView]
 
-    def _show_history(self, notice: str | None = None) -> None:
-        raise NotImplementedError
-
-    def _ask_from_boot(self, question: str) -> bool:  # `Boot`: a yes/no from a worker thread
-        raise NotImplementedError
+    # Declared, not defined: `AgentApp` and `Boot` (a yes/no from a worker thread) define them.
+    _show_history: Callable[..., None]
+    _ask_from_boot: Callable[[str], bool]
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -5,6 +5,7 @@ no command asks before it goes to the model as text."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from textual.widgets import TextArea
@@ -34,14 +35,11 @@ class SlashActions(AppParts):
         """Send `text` as a prompt now, or after the running turn (as Enter does)."""
         self.turns.send(text)
 
-    def action_compact(self) -> None:
-        raise NotImplementedError
-
-    def action_switch_model(self) -> None:
-        raise NotImplementedError
-
-    def use_model(self, model: str) -> None:
-        raise NotImplementedError
+    # Declared, not defined: another part of the app defines them (a declaration can't hide the
+    # real method the way a placeholder earlier in the MRO could).
+    action_compact: Callable[[], None]
+    action_switch_model: Callable[[], None]
+    use_model: Callable[[str], None]
 
     # --- the commands ---
 

@@ -5,7 +5,7 @@ the person answers in `RestoreScreen` / `RewindScreen`. A mixin of `AgentApp`.""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,23 +18,18 @@ if TYPE_CHECKING:
     from agent_tui.checkpoints.restore import RestorePlan
     from agent_tui.protocol.events import FilesRestored
     from agent_tui.sessions.recorder import Recorder
+    from agent_tui.sessions.store import SessionStore
     from agent_tui.ui.screens.restore import RewindChoice, RewindPoint
 
 
 class UndoActions(AppParts):
     recorder: Recorder | None
 
-    def _busy(self) -> bool:
-        raise NotImplementedError
-
-    def session_store(self) -> Any:
-        raise NotImplementedError
-
-    def browse_sessions(self, review: str | None = None) -> None:
-        raise NotImplementedError
-
-    async def redraw_conversation(self, *, history: bool = True, notice: str | None = None) -> None:
-        raise NotImplementedError
+    # Declared, not defined: `SessionActions` defines them.
+    _busy: Callable[[], bool]
+    session_store: Callable[[], SessionStore]
+    browse_sessions: Callable[..., None]
+    redraw_conversation: Callable[..., Awaitable[None]]
 
     def _slash_permissions(self, args: str) -> None:
         self.action_permissions()
