@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.protocol.events import (
     ApprovalDecided,
+    ChangeRecorded,
     FilesChanged,
     FilesRestored,
     ToolCallReady,
@@ -53,6 +54,8 @@ class _Call:
     input: dict[str, Any]
     decided: ApprovalDecided | None = None
     finished: ToolFinished | None = None
+    #: what it changed on disk, as recorded when it finished (checkpoint, files)
+    changed: list[ChangeRecorded] = field(default_factory=list)
 
 
 @dataclass
@@ -103,6 +106,7 @@ def _left_out(finished: ToolFinished | None) -> str:
 def _turns(store: SessionStore, session_id: str) -> tuple[list[_Turn], dict[int, FilesRestored]]:
     turns: list[_Turn] = []
     undone: dict[int, FilesRestored] = {}
+    seen: set[int] = set()  # checkpoints recorded so far: an undo takes back those from `to` on
     for stored in store.load_events(session_id):
         e = stored.event
         if isinstance(e, TurnStarted) or not turns:
@@ -116,14 +120,34 @@ def _turns(store: SessionStore, session_id: str) -> tuple[list[_Turn], dict[int,
             turn.calls.setdefault(e.tool_use_id, _Call(e.tool, {})).decided = e
         elif isinstance(e, ToolFinished):
             turn.calls.setdefault(e.tool_use_id, _Call(e.tool, {})).finished = e
+        elif isinstance(e, ChangeRecorded):
+            turn.calls.setdefault(e.tool_use_id, _Call(e.tool, {})).changed.append(e)
+            seen.add(e.checkpoint)
         elif isinstance(e, FilesChanged):
             turn.changes.append(e)
+            seen.add(e.checkpoint)
         elif isinstance(e, FilesRestored):
-            for checkpoint in [c for t in turns for c in t.changes if c.checkpoint >= e.to]:
-                undone.setdefault(checkpoint.checkpoint, e)
+            for checkpoint in seen:
+                if checkpoint >= e.to:
+                    undone.setdefault(checkpoint, e)
         elif isinstance(e, TurnFinished):
             turn.finished = e
     return turns, undone
+
+
+def _files(files: list[dict[str, Any]], restored: FilesRestored | None) -> list[Line]:
+    """One line a file: created / changed / deleted, and "undone" when an undo took it back."""
+    out: list[Line] = []
+    for f in files:
+        path = str(f.get("path", "?"))
+        before, after = f.get("before"), f.get("after")
+        what = "created" if before is None else "deleted" if after is None else "changed"
+        mark = ""
+        if restored is not None:
+            kept = any(k == path or k.startswith(path + " (") for k in restored.kept)
+            mark = " — kept (changed since, or not put back)" if kept else " — undone"
+        out.append(("li", f"file {what}: {path}{mark}"))
+    return out
 
 
 def review_lines(store: SessionStore, session_id: str) -> list[Line]:
@@ -150,6 +174,8 @@ def review_lines(store: SessionStore, session_id: str) -> list[Line]:
             left = _left_out(call.finished)
             if left:
                 out.append(("li", left))
+            for recorded in call.changed:
+                out += _files(recorded.files, undone.get(recorded.checkpoint))
             if call.finished is not None:
                 status = "error" if call.finished.is_error else "ok"
                 out.append(
@@ -159,23 +185,16 @@ def review_lines(store: SessionStore, session_id: str) -> list[Line]:
                         + call.finished.summary,
                     )
                 )
+        per_call = any(c.changed for c in turn.calls.values())
         for change in turn.changes:
-            restored = undone.get(change.checkpoint)
-            for f in change.files:
-                path = str(f.get("path", "?"))
-                what = (
-                    "created"
-                    if f.get("before") is None
-                    else "deleted"
-                    if f.get("after") is None
-                    else "changed"
-                )
-                mark = ""
-                if restored is not None:
-                    mark = " — kept (changed since)" if path in restored.kept else " — undone"
-                out.append(("li", f"file {what}: {path}{mark}"))
-            for call_id in change.unrestorable:
-                out.append(("li", f"not restorable: {call_id}"))
+            if not per_call and change.files:  # recorded before changes were kept call by call
+                out.append(("p", "Files the turn changed:"))
+                out += _files(change.files, undone.get(change.checkpoint))
+            for subject in change.unrestorable:
+                out.append(("li", f"not restorable (no snapshot): {subject}"))
+            for started in change.interrupted:
+                what = f"{started.get('tool', 'a call')} {started.get('subject', '')}".strip()
+                out.append(("li", f"interrupted, its changes never recorded: {what}"))
         if turn.finished is not None:
             how = (
                 " (cancelled)"

@@ -10,6 +10,7 @@ import pytest
 
 from agent_tui.protocol.events import (
     ApprovalDecided,
+    ChangeRecorded,
     FilesChanged,
     FilesRestored,
     ToolCallReady,
@@ -97,7 +98,7 @@ def test_markdown(tmp_path: Path) -> None:
     assert "- allowed by you: y (allow once) after 3.2 s" in text
     assert "- hunks left out: 2 of 3" in text
     assert "- file changed: src/app.py — undone" in text
-    assert "- file created: new.txt — kept (changed since)" in text
+    assert "- file created: new.txt — kept (changed since, or not put back)" in text
     assert "Turn cost $0.0123, 2 request(s)" in text and "## Turn 2" in text
     assert f"- 15 events · head {head}" in text
     assert "verified at export" in text
@@ -133,3 +134,35 @@ def test_cli(
     out = tmp_path / "r.html"
     assert main(["export", sid, "--format", "review-html", "-o", str(out)]) == 0
     assert out.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_changes_recorded_call_by_call(tmp_path: Path) -> None:
+    with SessionStore(tmp_path / "s.db") as store:
+        sid = store.create_session(tmp_path, "claude-test")
+        events = [
+            TurnStarted("make two files"),
+            ToolCallReady(0, "w1", "Write", {"file_path": "a.txt", "content": "a"}),
+            ApprovalDecided("w1", "Write", "a.txt", "allow", "mode", mode="accept-edits"),
+            ChangeRecorded(
+                3, "w1", "Write", files=[{"path": "a.txt", "before": None, "after": "1"}]
+            ),
+            ToolFinished("w1", "Write", False, "wrote a.txt", 0.0),
+            ToolCallReady(1, "s1", "Bash", {"command": "rm b.txt"}),
+            ApprovalDecided("s1", "Bash", "rm b.txt", "allow", "user", answer="once"),
+            ChangeRecorded(
+                3, "s1", "Bash", files=[{"path": "b.txt", "before": "2", "after": None}]
+            ),
+            ToolFinished("s1", "Bash", False, "exit 0", 0.1),
+            FilesChanged(3, 0, "make", files=[{"path": "a.txt", "before": None, "after": "1"}]),
+            TurnFinished("end_turn", Usage(1, 1), 0.0, 1),
+            FilesRestored(3, restored=["a.txt"], kept=["b.txt (refused: read-only)"]),
+        ]
+        for e in events:
+            store.append_event(sid, e)
+        text = export_review(store, sid)
+    write = text.index("### Write")
+    bash = text.index("### Bash")
+    assert write < text.index("- file created: a.txt — undone") < bash
+    assert "- allowed by the mode · mode accept-edits" in text
+    assert "- file deleted: b.txt — kept (changed since, or not put back)" in text[bash:]
+    assert "Files the turn changed" not in text  # each file shown once, under its call
