@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import codecs
 import re
+import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 # trafilatura and lxml take ~200 ms to import: they load with the first page converted, not with
 # the agent (which would put them on every session's path to its first prompt).
@@ -200,9 +201,36 @@ def _parse(text: str) -> lxml_html.HtmlElement | None:
     if not text.strip():
         return None
     try:
-        return lxml_html.document_fromstring(text)
+        return lxml_html.document_fromstring(text, parser=_html_parser())
     except (etree.ParserError, ValueError):
         return None
+
+
+_parsers = threading.local()
+
+
+def _html_parser() -> Any:
+    """lxml.html's parser with its element classes chosen in C: every element an `HtmlElement`
+    (comments, processing instructions and entities their lxml.html classes), where lxml.html's
+    own lookup calls Python for each element object made — ~100,000 times converting a 1 MB
+    page — only to give form fields subclasses that nothing here uses. Same trees, same
+    markdown (tested on every fixture page). One per thread: lxml parsers are not shared."""
+    parser = getattr(_parsers, "parser", None)
+    if parser is None:
+        from lxml import etree
+        from lxml import html as lxml_html
+
+        parser = lxml_html.HTMLParser()
+        parser.set_element_class_lookup(
+            etree.ElementDefaultClassLookup(
+                element=lxml_html.HtmlElement,
+                comment=lxml_html.HtmlComment,
+                pi=lxml_html.HtmlProcessingInstruction,
+                entity=lxml_html.HtmlEntity,
+            )
+        )
+        _parsers.parser = parser
+    return parser
 
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")

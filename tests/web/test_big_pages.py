@@ -113,3 +113,37 @@ def test_a_paragraph_reads_its_text_anew_after_more_is_appended() -> None:
     assert para.xpath == "/body[1]/p[1]"
     path.pop().append("div")
     assert para.xpath == "/body[1]/p[1]"  # the path as it was when the paragraph began
+
+
+def test_elements_made_without_lxml_htmls_python_lookup_convert_the_same(
+    many_articles: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The parser whose element classes are chosen in C is only a speed-up: every page, the big
+    ones included, converts to the same markdown as with lxml.html's own parser."""
+    from lxml import html as lxml_html
+
+    from agent_tui.web import convert
+    from agent_tui.web.convert import decode_body
+
+    pages = [many_articles, repeated_article_page()]
+    pages += [
+        decode_body((FIXTURES / p["filename"]).read_bytes(), None, html=True)[0] for p in PAGES
+    ]
+    faster = [html_to_markdown(html, "https://example.com/a/page.html") for html in pages]
+    assert isinstance(convert._parse(pages[0]), lxml_html.HtmlElement)
+    monkeypatch.setattr(convert, "_html_parser", lambda: lxml_html.html_parser)
+    assert [html_to_markdown(html, "https://example.com/a/page.html") for html in pages] == faster
+
+
+def test_conversions_in_parallel_threads_each_get_their_own_parser() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from agent_tui.web.convert import decode_body
+
+    texts = [
+        decode_body((FIXTURES / p["filename"]).read_bytes(), None, html=True)[0] for p in PAGES
+    ]
+    alone = [html_to_markdown(t, "https://example.com/") for t in texts]
+    with ThreadPoolExecutor(4) as pool:
+        together = list(pool.map(lambda t: html_to_markdown(t, "https://example.com/"), texts * 2))
+    assert together == alone * 2
