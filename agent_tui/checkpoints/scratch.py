@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
+from contextlib import suppress
 from pathlib import Path
 
 from agent_tui.checkpoints import confined
@@ -34,16 +35,22 @@ class Scratch:
         """A path for a temporary file of this process (the file itself is the caller's)."""
         return self.folder / name
 
-    def journal(self, target: Path) -> Path:
+    def journal(self, target: Path) -> Path | None:
         """Record that a temporary file will exist at `target` (before creating it); the returned
-        entry is removed with `done` once the file is renamed away or deleted."""
-        entry = self.folder / "journal" / secrets.token_hex(8)
-        entry.write_bytes(os.fsencode(target))
+        entry is removed with `done` once the file is renamed away or deleted. Best effort: a
+        data dir that can't be written (None) must not stop the write itself."""
+        try:
+            entry = self.folder / "journal" / secrets.token_hex(8)
+            entry.write_bytes(os.fsencode(target))
+        except OSError:
+            return None
         return entry
 
     @staticmethod
-    def done(entry: Path) -> None:
-        entry.unlink(missing_ok=True)
+    def done(entry: Path | None) -> None:
+        if entry is not None:
+            with suppress(OSError):
+                entry.unlink(missing_ok=True)
 
 
 def _running(pid: int) -> bool:

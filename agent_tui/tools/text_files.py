@@ -13,10 +13,13 @@ import codecs
 import difflib
 import mimetypes
 import os
-import secrets
 import stat
 from dataclasses import dataclass
 from pathlib import Path
+
+from agent_tui.checkpoints.confined import temp_name
+from agent_tui.checkpoints.scratch import Scratch
+from agent_tui.paths import data_dir
 
 DEFAULT_READ_LIMIT = 2000
 MAX_LINE_CHARS = 2000
@@ -218,21 +221,28 @@ def atomic_write(path: Path, data: bytes) -> bool:
     if mode is not None and not os.access(path, os.W_OK):
         raise PermissionError(13, "the file is read-only", str(path))
     path.parent.mkdir(parents=True, exist_ok=True)
-    # Same directory as the target, so os.replace is a rename on one filesystem.
-    tmp = path.with_name(f".{path.name[:200]}.{secrets.token_hex(4)}.tmp")
+    # Same directory as the target, so os.replace is a rename on one filesystem; named in this
+    # process's journal first, so a kill before the rename leaves nothing once the app starts
+    # again (`checkpoints.scratch.clean_stale`).
+    tmp = path.with_name(temp_name(path.name))
+    journal = Scratch(data_dir())
+    entry = journal.journal(tmp)
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(tmp, flags, 0o666 if mode is None else 0o600)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-            if mode is not None:
-                os.fchmod(f.fileno(), mode)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+        fd = os.open(tmp, flags, 0o666 if mode is None else 0o600)
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+                if mode is not None:
+                    os.fchmod(f.fileno(), mode)
+            os.replace(tmp, path)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
+    finally:
+        journal.done(entry)
     return mode is None
 
 

@@ -223,3 +223,55 @@ def test_refusal_reads_nothing_outside(tmp_path: Path) -> None:
     assert "symbolic link" in confined.refusal(work, work / "sub" / "a.txt")
     (work / "file").write_text("")
     assert "no longer a folder" in confined.refusal(work, work / "file" / "a.txt")
+
+
+_KILLED_WRITE_TOOL = textwrap.dedent(
+    """
+    import os, sys, time
+    from pathlib import Path
+    from agent_tui.tools.text_files import atomic_write
+
+    real_fsync = os.fsync
+    def stall(fd):
+        real_fsync(fd)
+        print("written", flush=True)
+        time.sleep(60)
+    os.fsync = stall
+    atomic_write(Path(sys.argv[1]), b"the agent's new text\\n")
+    """
+)
+
+
+def test_a_kill_during_a_write_leaves_no_temporary_file_after_the_next_start(
+    tmp_path: Path,
+) -> None:
+    target = tmp_path / "notes.md"
+    target.write_text("the person's text\n")
+    home = data_dir()
+    env = {**os.environ, "AGENT_TUI_HOME": str(home)}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _KILLED_WRITE_TOOL, str(target)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None and proc.stdout.readline() == "written\n"
+    assert len(list(tmp_path.iterdir())) == 2  # the file and the temporary beside it
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    clean_stale(home)
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.md"]
+    assert target.read_text() == "the person's text\n"
+
+
+def test_a_data_dir_that_cant_be_written_does_not_stop_a_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_tui.tools.text_files import atomic_write
+
+    blocker = tmp_path / "home"
+    blocker.write_text("a file where the data dir should be")
+    monkeypatch.setenv("AGENT_TUI_HOME", str(blocker))
+    target = tmp_path / "a.txt"
+    atomic_write(target, b"written\n")
+    assert target.read_text() == "written\n"
