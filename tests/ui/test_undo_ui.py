@@ -203,3 +203,21 @@ async def test_undo_keeps_a_file_the_person_unticks(tmp_path: Path) -> None:
         await pilot.press("y")
         await wait_for(pilot, lambda: any(t.startswith("Restored 0 file") for t in notices(app)))
         assert notes.read_text() == written
+
+
+def test_restore_preview_snapshot(snap_compare: Any, tmp_path: Path) -> None:
+    """The undo preview: a file to restore (ticked) and a conflict (kept, unticked), each with
+    its diff, the cursor on the first."""
+    app = make_app(tmp_path, record=True)
+
+    async def run_before(pilot: Any) -> None:
+        await wait_for(pilot, lambda: app.agent is not None)
+        notes = app.agent.config.cwd / "NOTES.md"
+        await approve_write(app, pilot, "write a note")
+        notes.write_text("# Notes\n\nmy own words\n")
+        app.query_one(PromptInput).cursor_blink = False
+        await type_prompt(pilot, "/undo")
+        await wait_for(pilot, lambda: isinstance(app.screen, RestoreScreen))
+        await pilot.pause(0.1)
+
+    assert snap_compare(app, terminal_size=(110, 30), run_before=run_before)
