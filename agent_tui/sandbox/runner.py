@@ -8,6 +8,7 @@ what the boundary blocked.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import itertools
 import os
@@ -247,6 +248,23 @@ class Sandbox:
         if layout.notes:
             listing("notes", list(layout.notes))
         return "\n".join(lines)
+
+
+async def after_command(
+    run: SandboxRun | None, record: Path | None, command: str, output: str
+) -> list[str]:
+    """After a Bash command: the sandbox's cleanup and what it blocked, or just the reaper's
+    record gone. Runs on every way out (a cancel included), shielded so a second cancel can't
+    skip it."""
+    if run is None:
+        Records.remove(record)
+        return []
+    task = asyncio.ensure_future(run.finish(command, output))
+    try:
+        return list(await asyncio.shield(task))
+    except asyncio.CancelledError:
+        await asyncio.wait([task])
+        raise
 
 
 def cleanup_session(sandbox: Sandbox | None) -> None:

@@ -205,23 +205,6 @@ async def _kill_group(pgid: int, grace: float) -> None:
         _signal_group(pgid, signal.SIGKILL)
 
 
-async def _finish(run: Any, record: Any, command: str, output: str) -> list[str]:
-    """After the command: the sandbox's cleanup and what it blocked; the reaper's record gone.
-    Runs on every way out (a cancel included), shielded so a second cancel can't skip it."""
-    if run is None:
-        if record is not None:
-            from agent_tui.sandbox.reaper import Records
-
-            Records.remove(record)
-        return []
-    task = asyncio.ensure_future(run.finish(command, output))
-    try:
-        return list(await asyncio.shield(task))
-    except asyncio.CancelledError:
-        await asyncio.wait([task])
-        raise
-
-
 def _describe_timeout(ms: int) -> str:
     s = ms / 1000
     if s >= 60 and s % 60 == 0:
@@ -336,6 +319,7 @@ class BashTool(Tool):
         protocol = _PipeProtocol(on_data)
         transport: asyncio.BaseTransport | None = None
         timed_out = detached = False
+        blocked: list[str] = []
         try:
             transport, _ = await loop.connect_read_pipe(lambda: protocol, pipe)
             try:
@@ -366,7 +350,10 @@ class BashTool(Tool):
             collector.add(tail)
             throttle.add(tail)
             throttle.flush()
-            blocked = await _finish(run, record, p.command, collector.text())
+            if run is not None or record is not None:
+                from agent_tui.sandbox.runner import after_command
+
+                blocked = await after_command(run, record, p.command, collector.text())
 
         duration = clock() - started
         rc = proc.returncode if proc.returncode is not None else -signal.SIGKILL
