@@ -21,7 +21,7 @@ from agent_tui.ui.screens.main import MainScreen
 from agent_tui.ui.session_actions import SessionActions, decisions_of
 from agent_tui.ui.slash_actions import SlashActions
 from agent_tui.ui.turns import TurnController
-from agent_tui.ui.undo_actions import UndoActions
+from agent_tui.ui.undo_flow import UndoFlow
 from agent_tui.ui.view_actions import ViewActions
 from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
@@ -47,7 +47,7 @@ STYLES = Path(__file__).parent / "styles"
 RESUME_TAIL = 40
 
 
-class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
+class AgentApp(Boot, SessionActions, ViewActions, SlashActions):
     TITLE = "agent-tui"
     # Each screen names its own `.tcss`; the app, its own and its widgets' (parsed: `css_cache`).
     CSS_PATH = [
@@ -99,6 +99,8 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
         self.approvals: ApprovalQueue | None = None
         #: the one owner of "a turn is running": prompts, the queue, retry, cancel
         self.turns = TurnController(self, self, after_turn=self._after_turn)
+        #: /undo, /rewind and /permissions (their previews, restores and the forked session)
+        self.undo = UndoFlow(self, self)
         #: printed by the command line after the app exits (how to come back to this session)
         self.resume_hint = ""
         #: the stored tool runs of a resumed session, by tool_use_id (history rows, approvals)
@@ -221,6 +223,26 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions, UndoActions):
         if text.startswith("/") and self.handle_slash(text):
             return
         self.turns.send(text)
+
+    # --- what the undo flow does, by key, palette and /command ---
+
+    def action_undo(self) -> None:
+        self.undo.undo()
+
+    def action_rewind(self) -> None:
+        self.undo.rewind()
+
+    def action_permissions(self) -> None:
+        self.undo.permissions()
+
+    def _slash_undo(self, args: str) -> None:
+        self.undo.undo()
+
+    def _slash_rewind(self, args: str) -> None:
+        self.undo.rewind()
+
+    def _slash_permissions(self, args: str) -> None:
+        self.undo.permissions()
 
     def action_retry(self) -> None:
         self.turns.retry()

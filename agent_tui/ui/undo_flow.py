@@ -1,86 +1,97 @@
 """`/undo` and `/rewind`: take back what the agent changed on disk, with a preview first, and go
 back to an earlier prompt. The plans and restores run in a thread (they read files and call git);
-the person answers in `RestoreScreen` / `RewindScreen`. A mixin of `AgentApp`."""
+the person answers in `RestoreScreen` / `RewindScreen`. A collaborator of the app, through a
+small host protocol (`UndoHost`), as the replay is (`replay.py`)."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_tui.ui.app_parts import AppParts
 from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
+    from textual.app import App
+
+    from agent_tui.agent.loop import Agent
     from agent_tui.checkpoints.restore import RestorePlan
     from agent_tui.protocol.events import FilesRestored
     from agent_tui.sessions.recorder import Recorder
     from agent_tui.sessions.store import SessionStore
     from agent_tui.ui.screens.restore import RewindChoice, RewindPoint
+    from agent_tui.ui.widgets.chat import ChatView
 
 
-class UndoActions(AppParts):
+class UndoHost(Protocol):
+    """What the undo flow needs of the app besides Textual's `App` API."""
+
+    agent: Agent | None
     recorder: Recorder | None
 
-    # Declared, not defined: `SessionActions` defines them.
-    _busy: Callable[[], bool]
-    session_store: Callable[[], SessionStore]
-    browse_sessions: Callable[..., None]
-    redraw_conversation: Callable[..., Awaitable[None]]
+    @property
+    def chat(self) -> ChatView: ...
 
-    def _slash_permissions(self, args: str) -> None:
-        self.action_permissions()
+    def _busy(self) -> bool: ...
 
-    def action_permissions(self) -> None:
+    def session_store(self) -> SessionStore: ...
+
+    def browse_sessions(self, review: str | None = None) -> None: ...
+
+    async def redraw_conversation(
+        self, *, history: bool = True, notice: str | None = None
+    ) -> None: ...
+
+
+class UndoFlow:
+    def __init__(self, app: App[Any], host: UndoHost) -> None:
+        self.app = app
+        self.host = host
+
+    def permissions(self) -> None:
         """The rules in force, by source, with how often each fired; delete one at once."""
         from agent_tui.ui.screens.permissions import PermissionsScreen
 
-        engine = self.agent.permissions if self.agent is not None else None
+        engine = self.host.agent.permissions if self.host.agent is not None else None
         if engine is None or not hasattr(engine, "remove_rule"):
-            self.notify("Starting up: try again in a moment.")
+            self.app.notify("Starting up: try again in a moment.")
             return
-        cwd = self.agent.config.cwd if self.agent is not None else None
+        cwd = self.host.agent.config.cwd if self.host.agent is not None else None
 
         def counts() -> dict[str, int]:
             from agent_tui.sessions.faults import STORE_ERRORS
 
             try:
-                return self.session_store().rule_counts(cwd)
+                return self.host.session_store().rule_counts(cwd)
             except STORE_ERRORS:  # the rules are listed without how often each fired
                 return {}
 
         def chosen(review: str | None) -> None:
             if review:
-                self.browse_sessions(review)
+                self.host.browse_sessions(review)
 
         from agent_tui.ui.rule_preview import rule_preview
 
-        preview = lambda rules, behavior: rule_preview(self, rules, behavior)  # noqa: E731
+        preview = lambda rules, behavior: rule_preview(self.app, rules, behavior)  # noqa: E731
 
         def own_write() -> AbstractContextManager[None]:
-            assert self.agent is not None and cwd is not None
+            assert self.host.agent is not None and cwd is not None
             project = [cwd / ".agent-tui" / n for n in ("settings.toml", "settings.local.toml")]
-            return self.agent.checkpoints.own_writes(project)
+            return self.host.agent.checkpoints.own_writes(project)
 
-        self.push_screen(PermissionsScreen(engine, counts, preview, own_write), chosen)
+        self.app.push_screen(PermissionsScreen(engine, counts, preview, own_write), chosen)
 
-    def _slash_undo(self, args: str) -> None:
-        self.action_undo()
-
-    def _slash_rewind(self, args: str) -> None:
-        self.action_rewind()
-
-    def action_undo(self) -> None:
+    def undo(self) -> None:
         """Put back the files the last turn with changes changed (after a preview)."""
-        if self._busy():
+        if self.host._busy():
             return
-        assert self.agent is not None
-        history = self.agent.checkpoints.history
+        assert self.host.agent is not None
+        history = self.host.agent.checkpoints.history
         if not history:
-            self.chat.append(
+            self.host.chat.append(
                 NoticeMessage("Nothing to undo: no turn of this session changed files.", "info")
             )
             return
@@ -88,21 +99,21 @@ class UndoActions(AppParts):
         self._plan_then(None, lambda plan: self._preview(title, plan, None))
 
     def _plan_then(self, to: int | None, then: Callable[[RestorePlan], None]) -> None:
-        assert self.agent is not None
-        checkpoints = self.agent.checkpoints
+        assert self.host.agent is not None
+        checkpoints = self.host.agent.checkpoints
 
         def work() -> None:
             plan = checkpoints.plan(to)
             if plan is not None:
-                self.call_from_thread(then, plan)
+                self.app.call_from_thread(then, plan)
 
-        self.run_worker(work, thread=True, group="restore", exit_on_error=False)
+        self.app.run_worker(work, thread=True, group="restore", exit_on_error=False)
 
     def _preview(self, title: str, plan: RestorePlan, after: Callable[[], Any] | None) -> None:
         from agent_tui.ui.screens.restore import RestoreScreen
 
-        assert self.agent is not None
-        checkpoints = self.agent.checkpoints
+        assert self.host.agent is not None
+        checkpoints = self.host.agent.checkpoints
 
         def answered(chosen: frozenset[Path] | None) -> None:
             if chosen is None:
@@ -112,17 +123,17 @@ class UndoActions(AppParts):
 
             def work() -> None:
                 done = checkpoints.restore(plan, chosen)
-                self.call_from_thread(self._restored, done, after)
+                self.app.call_from_thread(self._restored, done, after)
 
-            self.run_worker(work, thread=True, group="restore", exit_on_error=False)
+            self.app.run_worker(work, thread=True, group="restore", exit_on_error=False)
 
-        self.push_screen(RestoreScreen(title, plan, self.agent.config.cwd), answered)
+        self.app.push_screen(RestoreScreen(title, plan, self.host.agent.config.cwd), answered)
 
     def _restored(self, done: FilesRestored, after: Callable[[], Any] | None) -> None:
         parts = [f"Restored {len(done.restored)} file(s)."]
         if done.kept:
             parts.append(f"Left as they are: {', '.join(done.kept)}.")
-        self.chat.append(NoticeMessage(" ".join(parts), "warning" if done.kept else "info"))
+        self.host.chat.append(NoticeMessage(" ".join(parts), "warning" if done.kept else "info"))
         if after is not None:
             after()
 
@@ -134,11 +145,11 @@ class UndoActions(AppParts):
         from agent_tui.protocol.content import text_of
         from agent_tui.ui.screens.restore import RewindPoint
 
-        assert self.agent is not None
-        messages = self.agent.messages
-        history = self.agent.checkpoints.history
+        assert self.host.agent is not None
+        messages = self.host.agent.messages
+        history = self.host.agent.checkpoints.history
         points = []
-        for index in self.agent.conversation.prompt_starts():
+        for index in self.host.agent.conversation.prompt_starts():
             text = text_of(messages[index]["content"], "\n")
             if text in (LENGTH_PROMPT, RESUME_PROMPT):
                 continue  # what the app sends to go on after a cut: no place to rewind to
@@ -146,27 +157,29 @@ class UndoActions(AppParts):
             points.append(RewindPoint(index, text, len(files)))
         return points
 
-    def action_rewind(self) -> None:
+    def rewind(self) -> None:
         """Go back to just before an earlier prompt: its files, its conversation, or both."""
         from agent_tui.ui.screens.restore import RewindScreen
 
-        if self._busy():
+        if self.host._busy():
             return
         points = self.rewind_points()
         if not points:
-            self.chat.append(NoticeMessage("Nothing to rewind: no prompt yet.", "info"))
+            self.host.chat.append(NoticeMessage("Nothing to rewind: no prompt yet.", "info"))
             return
-        self.push_screen(RewindScreen(points), self._rewind_chosen)
+        self.app.push_screen(RewindScreen(points), self._rewind_chosen)
 
     def _rewind_chosen(self, choice: RewindChoice | None) -> None:
-        if choice is None or self.agent is None:
+        if choice is None or self.host.agent is None:
             return
 
         def conversation() -> None:
-            self.run_worker(self._rewind_conversation(choice), group="restore")
+            self.app.run_worker(self._rewind_conversation(choice), group="restore")
 
         later = [
-            c for c in self.agent.checkpoints.history if c.message_index >= choice.message_index
+            c
+            for c in self.host.agent.checkpoints.history
+            if c.message_index >= choice.message_index
         ]
         if choice.scope in ("files", "both") and later:
             first_line = choice.prompt.strip().splitlines()[0][:70] if choice.prompt.strip() else ""
@@ -177,7 +190,7 @@ class UndoActions(AppParts):
             )
             return
         if choice.scope == "files":
-            self.chat.append(NoticeMessage("No file changes since that prompt.", "info"))
+            self.host.chat.append(NoticeMessage("No file changes since that prompt.", "info"))
             return
         conversation()
 
@@ -186,10 +199,10 @@ class UndoActions(AppParts):
         keeps everything); the prompt comes back into the box to edit and send again."""
         from agent_tui.agent.conversation import Conversation
 
-        agent = self.agent
+        agent = self.host.agent
         assert agent is not None
         upto = choice.message_index
-        old = self.recorder
+        old = self.host.recorder
         if old is not None:
             from agent_tui.sessions.faults import STORE_ERRORS, describe
             from agent_tui.sessions.fork import fork_session
@@ -201,7 +214,7 @@ class UndoActions(AppParts):
                 )
             except STORE_ERRORS as exc:  # nothing changed: the conversation stays as it was
                 why = f"the session database failed: {describe(exc)}"
-                self.chat.append(NoticeMessage(f"Not rewound: {why}.", "error"))
+                self.host.chat.append(NoticeMessage(f"Not rewound: {why}.", "error"))
                 return
         previous = agent.conversation
         agent.conversation = Conversation(previous.messages[:upto])
@@ -210,14 +223,14 @@ class UndoActions(AppParts):
         agent.checkpoints.forget_after(upto)
         if old is not None:
             old.detach()
-            self.recorder = Recorder(old.store, agent, session, backlog=old.backlog)
-        await self.redraw_conversation(
+            self.host.recorder = Recorder(old.store, agent, session, backlog=old.backlog)
+        await self.host.redraw_conversation(
             history=bool(agent.messages),
             notice="Rewound. The conversation goes on from here in a new session; the old one "
             "is in the sessions list (ctrl+o).",
         )
         if not agent.messages:
-            self.chat.append(NoticeMessage("Rewound to the start of the session.", "info"))
-        prompt = self.query_one(PromptInput)
+            self.host.chat.append(NoticeMessage("Rewound to the start of the session.", "info"))
+        prompt = self.app.query_one(PromptInput)
         prompt.text = choice.prompt
         prompt.focus()
