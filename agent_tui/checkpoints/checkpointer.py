@@ -268,6 +268,9 @@ class Checkpointer:
                 await asyncio.to_thread(git.anchor, turn.trees, f"agent-tui: {self._prompt[:60]}")
             except GitError as exc:
                 self._failed(exc)
+            if git.git_dir is not None:  # a shadow repository: the next session starts warm
+                async with self._lock:
+                    await asyncio.to_thread(git.keep_index, self.scratch.path(self._index_name))
         files = join(turn.records)
         if not files and not turn.unrestorable:
             return None

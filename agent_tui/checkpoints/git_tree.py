@@ -9,6 +9,7 @@ ref no branch, tag or `git log` without `--all` shows.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -74,6 +75,19 @@ class GitWorkTree:
         env = {"GIT_INDEX_FILE": str(index)}
         self._run("add", "-A", "--", ".", env=env)
         return self._run("write-tree", env=env).decode().strip()
+
+    def keep_index(self, index: Path) -> None:
+        """A shadow repository's: keep the private index as its own, so the next session's first
+        snapshot skips the files it has seen (their stat data), not hashes them all again."""
+        if self.git_dir is None or not index.is_file():
+            return
+        kept = self.git_dir / f"index.{os.getpid()}.tmp"
+        try:
+            shutil.copyfile(index, kept)
+            os.replace(kept, self.index)
+        except OSError:
+            with contextlib.suppress(OSError):
+                kept.unlink()
 
     def anchor(self, trees: list[str], message: str) -> None:
         """Keep `trees` from garbage collection: one commit on top of the anchor ref, whose tree

@@ -103,3 +103,22 @@ def test_a_snapshot_that_fails_is_said_once_in_plain_words(
     assert event is not None and event.unrestorable == ["rm draft.md && echo new > made.md"]
     said = [e.text for e in events if isinstance(e, Notice)]
     assert len(said) == 1 and "(the disk is full)" in said[0] and "fatal" not in said[0]
+
+
+def test_the_next_session_starts_from_the_shadows_kept_index(tmp_path: Path) -> None:
+    work = folder(tmp_path)
+    first = Checkpointer(work, lambda _e: None)
+    asyncio.run(shell_turn(first, work))
+    git = first.git
+    assert git is not None and git.git_dir is not None and git.index.is_file()
+    later = Checkpointer(work, lambda _e: None)  # a new session in the same folder
+    event = asyncio.run(shell_turn_again(later, work))
+    assert event is not None and [Path(f["path"]).name for f in event.files] == ["made.md"]
+
+
+async def shell_turn_again(cp: Checkpointer, work: Path) -> FilesChanged | None:
+    cp.begin_turn(0, "again")
+    call = await cp.before("echo more >> made.md", "Bash", None, "t1")
+    (work / "made.md").write_text("new\nmore\n")
+    await cp.after(call)
+    return await cp.end_turn()
