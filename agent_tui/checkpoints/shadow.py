@@ -32,14 +32,28 @@ class TooBig(GitError):
     pass
 
 
+def _git_dir(top: Path, data_dir: Path) -> Path:
+    return data_dir / "shadow" / hashlib.sha256(os.fsencode(top)).hexdigest()[:20]
+
+
+def readable_work_tree(folder: Path, data_dir: Path) -> GitWorkTree | None:
+    """Where a folder's snapshots can be read from (the Changes view): its git work tree, else
+    its shadow repository if one was made; never makes one."""
+    found = GitWorkTree.find(folder)
+    if found is not None:
+        return found
+    top = folder.resolve()
+    git_dir = _git_dir(top, data_dir)
+    return GitWorkTree(top, git_dir / "index", git_dir) if (git_dir / "HEAD").is_file() else None
+
+
 def shadow_work_tree(folder: Path, data_dir: Path) -> GitWorkTree:
     """The shadow repository for `folder` (made when first needed). Raises `TooBig` for a
     folder over the bounds, GitError when git can't make one."""
     if shutil.which("git") is None:
         raise GitError("git is not installed")
     top = folder.resolve()
-    key = hashlib.sha256(os.fsencode(top)).hexdigest()[:20]
-    git_dir = data_dir / "shadow" / key
+    git_dir = _git_dir(top, data_dir)
     if not (git_dir / "HEAD").is_file():
         git_dir.parent.mkdir(parents=True, exist_ok=True)
         _git(data_dir, f"--git-dir={git_dir}", "init", "-q", "--template=")

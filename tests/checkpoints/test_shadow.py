@@ -122,3 +122,17 @@ async def shell_turn_again(cp: Checkpointer, work: Path) -> FilesChanged | None:
     (work / "made.md").write_text("new\nmore\n")
     await cp.after(call)
     return await cp.end_turn()
+
+
+def test_the_changes_view_reads_a_command_s_contents_from_the_shadow(tmp_path: Path) -> None:
+    from agent_tui.checkpoints.restore import blob_reader
+    from agent_tui.checkpoints.shadow import readable_work_tree
+
+    work = folder(tmp_path)
+    assert readable_work_tree(work, data_dir()) is None  # reading never makes one
+    cp = Checkpointer(work, lambda _e: None)
+    event = asyncio.run(shell_turn(cp, work))
+    assert event is not None
+    gone = next(f for f in event.files if f["path"].endswith("draft.md"))
+    read = blob_reader(lambda _b: None, lambda: readable_work_tree(work, data_dir()))
+    assert read(gone["before"]) == b"the person's draft\n"

@@ -331,13 +331,14 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         row = self.selected
         if row is None:
             return
-        from agent_tui.checkpoints.git_tree import GitWorkTree
         from agent_tui.checkpoints.restore import blob_reader
+        from agent_tui.checkpoints.shadow import readable_work_tree
+        from agent_tui.paths import data_dir
 
         store, session, cwd = self.store(), row.info.id, Path(row.info.cwd)
-        # a change made by a command: the repository has its contents
+        # a change made by a command: the repository (or, outside git, the shadow) has it
         read_blob = blob_reader(
-            store.get_blob, lambda: GitWorkTree.find(cwd) if cwd.is_dir() else None
+            store.get_blob, lambda: readable_work_tree(cwd, data_dir()) if cwd.is_dir() else None
         )
         title = row.info.title or session
         self.app.push_screen(
