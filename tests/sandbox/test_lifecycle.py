@@ -1,0 +1,76 @@
+"""A sandboxed command's end, every way: timeout, cancel — nothing left running, no placeholder
+left in the project, and the command itself got its SIGTERM first."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+from pathlib import Path
+
+from bwrap_support import needs_bwrap
+
+from agent_tui.permissions.engine import PermissionEngine
+from agent_tui.sandbox.config import SandboxConfig
+from agent_tui.sandbox.runner import Sandbox
+from agent_tui.tools.base import ToolContext
+from agent_tui.tools.bash import BashInput, BashTool
+
+pytestmark = needs_bwrap
+
+
+def setup(tmp_path: Path) -> tuple[Sandbox, ToolContext, Path]:
+    project = tmp_path / "p"
+    project.mkdir()
+    sandbox = Sandbox(
+        SandboxConfig(mode="on"), project, PermissionEngine(project), data_dir=tmp_path / "d"
+    )
+    return sandbox, ToolContext(cwd=project, data_dir=tmp_path, sandbox=sandbox), project
+
+
+async def test_a_timeout_stops_everything_inside_and_says_so(tmp_path: Path) -> None:
+    sandbox, ctx, project = setup(tmp_path)
+    tool = BashTool()
+    tool.kill_grace_s = 5
+    command = "trap 'echo got-term; exit 3' TERM; sleep 100 & wait"
+    try:
+        out = await tool.run(BashInput(command=command, timeout_ms=1500), ctx)
+    finally:
+        sandbox.close()
+    assert out.meta["timed_out"] and out.meta["sandboxed"]
+    assert "got-term" in out.content  # the command's own trap ran: SIGTERM came first
+    assert list(project.iterdir()) == []  # no placeholder left behind
+    assert not list((tmp_path / "d" / "running").glob("*.json"))
+
+
+async def test_a_cancel_stops_everything_inside(tmp_path: Path) -> None:
+    sandbox, ctx, project = setup(tmp_path)
+    records = tmp_path / "d" / "running"
+    task = asyncio.ensure_future(
+        BashTool().run(BashInput(command="sleep 100 & sleep 101; wait"), ctx)
+    )
+    # the command's record (its process group), once it runs; the session dir has pgid 0
+    while not [r for r in records.glob("*.json") if json.loads(r.read_text())["pgid"] > 0]:
+        await asyncio.sleep(0.02)
+    [record] = [r for r in records.glob("*.json") if json.loads(r.read_text())["pgid"] > 0]
+    pgid = json.loads(record.read_text())["pgid"]
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+    sandbox.close()
+    # SIGKILL is delivered, and the pid namespace torn down, a moment after the tool returns
+    assert await group_gone(pgid), "processes of the cancelled command are still running"
+    assert list(project.iterdir()) == [] and not list(records.glob("*.json"))
+
+
+async def group_gone(pgid: int, bound: float = 10.0) -> bool:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + bound
+    while loop.time() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        await asyncio.sleep(0.02)
+    return False
