@@ -31,8 +31,6 @@ class Wrapped:
     """A command made to run inside the sandbox."""
 
     argv: list[str]
-    #: file descriptors the child must inherit (none today; kept for backends that pass fds)
-    pass_fds: tuple[int, ...] = ()
 
 
 class Backend(Protocol):

@@ -9,7 +9,6 @@ what the boundary blocked.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import os
 import shutil
@@ -265,9 +264,3 @@ async def after_command(
     except asyncio.CancelledError:
         await asyncio.wait([task])
         raise
-
-
-def cleanup_session(sandbox: Sandbox | None) -> None:
-    if sandbox is not None:
-        with contextlib.suppress(OSError):
-            sandbox.close()
