@@ -99,8 +99,26 @@ def export_markdown(store: SessionStore, session_id: str) -> str:
         f" · cost: {_money(info.cost_usd)}",
         "",
     ]
+    return _transcript(out, store.load_messages(session_id, repair=False), runs)
+
+
+def memory_markdown(messages: list[dict[str, Any]], *, cwd: str, model: str, why: str) -> str:
+    """A transcript of a conversation the session database doesn't hold (it failed: `why`),
+    from the messages in memory, so the person can keep it anyway."""
+    out = [
+        "# Unrecorded session",
+        "",
+        f"- Directory: `{cwd}`",
+        f"- Model: `{model}`",
+        f"- Exported: {_when(time.time())} from memory: not in the session database ({why})",
+        "",
+    ]
+    return _transcript(out, messages, {})
+
+
+def _transcript(out: list[str], messages: list[dict[str, Any]], runs: dict[str, ToolRun]) -> str:
     last_role = None
-    for message in store.load_messages(session_id, repair=False):
+    for message in messages:
         role, content = message["role"], message["content"]
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         if role == "user" and all(b.get("type") == "tool_result" for b in blocks):

@@ -151,7 +151,8 @@ class Boot(AppParts):
             self.store_unavailable = True
             return None, (
                 f"This session is not being recorded: {exc}. The file is left as it is: move it "
-                "aside, and the next prompt records this session in a new one."
+                "aside, and the next prompt records this session in a new one (/export saves a "
+                "transcript meanwhile)."
             )
         except Exception as exc:  # a bug: the session goes on unrecorded, said in one line
             return None, f"This session is not being recorded: {type(exc).__name__}: {exc}."

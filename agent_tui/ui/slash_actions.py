@@ -5,6 +5,7 @@ no command asks before it goes to the model as text."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -254,24 +255,45 @@ class SlashActions(AppParts):
 
         from agent_tui.sessions.export import export_dir, export_file_name
 
-        session = self.recorder.session_id if self.recorder is not None else None
-        if session is None:
+        recorder = self.recorder
+        session = recorder.session_id if recorder is not None else None
+        if session is None and not (self.agent is not None and self.agent.messages):
             self._say("Nothing to export yet: this session has no messages.")
             return
-        path = Path(args).expanduser() if args else export_dir() / export_file_name(session)
+        name = export_file_name(session or time.strftime("unrecorded-%Y%m%d-%H%M%S"))
+        path = Path(args).expanduser() if args else export_dir() / name
         self.run_worker(lambda: self._export_to(session, path), thread=True)
 
-    def _export_to(self, session: str, path: Any) -> None:
-        from agent_tui.sessions.export import write_markdown
+    def _export_to(self, session: str | None, path: Any) -> None:
+        """The stored transcript; while the session database fails (or never opened), the
+        conversation in memory, so it can be kept anyway."""
+        from agent_tui.sessions.export import memory_markdown, write_markdown
         from agent_tui.sessions.faults import STORE_ERRORS, describe
 
-        assert self.recorder is not None
+        recorder, agent = self.recorder, self.agent
+        why: str | None = None  # why the store can't give the transcript
+        if recorder is not None and recorder.unrecorded:
+            why = recorder.backlog.failure
+        elif recorder is None or session is None:
+            why = "it couldn't be opened"
         try:
-            write_markdown(self.recorder.store, session, path)
-        except STORE_ERRORS as exc:
-            why = str(exc) if isinstance(exc, OSError) else describe(exc)
+            if why is None and recorder is not None and session is not None:
+                try:
+                    write_markdown(recorder.store, session, path)
+                except OSError:
+                    raise  # the file written
+                except STORE_ERRORS as exc:
+                    why = describe(exc)
+            if why is not None and agent is not None:
+                text = memory_markdown(
+                    list(agent.messages), cwd=str(agent.config.cwd), model=agent.config.model,
+                    why=why,
+                )  # fmt: skip
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+        except OSError as exc:
             self.call_from_thread(
-                self.notify, f"Export failed: {why}", severity="error", markup=False
+                self.notify, f"Export failed: {exc}", severity="error", markup=False
             )
             return
         self.call_from_thread(self._say, f"Transcript written to {path}")

@@ -159,3 +159,28 @@ async def test_the_browser_says_a_damaged_database_in_one_line(tmp_path: Path) -
         shown = str(app.screen.query_one("#session-empty").render())
         assert "Sessions can't be listed" in shown and "damaged" in shown
         assert app.is_running
+
+
+@pytest.mark.parametrize("how", ["disk full", "newer"])
+async def test_export_saves_an_unrecorded_session_from_memory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    home = Path(os.environ["AGENT_TUI_HOME"])
+    home.mkdir(parents=True, exist_ok=True)
+    if how == "newer":
+        make_newer(home / "sessions.db")
+    else:
+        store = FaultyStore(home / "sessions.db")
+        store.fault = DISK_FULL
+        monkeypatch.setattr(SessionStore, "open_default", classmethod(lambda cls: store))
+    app = make_app(tmp_path, record=True)
+    out = tmp_path / "kept.md"
+    async with app.run_test(size=(110, 30)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        await send(pilot, app, "hello there")
+        await type_prompt(pilot, f"/export {out}")
+        await wait_for(pilot, lambda: out.exists())
+    text = out.read_text()
+    assert text.startswith("# Unrecorded session")
+    assert "hello there" in text and "offline model" in text
+    assert ("the disk is full" if how == "disk full" else "couldn't be opened") in text
