@@ -281,9 +281,9 @@ def make_agent(
 
 
 def make_sandbox(options: Options, permissions: Any) -> Any:
-    """The session's OS sandbox (`sandbox.runner.Sandbox`); probed here (a few ms, off the UI
-    thread) so the start can say at once when it can't run. Also reaps what a killed session
-    left running."""
+    """The session's OS sandbox (`sandbox.runner.Sandbox`), not probed yet: `start_notices`
+    probes it (the TUI does so after the agent is ready, headless before the turn). Also reaps
+    what a killed session left running."""
     from agent_tui.paths import config_dir, data_dir
     from agent_tui.sandbox.config import load_config
     from agent_tui.sandbox.reaper import reap
@@ -298,8 +298,6 @@ def make_sandbox(options: Options, permissions: Any) -> Any:
         data_dir=data_dir(),
         app_dirs=(config_dir(), data_dir()),
     )
-    if sandbox.mode != "off":
-        sandbox.availability  # noqa: B018  (probe now, not in the first command)
     return sandbox
 
 

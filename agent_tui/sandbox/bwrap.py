@@ -24,9 +24,12 @@ import subprocess
 import sys
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_tui.sandbox.base import Availability, Wrapped
-from agent_tui.sandbox.layout import Layout
+
+if TYPE_CHECKING:
+    from agent_tui.sandbox.layout import Layout
 
 #: where the proxy's socket appears inside (on the empty /run)
 PROXY_SOCKET = "/run/agent-tui-proxy.sock"

@@ -13,17 +13,19 @@ import itertools
 import os
 import shutil
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_tui.sandbox import report
 from agent_tui.sandbox.base import Availability, Backend
 from agent_tui.sandbox.config import SandboxConfig
-from agent_tui.sandbox.layout import Layout, plan_layout
-from agent_tui.sandbox.network import AskHost, HostGate
-from agent_tui.sandbox.proxy import Proxy
 from agent_tui.sandbox.reaper import Records, remove_placeholder
+
+if TYPE_CHECKING:  # the rest loads with the first command, not on the way to a ready agent
+    from agent_tui.sandbox.layout import Layout
+    from agent_tui.sandbox.network import AskHost
+    from agent_tui.sandbox.proxy import Proxy
 
 
 @dataclass
@@ -47,6 +49,8 @@ class SandboxRun:
         for path, kind in self.layout.placeholders:
             remove_placeholder(path, kind)
         Records.remove(self.record)
+        from agent_tui.sandbox import report
+
         refused = list(self.proxy.refused) if self.proxy is not None else []
         self.blocked = report.blocked(self.layout, command, output, refused)
         return self.blocked
@@ -73,6 +77,7 @@ class Sandbox:
         self.backend: Backend = backend or BwrapBackend(config.bwrap_path)
         self.records = Records(data_dir / "running")
         self._availability: Availability | None = None
+        self._probing = threading.Lock()
         self._dir: Path | None = None
         self._dir_record: Path | None = None
         self._count = itertools.count(1)
@@ -81,9 +86,11 @@ class Sandbox:
 
     @property
     def availability(self) -> Availability:
-        if self._availability is None:
-            self._availability = self.backend.availability()
-        return self._availability
+        """Probed once (the boot thread usually does it; a command that comes first waits)."""
+        with self._probing:
+            if self._availability is None:
+                self._availability = self.backend.availability()
+            return self._availability
 
     @property
     def active(self) -> bool:
@@ -151,6 +158,7 @@ class Sandbox:
     # --- running ---
 
     def layout(self, *, lasting: bool = False) -> Layout:
+        from agent_tui.sandbox.layout import plan_layout
 
         rules = getattr(self.permissions, "rules", ())
         globs = [
@@ -177,6 +185,9 @@ class Sandbox:
         (`lasting`: a process that runs all session, see `plan_layout`)."""
         if not self.availability.ok:  # never claim a sandbox the process doesn't have
             raise RuntimeError(f"no sandbox: {self.availability.detail}")
+        from agent_tui.sandbox.network import HostGate
+        from agent_tui.sandbox.proxy import Proxy
+
         layout = self.layout(lasting=lasting)
         socket_path = self.session_dir() / f"proxy-{next(self._count)}.sock"
         gate = HostGate(self.permissions, self.config.allowed_domains, ask)
@@ -231,6 +242,8 @@ class Sandbox:
         listing(
             "hidden", [str(p) for p in layout.hidden] + ["/run (sockets of docker, dbus, agents)"]
         )
+        from agent_tui.sandbox.network import HostGate
+
         gate = HostGate(self.permissions, self.config.allowed_domains, None)
         allowed = list(self.config.allowed_domains) + [
             r.rule.text

@@ -161,8 +161,6 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions):
             self.chat.append(NoticeMessage(f"Memory loaded: {names}", "info"))
         for warning in getattr(agent.permissions, "load_warnings", ()):
             self.chat.append(NoticeMessage(f"Settings: {warning}", "warning"))
-        for note in getattr(agent.config.sandbox, "start_notices", ()):
-            self.chat.append(NoticeMessage(note, "warning"))
         if grants := getattr(agent.permissions, "trust_question", ()):
             from agent_tui.ui.screens.trust import TrustScreen
 

@@ -115,6 +115,9 @@ class Boot(AppParts):
                 self._runs = stored_runs(recorder.store, recorder.session_id)
         self.call_from_thread(self._agent_ready, agent, recorder, approvals, note)
         self.call_from_thread(self._settle)  # on the UI thread: it patches how Textual paints
+        # the sandbox's probe (a bwrap run or two): here, off the way to a ready prompt
+        for note in getattr(agent.config.sandbox, "start_notices", ()):
+            self.call_from_thread(self.chat.append, NoticeMessage(note, "warning"))
         from agent_tui.ui.screens.approval import warm_up_dialog
 
         warm_up_dialog()  # the first approval's dialog and highlighter, loaded ahead of it

@@ -75,3 +75,23 @@ async def test_a_sandboxed_commands_new_host_asks_the_domain_question() -> None:
         labels = [rendered(w) for w in screen.query(Static) if w.has_class("label")]
         assert labels[0] == "domain"
         assert "WebFetch(domain:docs.example.com)" in rendered(screen.query_one("#always"))
+
+
+async def test_where_the_sandbox_cant_run_the_start_says_so_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_tui.sandbox.base import Availability
+    from agent_tui.sandbox.bwrap import BwrapBackend
+
+    monkeypatch.setattr(
+        BwrapBackend, "availability", lambda self: Availability(False, "no bwrap found: test")
+    )
+    app = make_app(tmp_path, sandbox="auto")
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: any(t.startswith("No sandbox") for t in notices(app)))
+        said = [t for t in notices(app) if t.startswith("No sandbox")]
+        assert said == [
+            "No sandbox: no bwrap found: test. Bash commands run without one (only the "
+            "permission checks apply); /sandbox says more."
+        ]
+        assert not app.agent.config.sandbox.active
