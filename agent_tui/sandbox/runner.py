@@ -257,6 +257,8 @@ class Sandbox:
             lines.append(
                 "  any other host: asks (loopback, private and metadata addresses: refused)"
             )
+        if self.config.excluded_commands:
+            listing("run outside it (excludedCommands)", list(self.config.excluded_commands))
         if layout.notes:
             listing("notes", list(layout.notes))
         return "\n".join(lines)

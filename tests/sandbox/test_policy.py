@@ -107,3 +107,15 @@ def test_excluded_commands_run_outside_with_the_usual_questions(tmp_path: Path) 
         engine = PermissionEngine(tmp_path)
         d = sandbox_decision(sandbox, raw, engine.check("Bash", raw, read_only=False))
         assert d.behavior == "ask"
+
+
+def test_sandbox_lists_what_runs_outside(tmp_path: Path) -> None:
+    from agent_tui.sandbox.config import SandboxConfig
+    from agent_tui.sandbox.runner import Sandbox
+
+    config = SandboxConfig(mode="on", excluded_commands=("docker",))
+    sandbox = Sandbox(config, tmp_path, PermissionEngine(tmp_path), data_dir=tmp_path / "d")
+    try:
+        assert "run outside it (excludedCommands):\n  docker" in sandbox.describe()
+    finally:
+        sandbox.close()
