@@ -21,6 +21,7 @@ from agent_tui.protocol.events import (
     StreamFailed,
     TextDelta,
     ToolInputDelta,
+    TurnFinished,
     stream_json,
 )
 from agent_tui.redact import redact_obj
@@ -118,6 +119,9 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             session_id = recorder.session_id if recorder is not None else None
             if session_id and (first or event.kind == "turn_finished"):
                 data["session_id"] = session_id
+            if isinstance(event, TurnFinished):  # the whole session's, a resumed one's too
+                data["total_cost_usd"] = agent.session_cost
+                data["session_usage"] = agent.session_usage.to_dict()
             first = False
             sys.stdout.write(json.dumps(redact_obj(data), ensure_ascii=False) + "\n")
             sys.stdout.flush()
@@ -148,4 +152,9 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             why = recorder.backlog.failure
             print(f"agent-tui: warning: {NOT_RECORDED}: {why}", file=sys.stderr)
         unrecorded = True
+    if result.stop_reason == "max_cost":  # not sent, or cut: not the answer asked for
+        if output_format != "text":  # (text mode said it on stderr as it happened)
+            why = agent.budget.stop_text or "Spending cap reached: the answer was cut short."
+            print(f"agent-tui: {why}", file=sys.stderr)
+        return 1
     return 1 if unrecorded else 0

@@ -117,8 +117,14 @@ class SSEServer:
         host: str = "127.0.0.1",
         *,
         domain_info: DomainInfo = lambda _domain: domain_answer(True),
+        count_tokens: Callable[[Any], int] | None = None,
     ) -> None:
         self.responder = responder
+        #: `/v1/messages/count_tokens` answers `{"input_tokens": count_tokens(body)}`; without
+        #: it, a 404 (a server that can't count); either way it is kept in `count_requests`, not
+        #: in `requests`
+        self.count_tokens = count_tokens
+        self.count_requests: list[Request] = []
         self.domain_info = domain_info
         #: the domains WebFetch's preflight asked about, in order
         self.domain_checks: list[str] = []
@@ -192,6 +198,11 @@ class SSEServer:
             self.domain_check_headers.append(headers)
             await self._write(writer, _as_response(self.domain_info(domain)))
             return headers.get("connection", "").lower() != "close"
+        if split.path.endswith("/count_tokens"):
+            counted = Request(len(self.count_requests), method, path, headers, body)
+            self.count_requests.append(counted)
+            await self._write(writer, self._count(counted))
+            return headers.get("connection", "").lower() != "close"
         request = Request(len(self.requests), method, path, headers, body)
         self.requests.append(request)
         try:
@@ -204,6 +215,13 @@ class SSEServer:
             response = Response(f"responder failed: {exc!r}", 500, {"content-type": "text/plain"})
         await self._write(writer, response)
         return headers.get("connection", "").lower() != "close"
+
+    def _count(self, request: Request) -> Response:
+        if self.count_tokens is None:
+            error = {"type": "error", "error": {"type": "not_found_error", "message": "Not found"}}
+            return Response(json.dumps(error), 404, {"content-type": "application/json"})
+        answer = {"input_tokens": self.count_tokens(request.json)}
+        return Response(json.dumps(answer), 200, {"content-type": "application/json"})
 
     async def _write(self, writer: asyncio.StreamWriter, response: Response) -> None:
         # 529 (overloaded) is Anthropic's own status; http.HTTPStatus does not know it.

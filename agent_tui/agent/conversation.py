@@ -119,3 +119,20 @@ class Conversation:
         if isinstance(uses, str):
             return []
         return [b for b in uses if b.get("type") == "tool_use" and b.get("id") not in answered]
+
+    def close_dangling(self, reason: str) -> list[dict[str, Any]]:
+        """Answer every unanswered tool_use with an is_error result saying `reason`, so the
+        conversation stays valid; returns the calls so answered."""
+        pending = self.pending_tool_uses()
+        if pending and self.last_role != "user":
+            self.begin("user")
+        for call in pending:
+            self.append(
+                {
+                    "type": "tool_result",
+                    "tool_use_id": call["id"],
+                    "content": reason,
+                    "is_error": True,
+                }
+            )
+        return pending

@@ -14,7 +14,8 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_tui.agent.approvals import AllowAll, Approvals, AskFn, PermissionChecker, deny_all
-from agent_tui.agent.budget import SpendFn, SpendingCap
+from agent_tui.agent.budget import SpendFn, SpendingCap, SpendingCapReached
+from agent_tui.agent.capped_provider import CappedProvider
 from agent_tui.agent.compaction import Compactor
 from agent_tui.agent.config import AgentConfig
 from agent_tui.agent.conversation import Conversation
@@ -45,7 +46,7 @@ from agent_tui.protocol.events import (
 from agent_tui.providers.base import MessageRequest, Provider, ProviderError, StreamStalled
 from agent_tui.providers.drain import drain
 from agent_tui.redact import redact
-from agent_tui.tools.base import ToolOutput, ToolRegistry
+from agent_tui.tools.base import ToolRegistry
 from agent_tui.tools.media import prompt_attachments
 
 Listener = Callable[[Event], None]
@@ -79,7 +80,13 @@ class Agent:
         conversation: Conversation | None = None,
         confirm_spend: SpendFn | None = None,
     ) -> None:
-        self.provider = provider
+        # Every request goes through the spending cap (`agent.budget`); a sub-agent shares its
+        # parent's, and only the parent's turns start a new turn of it.
+        self._owns_budget = not isinstance(provider, CappedProvider)
+        if not isinstance(provider, CappedProvider):
+            provider = CappedProvider(provider, SpendingCap(config, self.emit, confirm_spend))
+        self.budget = provider.budget
+        self.provider: CappedProvider = provider
         self.tools = tools
         self.config = config
         self.approvals = Approvals(
@@ -100,22 +107,17 @@ class Agent:
         #: Task's runner (`agent.subagents.SubAgents`), the MCP servers (`runtime.McpSetup`)
         self.subagents: Any = None
         self.mcp: Any = None
-        #: the spending cap, checked before every request
-        self.budget = SpendingCap(config, self.emit, confirm_spend)
         self.conversation = conversation or Conversation()
         self.conversation.observers.append(self.approvals.provenance)
         self.compactor = Compactor(
             provider, config, lambda: self.conversation, self.emit, self.count
         )
         self.listeners: list[Listener] = []
-        self.session_usage = Usage()
-        self.session_cost = 0.0
+        self.session_usage, self.session_cost = Usage(), 0.0
         #: what the running turn has spent so far: its requests (`count`) and its tools
-        self.turn_usage = Usage()
-        self.turn_cost = 0.0
+        self.turn_usage, self.turn_cost = Usage(), 0.0
         self._task: asyncio.Task[Any] | None = None
-        self._cancel_requested = False
-        self.running = False
+        self._cancel_requested = self.running = False
         #: the last turn failed in a way that a retry (`retry()`) can pick up
         self.can_retry = False
 
@@ -129,8 +131,13 @@ class Agent:
         old = self.config.model
         self.config.model = model
         self.config.system = self.config.system.replace(f"You are {old}.", f"You are {model}.")
-        if hasattr(self.provider, "label"):
-            self.provider.label = model
+        self.provider.label = model
+
+    def set_session_spend(self, usage: Usage, cost: float) -> None:
+        """What this session had spent before this run (a resumed one), or 0 (a new one): the
+        totals shown and the spending cap count the whole session."""
+        self.session_usage, self.session_cost = usage, cost
+        self.budget.restart(cost)
 
     @property
     def permissions(self) -> PermissionChecker:
@@ -177,27 +184,21 @@ class Agent:
         return await self._run_turn()
 
     async def _run_turn(self) -> TurnFinished:
+        if self._owns_budget:  # a sub-agent's turn is part of its parent's
+            self.budget.new_turn()
         self._task = asyncio.current_task()
-        self._cancel_requested = False
-        self.running = True
-        self.can_retry = False
+        self._cancel_requested, self.running, self.can_retry = False, True, False
         self.turn_usage, self.turn_cost = Usage(), 0.0
-        requests = 0
-        continuations = 0
-        cut_short = 0
+        requests, continuations, cut_short = 0, 0, 0
         stop_reason: str | None = None
         try:
             while True:
-                if not await self.budget.allows(self.session_cost + self.turn_cost):
-                    stop_reason = "max_cost"
-                    self._close_dangling_tool_uses("not run: the spending cap was reached")
-                    break
                 if self.compactor.due() and not self.conversation.pending_tool_uses():
                     await self._compact_step()
                 requests += 1
                 self.emit(RequestStarted(requests))
                 try:
-                    assembler = await self._request()
+                    assembler, budget_cut = await self._request()
                 except _CompactionRefused:
                     continue  # again without the edit, compacting on the client if it's time
                 self.compactor.note(assembler)
@@ -208,13 +209,15 @@ class Agent:
                     continuations += 1
                     if continuations <= MAX_CONTINUATIONS:
                         continue  # the paused content is already the last message; resend it
-                    self.emit(
-                        Notice(
-                            "warning",
-                            f"The model paused {MAX_CONTINUATIONS} times in one turn; stopping "
-                            "here. Send a prompt to let it go on.",
-                        )
-                    )
+                    paused = f"The model paused {MAX_CONTINUATIONS} times in one turn; stopping "
+                    self.emit(Notice("warning", paused + "here. Send a prompt to let it go on."))
+                    break
+                if stop_reason == "max_tokens" and budget_cut is not None:
+                    # cut by what the cap could pay for: said, and not continued (the rest
+                    # would cost what the cap doesn't allow)
+                    self.emit(Notice("warning", self.budget.cut_text(budget_cut)))
+                    self._close_dangling_tool_uses("not run: the spending cap cut the answer")
+                    stop_reason = "max_cost"
                     break
                 if stop_reason == "max_tokens" and self._cut_short_answer():
                     cut_short += 1
@@ -230,6 +233,9 @@ class Agent:
                 self._end_notice(stop_reason)
                 break
             return await self._finish(stop_reason, requests)
+        except SpendingCapReached:  # the last request was not sent; the budget said why
+            self._close_dangling_tool_uses("not run: the spending cap was reached")
+            return await self._finish("max_cost", requests - 1)
         except _StreamBroken as exc:
             self._close_dangling_tool_uses("not run: the stream failed before the call completed")
             self.can_retry = True
@@ -289,29 +295,33 @@ class Agent:
 
     async def compact(self, instructions: str = "") -> TurnFinished:
         """`/compact`: summarise the older turns now (a turn of its own, with its cost)."""
-        self._task = asyncio.current_task()
-        self.running = True
+        self.budget.new_turn()
+        self._task, self.running = asyncio.current_task(), True
         self.turn_usage, self.turn_cost = Usage(), 0.0
         try:
             await self._compact_step(instructions)
         except asyncio.CancelledError:
             pass  # what the summary request used so far is counted all the same
         finally:
-            self.running = False
-            self._task = None
+            self.running, self._task = False, None
         return await self._finish(None, 1)
 
     async def _compact_step(self, instructions: str = "") -> None:
         await self.compactor.run(self.tools.schemas(), instructions)
 
-    async def _request(self) -> StreamAssembler:
+    async def _request(self) -> tuple[StreamAssembler, int | None]:
+        """One response (retried while nothing arrived), and the max_tokens the spending cap
+        cut it to (None: as asked)."""
         attempt = 0
         while True:
             assembler = StreamAssembler()
+            request = self._request_for()
             try:
-                await self._consume(self._request_for(), assembler)
-                return assembler
+                await self._consume(request, assembler)
+                return assembler, request.budget_cut
             except (ProviderError, StreamError) as exc:
+                if isinstance(exc, SpendingCapReached):
+                    raise
                 if isinstance(exc, ProviderError) and self.compactor.refused(exc):
                     raise _CompactionRefused() from None
                 retryable = getattr(exc, "retryable", exc.kind in ("overloaded_error",))
@@ -401,14 +411,7 @@ class Agent:
                 self.turn_cost += output.meta.get("cost_usd", cost_usd(model, output.usage))
 
     def _close_dangling_tool_uses(self, reason: str) -> int:
-        """Give every unanswered tool_use an is_error result, so the conversation stays valid."""
-        pending = self.conversation.pending_tool_uses()
-        if not pending:
-            return 0
-        if self.conversation.last_role != "user":
-            self.conversation.begin("user")
-        for call in pending:
-            self.conversation.append(tool_result(call["id"], ToolOutput(reason, is_error=True)))
-            if reason == CANCELLED:
-                self.emit(ToolFinished(call["id"], call.get("name", ""), True, CANCELLED, 0.0))
-        return len(pending)
+        closed = self.conversation.close_dangling(reason)
+        for call in closed if reason == CANCELLED else ():
+            self.emit(ToolFinished(call["id"], call.get("name", ""), True, CANCELLED, 0.0))
+        return len(closed)

@@ -131,12 +131,9 @@ class SubAgents:
             and (tool := parent.tools.get(name)) is not None
         ]
         system = "\n\n".join(p for p in (PREAMBLE, kind.prompt, parent.config.system) if p)
-        cap = parent.config.max_cost
+        # The cap is the parent's: its requests go through the parent's provider and budget.
         config = dataclasses.replace(
-            parent.config,
-            model=kind.model or parent.config.model,
-            system=system,
-            max_cost=None if cap is None else max(0.0, cap - parent.session_cost),
+            parent.config, model=kind.model or parent.config.model, system=system, max_cost=None
         )
 
         async def ask(request: ApprovalRequest) -> ApprovalAnswer:
@@ -152,7 +149,6 @@ class SubAgents:
             permissions=parent.permissions,
             ask=ask,
             conversation=Conversation(),
-            confirm_spend=parent.budget.confirm,
         )
         sub.runner.checkpoints = parent.checkpoints  # its changes belong to the parent's turn
         sub.approvals.own_writes = parent.checkpoints.own_writes
@@ -185,6 +181,8 @@ class SubAgents:
         summary = f"{steps} step{'s' if steps != 1 else ''} · ${cost:.4f}"
         if result.failed or result.cancelled or not report:
             why = "was cancelled" if result.cancelled else "ended without a report"
+            if result.stop_reason == "max_cost":
+                why = "stopped: the spending cap was reached"
             return ToolOutput(
                 f"The sub-agent {why}." + (f" Its last words:\n{report}" if report else ""),
                 is_error=True,

@@ -17,6 +17,8 @@ from agent_tui.redact import redact
 
 DEFAULT_MODEL = "claude-sonnet-4-5"
 DEFAULT_SMALL_MODEL = "claude-haiku-4-5"
+#: seconds a token count may take before the request goes on with the local bound
+COUNT_TIMEOUT = 15.0
 #: WebFetch's domain preflight (`domain_info`): the path under the base URL, and its time limit
 DOMAIN_INFO_PATH = "/api/web/domain_info"
 DOMAIN_INFO_TIMEOUT = 10.0
@@ -107,6 +109,7 @@ class AnthropicProvider:
         self.label = model
         self._timeout = timeout
         self._client: Any = None
+        self._cannot_count = False
         #: why the platform's client could not be built (after `warm_up`), or None
         self.setup_error: str | None = None
 
@@ -174,6 +177,32 @@ class AnthropicProvider:
         if not isinstance(can_fetch, bool):
             raise ProviderError("the answer was not a domain-info answer", kind="domain_check")
         return can_fetch
+
+    async def count_tokens(self, request: MessageRequest) -> int | None:
+        """The request's input tokens by the API's token counting (free, one round trip), or
+        None when they can't be had: Bedrock and Vertex (not through these clients), a server
+        that doesn't count (remembered after its first 404), or any failure."""
+        if self.name not in ("anthropic", "foundry") or self._cannot_count:
+            return None
+        import anthropic
+
+        body = request.body()
+        body.pop("max_tokens", None)
+        try:
+            client = self._get_client()
+            if request.betas or "context_management" in body:
+                counted = await client.beta.messages.count_tokens(
+                    **body, betas=list(request.betas), timeout=COUNT_TIMEOUT
+                )
+            else:
+                counted = await client.messages.count_tokens(**body, timeout=COUNT_TIMEOUT)
+            return int(counted.input_tokens)
+        except anthropic.APIStatusError as exc:
+            if exc.status_code in (404, 405, 501):
+                self._cannot_count = True
+            return None
+        except (anthropic.APIError, ProviderError, ValueError, TypeError, AttributeError):
+            return None
 
     async def stream(self, request: MessageRequest) -> AsyncIterator[dict[str, Any]]:
         import anthropic

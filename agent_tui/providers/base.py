@@ -31,6 +31,9 @@ class MessageRequest:
     context_management: dict[str, Any] | None = None
     #: beta features the request needs (sent as the `anthropic-beta` header, not in the body)
     betas: tuple[str, ...] = ()
+    #: set when it was sent: the smaller max_tokens the spending cap could pay for (None: as
+    #: asked), so an answer cut there can say so (`agent.capped_provider`)
+    budget_cut: int | None = None
 
     def body(self) -> dict[str, Any]:
         """The JSON body as sent to `/v1/messages` (without `stream`).

@@ -359,6 +359,7 @@ def resume_into(
 
     lock = None if fork else SessionLock.take(store.path, session_id)
     try:
+        info = store.get_session(session_id)
         raw = store.load_messages(session_id, repair=False)
         fixed = repair_messages(raw)  # what `load_messages` does, without reading it all twice
         stored = store.get_system_prompt(session_id)
@@ -371,6 +372,8 @@ def resume_into(
         raise
     agent.conversation.messages[:] = fixed
     agent.approvals.provenance.seed(fixed)  # what the resumed session's tools returned
+    if info is not None:  # the totals shown and the spending cap count the whole session
+        agent.set_session_spend(info.usage, info.cost_usd)
     if stored:  # the same bytes as before: the cached prefix still matches
         agent.config.system = stored
     if isinstance(last, MessageFinished):  # how full the context is, for the next compaction

@@ -19,6 +19,7 @@ from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
+    from agent_tui.agent.budget import CapQuestion
     from agent_tui.agent.loop import Agent
     from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
     from agent_tui.runtime import Options
@@ -61,19 +62,17 @@ class Boot(AppParts):
         else:
             prompt.insert(key)
 
-    async def _confirm_spend(self, spent: float, cap: float) -> bool:
-        """At the spending cap the next request waits for the person's keystroke."""
+    async def _confirm_spend(self, question: CapQuestion) -> bool:
+        """At the spending cap the next request waits for the person's keystroke: raise the cap
+        for this session (y), or stop (n). Amounts at the status line's precision."""
         import asyncio
 
         from agent_tui.ui.screens.confirm import ConfirmScreen
 
         answered: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        question = (
-            f"This session has spent ${spent:.2f}, its cap is ${cap:.2f}. Go on past the cap "
-            "for the rest of this session?"
-        )
         self.status.activity = "at the spending cap: waiting for you"
-        self.push_screen(ConfirmScreen(question), lambda yes: answered.set_result(bool(yes)))
+        screen = ConfirmScreen(question.text)
+        self.push_screen(screen, lambda yes: answered.set_result(bool(yes)))
         try:
             return await answered
         finally:

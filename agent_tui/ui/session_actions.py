@@ -283,7 +283,7 @@ class SessionActions(AppParts):
             self.status.session = info.id
         # The status line counts the whole session, as it would have had it never stopped.
         if self.agent is not None:
-            self.agent.session_usage, self.agent.session_cost = info.usage, info.cost_usd
+            self.agent.set_session_spend(info.usage, info.cost_usd)  # the cap's count too
         self.live_view.set_totals(info.usage, info.cost_usd)
         self.status.activity = "ready"
         self.call_later(self._show_resumed)

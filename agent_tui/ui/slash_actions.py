@@ -316,7 +316,7 @@ class SlashActions(AppParts):
         assert agent is not None
         old = self.recorder
         agent.conversation = Conversation()
-        agent.session_usage, agent.session_cost = Usage(), 0.0
+        agent.set_session_spend(Usage(), 0.0)  # a new session: nothing spent, under its cap
         agent.compactor.used = 0
         agent.checkpoints.history, agent.checkpoints.next_id = [], 0
         if old is not None:

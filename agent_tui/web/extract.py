@@ -102,7 +102,13 @@ async def run_extraction(provider: Provider, request: MessageRequest) -> tuple[s
     except StreamStalled:
         message = f"the extraction stream stalled: nothing arrived for {STALL_TIMEOUT_S:.0f}s"
         raise ExtractionFailed(message, "stalled", sum(spent, Usage())) from None
-    return assembler.partial_text().strip(), assembler.usage
+    text = assembler.partial_text().strip()
+    if request.budget_cut is not None and assembler.stop_reason == "max_tokens":
+        text += (
+            f"\n\n[Cut at {request.budget_cut:,} tokens: that is all the session's spending cap "
+            "could pay for.]"
+        )
+    return text, assembler.usage
 
 
 def is_preapproved(url: str) -> bool:

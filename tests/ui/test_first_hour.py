@@ -268,15 +268,19 @@ async def test_the_model_can_be_switched_from_the_palette(
 async def test_at_the_spending_cap_the_next_request_waits_for_a_keystroke(tmp_path: Path) -> None:
     import asyncio
 
+    from agent_tui.agent.budget import CapQuestion
     from agent_tui.ui.screens.confirm import ConfirmScreen
 
     app = make_app(tmp_path)
     async with app.run_test(size=(110, 36)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
         for key, expected in (("n", False), ("y", True)):
-            waiting = asyncio.create_task(app._confirm_spend(5.01, 5.0))
+            question = CapQuestion(spent=4.9901, cap=5.0, needed=0.0213, raise_to=10.0)
+            waiting = asyncio.create_task(app._confirm_spend(question))
             await pilot.pause()
             assert isinstance(app.screen, ConfirmScreen) and not waiting.done()
-            assert "$5.01" in app.screen.question and "$5.00" in app.screen.question
+            # the status line's precision, not cents ("$4.99 of $5.00")
+            assert "$4.9901" in app.screen.question and "$5.0000" in app.screen.question
+            assert "Raise the cap to $10.0000 for this session?" in app.screen.question
             await pilot.press(key)
             assert await waiting is expected

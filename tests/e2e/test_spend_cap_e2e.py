@@ -1,0 +1,123 @@
+"""The spending cap through the real CLI and SDK against an honest loopback server (`metered.py`:
+it counts tokens, reports them as usage and stops at max_tokens). The cap counts the whole session
+across `--continue` runs, and is never crossed: what the server says it charged stays under it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from metered import cost_of, input_tokens, sse
+from sse_server import SSEServer, run_agent_tui
+
+from agent_tui.sessions.store import SessionStore
+
+MODEL = "claude-haiku-4-5"  # $1 in, $5 out per million tokens
+
+
+def server(words: int, *, counts: bool = True) -> SSEServer:
+    return SSEServer(
+        lambda n, body: sse(body, words), count_tokens=input_tokens if counts else None
+    )
+
+
+def charged(s: SSEServer, words: int) -> float:
+    return sum(cost_of(r.json, words) for r in s.requests)
+
+
+async def runs(s: SSEServer, tmp_path: Path, cap: str, n: int, *extra: str) -> list[Any]:
+    done = []
+    for i in range(n):
+        args = ["-p", f"question {i}", "--model", MODEL, "--max-cost", cap, *extra]
+        if i:
+            args.append("--continue")
+        done.append(await run_agent_tui(s, tmp_path, tmp_path / "home", *args))
+    return done
+
+
+def stored(home: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
+    monkeypatch.setenv("AGENT_TUI_HOME", str(home))
+    store = SessionStore.open_default()
+    (info,) = store.list_sessions()
+    return store, info
+
+
+async def test_four_continue_runs_under_a_tenth_of_a_cent_send_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """$0.001 pays for no request's input: not one is sent, in any of the four runs."""
+    async with server(200) as s:
+        results = await runs(s, tmp_path, "0.001", 4)
+    assert s.requests == []  # nothing reached /v1/messages
+    for code, out, err in results:
+        assert code == 1 and not out.strip()
+        assert "Spending cap reached" in err.decode() and "Traceback" not in err.decode()
+    assert "of its $0.0010 cap" in results[0][2].decode()  # the status line's precision
+
+
+async def test_the_cap_holds_across_continue_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each run pays for as much as is left; the session's total never crosses the cap, and once
+    nothing useful is left, a run sends nothing and exits non-zero."""
+    cap, words = 0.05, 1500
+    async with server(words) as s:
+        results = await runs(s, tmp_path, str(cap), 4)
+    assert charged(s, words) <= cap
+    assert results[0][0] == 0  # the first fits whole
+    assert results[-1][0] == 1 and "Spending cap reached" in results[-1][2].decode()
+    assert len(s.requests) < 4  # the last run sent nothing
+    store, info = stored(tmp_path / "home", monkeypatch)
+    try:
+        assert info.cost_usd == pytest.approx(charged(s, words))  # the session's whole spend
+    finally:
+        store.close()
+
+
+async def test_a_cent_never_overshoots_and_a_cut_answer_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cap, words = 0.01, 3000  # the answer wants more than a cent can buy
+    async with server(words) as s:
+        (code, out, err), second = await runs(s, tmp_path, str(cap), 2)
+    assert len(s.requests) == 1 and charged(s, words) <= cap
+    sent = s.requests[0].json
+    assert sent["max_tokens"] < words  # lowered to what the budget could pay for
+    assert len(s.count_requests) == 2  # each run counted exactly: both near the cap
+    assert code == 1 and out.strip()  # the part that was paid for is printed
+    assert f"The answer was cut at {sent['max_tokens']:,} tokens" in err.decode()
+    assert second[0] == 1 and "Spending cap reached" in second[2].decode()
+    store, info = stored(tmp_path / "home", monkeypatch)
+    try:
+        (turn, _) = store.load_turns(info.id)
+        assert turn.stop_reason == "max_cost"  # the stored turn says why it ended
+        events = [e.event.to_dict() for e in store.load_events(info.id)]
+        assert any("The answer was cut at" in str(e.get("text", "")) for e in events)
+    finally:
+        store.close()
+
+
+async def test_a_server_that_cannot_count_keeps_the_local_bound(tmp_path: Path) -> None:
+    """No token counting (404): the request is planned on the local upper bound, so the cap
+    still holds, only with less room for the answer."""
+    cap, words = 0.05, 20_000
+    async with server(words, counts=False) as s:
+        code, _out, err = await run_agent_tui(
+            s, tmp_path, tmp_path / "home", "-p", "hi", "--model", MODEL, "--max-cost", str(cap)
+        )
+    assert len(s.count_requests) == 1  # asked once; a 404 is remembered for the session
+    assert len(s.requests) == 1 and charged(s, words) <= cap
+    assert code == 1 and "The answer was cut at" in err.decode()
+
+
+async def test_stream_json_totals_count_the_whole_session(tmp_path: Path) -> None:
+    async with server(100) as s:
+        firsts = await runs(s, tmp_path, "5", 2, "--output-format", "stream-json")
+    ends = [json.loads(out.splitlines()[-1]) for _code, out, _err in firsts]
+    assert all(e["type"] == "turn_end" for e in ends)
+    costs = [cost_of(r.json, 100) for r in s.requests]
+    assert ends[0]["total_cost_usd"] == pytest.approx(costs[0])
+    assert ends[1]["total_cost_usd"] == pytest.approx(costs[0] + costs[1])  # not from $0
+    assert ends[1]["cost_usd"] == pytest.approx(costs[1])
