@@ -67,29 +67,27 @@ async def test_yes_raises_the_cap_for_this_session(tmp_path: Path) -> None:
 
 
 async def test_a_resumed_session_counts_what_it_had_spent(tmp_path: Path) -> None:
-    # a first run records a session (the offline model's turn costs something)
-    first = make_app(tmp_path, record=True)
-    async with first.run_test(size=(110, 36)) as pilot:
-        await wait_for(pilot, lambda: first.agent is not None)
-        await type_prompt(pilot, "hello")
-        await wait_for(pilot, lambda: bool(first.query(AssistantMessage)))
-        await wait_for(pilot, lambda: first.status.activity == "ready")
-        assert first.agent is not None
-        first.agent.set_session_spend(Usage(), 0.0)  # (what the store has is what counts)
     from agent_tui.sessions.store import SessionStore
 
+    # an earlier run's session, as the store keeps it: a turn that cost $0.0123
     store = SessionStore.open_default()
-    (info,) = store.list_sessions()
+    work = tmp_path / "work"
+    work.mkdir()
+    session = store.create_session(work, "offline")
+    store.add_message(session, "user", [{"type": "text", "text": "hello"}])
+    store.add_message(session, "assistant", [{"type": "text", "text": "hi"}])
+    store.record_turn(session, Usage(input_tokens=2000, output_tokens=420), 0.0123)
     store.close()
-    assert info.cost_usd > 0
-    again = make_app(tmp_path, record=True, continue_=True, max_cost=info.cost_usd + 0.00001)
+    again = make_app(tmp_path, record=True, continue_=True, max_cost=0.0124)
     async with again.run_test(size=(110, 36)) as pilot:
         await wait_for(pilot, lambda: again.agent is not None and again.agent.messages != [])
         assert again.agent is not None
-        assert again.agent.session_cost == pytest.approx(info.cost_usd)
-        assert again.agent.budget.spent == pytest.approx(info.cost_usd)
-        await wait_for(pilot, lambda: again.status.cost == pytest.approx(info.cost_usd))
+        assert again.agent.session_cost == pytest.approx(0.0123)
+        assert again.agent.budget.spent == pytest.approx(0.0123)
+        await wait_for(pilot, lambda: again.status.cost == pytest.approx(0.0123))
         await type_prompt(pilot, "hello again")
         # the cap counts the earlier run: what is left pays for nothing, so it asks
         await wait_for(pilot, lambda: isinstance(again.screen, ConfirmScreen))
+        assert "spent $0.0123 of its $0.0124 spending cap" in again.screen.question  # type: ignore[attr-defined]
         await pilot.press("n")
+        await wait_for(pilot, lambda: again.status.activity == "ready")
