@@ -213,14 +213,15 @@ class WebSearchTool(Tool):
         ctx.progress(status="starting web search")
         try:
             for continuation in range(MAX_CONTINUATIONS + 1):
-                assembler = await self._stream(ctx.provider, self.request(params, ctx, run), run)
+                request = self.request(params, ctx, run)
+                assembler = await self._stream(ctx.provider, request, run)
                 run.content.extend(assembler.content)
                 if assembler.stop_reason != "pause_turn":
+                    why = f"stop reason {assembler.stop_reason}"
+                    if request.budget_cut is not None and assembler.stop_reason == "max_tokens":
+                        why = f"cut at {request.budget_cut:,} tokens by the spending cap"
                     if assembler.stop_reason not in ("end_turn", "stop_sequence"):
-                        run.notes.append(
-                            f"(The search summary ended early: stop reason "
-                            f"{assembler.stop_reason}.)"
-                        )
+                        run.notes.append(f"(The search summary ended early: {why}.)")
                     break
                 if continuation == MAX_CONTINUATIONS:
                     run.notes.append(

@@ -20,7 +20,7 @@ from agent_tui.agent.config import AgentConfig
 from agent_tui.agent.cost import cost_usd, price_for
 from agent_tui.agent.preflight import MIN_ANSWER, input_bound, plan
 from agent_tui.protocol.events import Notice, TurnFinished, Usage
-from agent_tui.providers.base import MessageRequest
+from agent_tui.providers.base import MessageRequest, ProviderError
 
 
 def honest(words: int, tool: dict[str, Any] | None = None) -> Any:
@@ -246,3 +246,28 @@ async def test_no_cap_means_no_planning(tmp_path: Path) -> None:
     assert result.stop_reason == "end_turn" and not h.of(Notice)
     assert all(r.max_tokens == provider.requests[0].max_tokens for r in provider.requests)
     assert isinstance(h.of(TurnFinished)[0], TurnFinished)
+
+
+async def test_sub_requests_go_through_the_cap_and_say_when_cut() -> None:
+    """WebFetch's extraction (like WebSearch's sub-request, compaction and sub-agents) goes
+    through the session's provider, so through the cap; an extraction it cut says so."""
+    from agent_tui.agent.capped_provider import CappedProvider
+    from agent_tui.web.extract import build_request, run_extraction
+
+    config = AgentConfig(model=MODEL, max_cost=0.02)
+    cap = SpendingCap(config, lambda e: None)
+    inner = Counting(honest(20_000))
+    provider = CappedProvider(inner, cap)
+    request = build_request(
+        model="claude-haiku-4-5", url="https://example.com/", prompt="summarise", content="page"
+    )
+    text, usage = await run_extraction(provider, request)
+    assert request.budget_cut is not None and inner.requests[0].max_tokens == request.budget_cut
+    assert text.endswith("that is all the session's spending cap could pay for.]")
+    assert cap.spent == pytest.approx(cost_usd("claude-haiku-4-5", usage)) and cap.spent <= 0.02
+    cap.config.max_cost = 0.0001
+    with pytest.raises(ProviderError, match="^Spending cap reached"):  # nobody to raise it
+        await run_extraction(provider, build_request(
+            model="claude-haiku-4-5", url="https://example.com/", prompt="again", content="page"
+        ))  # fmt: skip
+    assert len(inner.requests) == 1
