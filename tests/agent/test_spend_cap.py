@@ -266,7 +266,7 @@ async def test_sub_requests_go_through_the_cap_and_say_when_cut() -> None:
     assert text.endswith("that is all the session's spending cap could pay for.]")
     assert cap.spent == pytest.approx(cost_usd("claude-haiku-4-5", usage)) and cap.spent <= 0.02
     cap.config.max_cost = 0.0001
-    with pytest.raises(ProviderError, match="^Spending cap reached"):  # nobody to raise it
+    with pytest.raises(ProviderError, match=r"^Spending cap reached"):  # nobody to raise it
         await run_extraction(provider, build_request(
             model="claude-haiku-4-5", url="https://example.com/", prompt="again", content="page"
         ))  # fmt: skip
