@@ -69,6 +69,8 @@ class Analysis:
     destructive: tuple[str, ...] = ()
     #: where `cd`/`pushd`/`popd`/`env -C` lead, in order (None: not known statically)
     cd_targets: tuple[Word, ...] = ()
+    #: files read by input redirections (`< F`, `3< F`); None: not known statically
+    reads: tuple[Word, ...] = ()
 
 
 def show(argv: Sequence[Word]) -> str:

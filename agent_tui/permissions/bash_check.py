@@ -251,6 +251,9 @@ class _Check:
         dirs = self.dirs()
         if dirs is None or made_links(self.a):
             return False  # relative paths from an unknown folder, or through links made here
+        redirected = Part(("cat", *self.a.reads), "")  # `< F`: read like cat's operands
+        if self.a.reads and not runs_unasked(redirected, dirs, self.e.read_denied, self.e.cwd):
+            return False
         return runs_unasked(part, dirs, self.e.read_denied, self.e.cwd)
 
     def dirs(self) -> list[Path] | None:

@@ -94,6 +94,7 @@ def analyze(command: str) -> Analysis:
         operand_writes=tuple(a.operand_writes),
         destructive=tuple(dict.fromkeys(a.destructive)),
         cd_targets=tuple(a.cd_targets),
+        reads=tuple(a.reads),
     )
 
 
@@ -125,6 +126,7 @@ class _Analyzer:
     operand_writes: list[tuple[Word, str]] = field(default_factory=list)
     destructive: list[str] = field(default_factory=list)
     cd_targets: list[Word] = field(default_factory=list)
+    reads: list[Word] = field(default_factory=list)
 
     def problem(self, why: str) -> None:
         self.problems.append(why)
@@ -202,11 +204,16 @@ class _Analyzer:
 
     def redirect(self, node: tree_sitter.Node) -> None:
         op = next((c.type for c in node.children if c.type in _WRITE_OPS | {"<", "<&"}), None)
-        if op not in _WRITE_OPS:
-            return
         dest = node.child_by_field_name("destination")
         if dest is None:
             dest = node.named_children[-1] if node.named_children else None
+        duplicate = (
+            op == "<&" and dest is not None and (dest.type == "number" or _text(dest) == "-")
+        )
+        if op in ("<", "<&") and dest is not None and dest.type != "process_substitution":
+            self.reads.extend(() if duplicate else (static_word(dest),))  # read like an operand
+        if op not in _WRITE_OPS:
+            return
         if dest is None:
             self.problem(f"`{_text(node)}`: a redirection without a target")
             return

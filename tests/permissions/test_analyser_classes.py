@@ -371,6 +371,10 @@ READ_ONLY_CORPUS = [
 ]
 
 READ_ONLY_ASK = [
+    "cat < /etc/passwd",
+    "wc -l < ~/.ssh/id_rsa",
+    "grep x 0</etc/shadow",
+    "sort < secret.txt",
     "cat /etc/passwd",
     "cat ../outside.txt",
     "grep -rn root /etc",
