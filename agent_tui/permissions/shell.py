@@ -2,9 +2,8 @@
 
 `analyze(command)` walks the whole syntax tree, so lists, pipelines, subshells, groups, `$(...)`,
 backticks, process substitutions and the bodies of if/for/while/case/functions are all reached by
-the same walk. Commands that run other commands are unwrapped: `sudo`, `env`, `nohup`, `time`,
-`nice`, `timeout`, `command`, `builtin`, `exec`, `setsid`, `stdbuf`, `xargs`, `find -exec`, and the
-literal strings of `sh -c` / `bash -c` / `eval`, which are parsed again. Whatever can't be known
+the same walk. Commands that run other commands are unwrapped (wrappers.py: each with its option
+table; `find -exec`; `sh -c` / `eval` strings are parsed again). Whatever can't be known
 statically (a parse error, a command word with expansions, an interpreter reading its program from
 stdin, `eval "$x"`, ...) becomes a *problem*: such a command is asked, never allowed by a rule.
 
