@@ -193,3 +193,30 @@ def test_the_mode_follows_the_provider(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_webfetch_and_mcp_tools_are_declared_deferred() -> None:
     assert WebFetchTool.should_defer and McpTool.should_defer
     assert not ReadTool.should_defer
+
+
+def test_switching_the_model_chooses_the_mode_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_tui.agent.approvals import AllowAll
+    from agent_tui.agent.loop import Agent, AgentConfig
+
+    for name in ("AGENT_TUI_TOOL_SEARCH", "ENABLE_TOOL_SEARCH", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    old = "claude-3-5-haiku-latest"
+    provider = AnthropicProvider(old)
+    tools = DeferringRegistry(deferral_mode(provider, old))
+    tools.add(ReadTool())
+    tools.add(WebFetchTool())
+    config = AgentConfig(model=old, cwd=tmp_path, data_dir=tmp_path)
+    agent = Agent(provider, tools, config, permissions=AllowAll())
+    assert tools.mode == "client" and [s["name"] for s in tools.schemas()] == ["Read", "ToolSearch"]
+
+    agent.switch_model("claude-sonnet-4-5")
+
+    assert tools.mode == "api"
+    assert [(s["name"], s.get("defer_loading")) for s in tools.schemas()] == [
+        ("Read", None),
+        ("WebFetch", True),
+        ("ToolSearch", None),
+    ]
