@@ -47,7 +47,6 @@ from agent_tui.providers.base import MessageRequest, Provider, ProviderError, St
 from agent_tui.providers.drain import drain
 from agent_tui.redact import redact
 from agent_tui.tools.base import ToolRegistry
-from agent_tui.tools.deferred import DeferringRegistry, deferral_mode
 from agent_tui.tools.media import prompt_attachments
 
 Listener = Callable[[Event], None]
@@ -133,8 +132,7 @@ class Agent:
         self.config.model = model
         self.config.system = self.config.system.replace(f"You are {old}.", f"You are {model}.")
         self.provider.label = model
-        if isinstance(self.tools, DeferringRegistry):  # whether the model has the API's tool search
-            self.tools.set_mode(deferral_mode(self.provider, model))
+        self.tools.model_changed(self.provider, model)  # deferred tools: see tools.deferred
 
     def set_session_spend(self, usage: Usage, cost: float) -> None:
         """What this session had spent before this run (a resumed one), or 0 (a new one): the

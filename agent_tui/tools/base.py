@@ -181,6 +181,9 @@ class ToolRegistry:
                     self._schemas = schemas
         return schemas
 
+    def model_changed(self, provider: Any, model: str) -> None:
+        """The session switched to `model` (a registry that defers tools chooses its mode anew)."""
+
     def _build_schemas(self) -> list[dict[str, Any]]:
         return [tool.schema() for tool in self.all()]
 

@@ -74,6 +74,10 @@ class DeferringRegistry(ToolRegistry):
         self.mode = mode
         self._changed()
 
+    def model_changed(self, provider: Any, model: str) -> None:
+        # Claude 3 models have no API tool search; the prompt cache starts anew with a new model
+        self.set_mode(deferral_mode(provider, model))
+
     def deferred(self) -> list[Tool]:
         """The tools held back, in the order they were added (none when the mode is "off")."""
         if self.mode == "off":
