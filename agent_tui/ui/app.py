@@ -7,6 +7,7 @@ app's event loop, so events arrive on the UI's own thread.
 
 from __future__ import annotations
 
+import shutil
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,12 +18,12 @@ from agent_tui.runtime import Options, offline_reason
 from agent_tui.ui import css_cache
 from agent_tui.ui.boot import Boot
 from agent_tui.ui.gc_tuning import idle_collector
+from agent_tui.ui.modes import PermissionModes
 from agent_tui.ui.screens.main import MainScreen
 from agent_tui.ui.session_actions import SessionActions, decisions_of
 from agent_tui.ui.slash_actions import SlashActions
 from agent_tui.ui.turns import TurnController
 from agent_tui.ui.undo_flow import UndoFlow
-from agent_tui.ui.view_actions import ViewActions
 from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
@@ -47,7 +48,7 @@ STYLES = Path(__file__).parent / "styles"
 RESUME_TAIL = 40
 
 
-class AgentApp(Boot, SessionActions, ViewActions, SlashActions):
+class AgentApp(Boot, SessionActions, SlashActions):
     TITLE = "agent-tui"
     # Each screen names its own `.tcss`; the app, its own and its widgets' (parsed: `css_cache`).
     CSS_PATH = [
@@ -101,6 +102,8 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions):
         self.turns = TurnController(self, self, after_turn=self._after_turn)
         #: /undo, /rewind and /permissions (their previews, restores and the forked session)
         self.undo = UndoFlow(self, self)
+        #: the permission mode as the person switches it (Shift+Tab, /mode)
+        self.modes = PermissionModes(self, self)
         #: printed by the command line after the app exits (how to come back to this session)
         self.resume_hint = ""
         #: the stored tool runs of a resumed session, by tool_use_id (history rows, approvals)
@@ -221,6 +224,36 @@ class AgentApp(Boot, SessionActions, ViewActions, SlashActions):
         if text.startswith("/") and self.handle_slash(text):
             return
         self.turns.send(text)
+
+    async def run_async(
+        self, *, headless: bool = False, size: tuple[int, int] | None = None, **kwargs: Any
+    ) -> int | None:
+        """Run headless at the size the headless driver reports. Without one, Textual's driver
+        says 80×24 and its Rich console 80×25, and the first frame is laid out and painted three
+        times (24, 25, 24 rows) instead of once. A real terminal gives both the same size."""
+        if headless and size is None:
+            columns, lines = shutil.get_terminal_size()  # what HeadlessDriver asks, too
+            size = (columns, lines)
+        return await super().run_async(headless=headless, size=size, **kwargs)
+
+    # --- keys: bound here (the keys line lists them in this order), done by their owners ---
+
+    def action_scroll_chat(self, where: str) -> None:
+        self.main.action_scroll_chat(where)
+
+    def action_toggle_tools(self) -> None:
+        self.main.action_toggle_tools()
+
+    def action_cycle_mode(self) -> None:
+        self.modes.cycle()
+
+    def action_help(self) -> None:
+        from agent_tui.ui.screens.help import HelpScreen, editing_keys
+
+        if isinstance(self.screen, HelpScreen):
+            self.screen.dismiss(None)
+            return
+        self.push_screen(HelpScreen(editing_keys(PromptInput.BINDINGS)))
 
     # --- what the undo flow does, by key, palette and /command ---
 

@@ -19,6 +19,7 @@ from agent_tui.ui.widgets.prompt import MAX_HINTS, PromptInput, SlashHints
 if TYPE_CHECKING:
     from agent_tui.sessions.recorder import Recorder
     from agent_tui.slash_commands import SlashCommand
+    from agent_tui.ui.modes import PermissionModes
     from agent_tui.ui.turns import TurnController
 
 
@@ -26,6 +27,7 @@ class SlashActions(AppParts):
     recorder: Recorder | None
     record: bool
     turns: TurnController
+    modes: PermissionModes
     _user_commands: list[SlashCommand] | None = None
     #: the project's files for the `@` picker (loaded once, on the first `@`)
     _project_files: list[str] | None = None
@@ -219,16 +221,13 @@ class SlashActions(AppParts):
         from agent_tui.permissions.types import MODES
 
         if not args:
-            self.action_cycle_mode()  # type: ignore[attr-defined]
-        elif args not in MODES:
+            self.modes.cycle()
+            return
+        mode = next((m for m in MODES if m == args), None)
+        if mode is None:
             self._say(f"Modes: {', '.join(MODES)}.")
-        elif args == "yolo":
-            from agent_tui.ui.screens.confirm import ConfirmScreen
-
-            question = "Switch to yolo mode? Every tool call not denied by a rule will run."
-            self.push_screen(ConfirmScreen(question), self._yolo_answered)  # type: ignore[attr-defined]
         else:
-            self._set_mode(args)  # type: ignore[attr-defined]
+            self.modes.choose(mode)  # yolo after a yes
 
     def _slash_thinking(self, args: str) -> None:
         self.action_toggle_thinking()  # type: ignore[attr-defined]

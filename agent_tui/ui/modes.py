@@ -1,0 +1,60 @@
+"""The permission mode, as the person switches it: Shift+Tab cycles default → accept-edits →
+plan → yolo, `/mode NAME` picks one, and yolo is only ever entered after a yes in a
+confirmation. The approvals own the mode; this sets it and shows it on the status line."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Protocol
+
+from agent_tui.permissions.types import MODES
+
+if TYPE_CHECKING:
+    from textual.app import App
+
+    from agent_tui.agent.loop import Agent
+    from agent_tui.permissions.types import Mode
+    from agent_tui.ui.widgets.status import StatusLine
+
+YOLO_QUESTION = (
+    "Switch to yolo mode? Every tool call not denied by a rule will run without asking you."
+)
+
+
+class ModeHost(Protocol):
+    agent: Agent | None
+
+    @property
+    def status(self) -> StatusLine: ...
+
+
+class PermissionModes:
+    def __init__(self, app: App[Any], host: ModeHost) -> None:
+        self.app = app
+        self.host = host
+
+    def cycle(self) -> None:
+        """Shift+Tab: the next mode (yolo after a yes)."""
+        agent = self.host.agent
+        if agent is None:
+            return
+        self.choose(MODES[(MODES.index(agent.approvals.mode) + 1) % len(MODES)])
+
+    def choose(self, mode: Mode) -> None:
+        """Switch to `mode`; yolo asks first (a no leaves the default mode)."""
+        if mode != "yolo":
+            self.set(mode)
+            return
+        from agent_tui.ui.screens.confirm import ConfirmScreen
+
+        def answered(yes: bool | None) -> None:
+            self.set("yolo" if yes else "default")
+
+        self.app.push_screen(ConfirmScreen(YOLO_QUESTION), answered)
+
+    def set(self, mode: Mode) -> None:
+        agent = self.host.agent
+        if agent is None:
+            return
+        agent.approvals.set_mode(mode)
+        self.host.status.mode = mode
+        self.app.notify(f"Permission mode: {mode}")
