@@ -1,5 +1,6 @@
-"""What the app's mixins (`session_actions`, `view_actions`, …) may use of `AgentApp`: declared
-once here, so each mixin type-checks on its own, and the main screen's parts reached through it."""
+"""What the app's mixins (`boot`, `session_actions`, `slash_actions`) may use of `AgentApp`:
+declared once here, so each mixin type-checks on its own, and the main screen's parts reached
+through it."""
 
 from __future__ import annotations
 
