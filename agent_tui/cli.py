@@ -91,9 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--output-format",
-        choices=("text", "stream-json"),
+        choices=("text", "json", "stream-json"),
         default="text",
-        help="headless output: the final answer, or one JSON event a line",
+        help="headless output: the final answer, one JSON result at the end, or one JSON event "
+        "a line",
     )
     parser.add_argument("--model", help="the model to use (default: a current Sonnet)")
     parser.add_argument("--small-model", help="the model WebFetch extracts pages with")

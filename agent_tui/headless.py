@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from typing import Any
 
 from agent_tui.protocol.events import (
     ChangeRecorded,
@@ -108,7 +109,7 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             answer.append(event.text)
         if isinstance(event, StreamFailed):
             failed.append(event.error)
-        if output_format == "text" and isinstance(event, Notice | ContextCompacted):
+        if output_format != "stream-json" and isinstance(event, Notice | ContextCompacted):
             # what the TUI says in the chat (retries, compaction, limits) goes to stderr
             what = event.text if isinstance(event, Notice) else f"context compacted ({event.how})"
             level = event.level if isinstance(event, Notice) else "info"
@@ -144,17 +145,45 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
         text = "".join(answer).strip()
         if text:
             print(text)
+    if output_format == "json":
+        session_id = recorder.session_id if recorder is not None else None
+        print(json.dumps(redact_obj(json_result(agent, result, "".join(answer), session_id))))
     if failed or result.failed:
         print(f"agent-tui: {failed[-1] if failed else 'the turn failed'}", file=sys.stderr)
         return 1
     if recorder is not None and recorder.unrecorded:
-        if output_format != "text":  # in text mode the notice said it on stderr already
+        if output_format == "stream-json":  # else the notice said it on stderr already
             why = recorder.backlog.failure
             print(f"agent-tui: warning: {NOT_RECORDED}: {why}", file=sys.stderr)
         unrecorded = True
     if result.stop_reason == "max_cost":  # not sent, or cut: not the answer asked for
-        if output_format != "text":  # (text mode said it on stderr as it happened)
+        if output_format == "stream-json":  # (else the notice said it as it happened)
             why = agent.budget.stop_text or "Spending cap reached: the answer was cut short."
             print(f"agent-tui: {why}", file=sys.stderr)
         return 1
     return 1 if unrecorded else 0
+
+
+def json_result(
+    agent: Any, result: TurnFinished, answer: str, session_id: str | None
+) -> dict[str, Any]:
+    """`--output-format json`: one object at the end, Claude Code's fields; the cost and usage
+    beside it are the whole session's (a resumed one's too), `usage` is this run's."""
+    if result.failed or result.cancelled:
+        subtype = "error_during_execution"
+    elif result.stop_reason == "max_cost":
+        subtype = "error_max_cost"
+    else:
+        subtype = "success"
+    return {
+        "type": "result",
+        "subtype": subtype,
+        "is_error": subtype != "success",
+        "result": answer.strip(),
+        "session_id": session_id,
+        "total_cost_usd": agent.session_cost,
+        "num_turns": result.requests,
+        "stop_reason": result.stop_reason,
+        "usage": result.usage.to_dict(),
+        "session_usage": agent.session_usage.to_dict(),
+    }

@@ -121,3 +121,29 @@ async def test_stream_json_totals_count_the_whole_session(tmp_path: Path) -> Non
     assert ends[0]["total_cost_usd"] == pytest.approx(costs[0])
     assert ends[1]["total_cost_usd"] == pytest.approx(costs[0] + costs[1])  # not from $0
     assert ends[1]["cost_usd"] == pytest.approx(costs[1])
+
+
+async def test_json_output_is_one_result_with_the_sessions_totals(tmp_path: Path) -> None:
+    async with server(100) as s:
+        done = await runs(s, tmp_path, "5", 2, "--output-format", "json")
+    costs = [cost_of(r.json, 100) for r in s.requests]
+    results = []
+    for code, out, _err in done:
+        assert code == 0
+        (line,) = out.decode().splitlines()  # one object, nothing else on stdout
+        results.append(json.loads(line))
+    first, second = results
+    assert first["type"] == "result" and first["subtype"] == "success" and not first["is_error"]
+    assert first["result"].startswith("word word")
+    assert first["session_id"] == second["session_id"] and len(first["session_id"]) == 13
+    assert second["total_cost_usd"] == pytest.approx(costs[0] + costs[1])  # not from $0
+    assert second["num_turns"] == 1 and second["usage"]["output_tokens"] == 100
+
+
+async def test_json_output_at_the_cap(tmp_path: Path) -> None:
+    async with server(100) as s:
+        ((code, out, err),) = await runs(s, tmp_path, "0.001", 1, "--output-format", "json")
+    result = json.loads(out)
+    assert code == 1 and result["is_error"] and result["subtype"] == "error_max_cost"
+    assert result["total_cost_usd"] == 0 and s.requests == []
+    assert "Spending cap reached" in err.decode()
