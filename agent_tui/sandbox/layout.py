@@ -22,7 +22,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from agent_tui.permissions.protected import HOME_ONLY, PROTECTED_DIRS, PROTECTED_FILES
+from agent_tui.permissions.git_config import is_git_dir
+from agent_tui.permissions.protected import (
+    HOME_ONLY,
+    PROTECTED_DIRS,
+    PROTECTED_FILES,
+    protected_reason,
+)
 
 #: credentials and keys, relative to the home directory
 SECRETS = (
@@ -125,12 +131,19 @@ def plan_layout(
     scanned = list(_scan(cwd))
     for root in [] if lasting else writable:
         _protect_root(root, read_only, placeholders, home=root == home.resolve())
-    for p in scanned:
-        if p.name in PROTECTED_DIRS or p.name in PROTECTED_FILES:
-            if p.name == ".git" and p.is_dir():
-                _protect_git(p, read_only, placeholders, create=False)
-            else:
-                read_only.append(p)
+    guarded: list[Path] = []
+    for p in scanned:  # the analyser's own test of what is protected, names and git dirs alike
+        if any(p.is_relative_to(g) for g in guarded):
+            continue
+        is_dir = p.is_dir() and not p.is_symlink()
+        git = is_dir and (p.name.casefold().rstrip(". ").endswith(".git") or is_git_dir(p))
+        if not git and protected_reason(p.relative_to(cwd)) is None:
+            continue
+        guarded.append(p)
+        if git:  # its config, hooks and info; commits still work
+            _protect_git(p, read_only, placeholders, create=False)
+        else:
+            read_only.append(p)
     for raw in deny_write:
         p = _abs(raw, cwd, home)
         if p.exists():
@@ -264,7 +277,12 @@ def _scan(root: Path) -> Iterator[Path]:
                 is_dir = e.is_dir(follow_symlinks=False)
             except OSError:
                 continue
-            if is_dir and depth < SCAN_DEPTH and e.name not in _SKIP and e.name != ".git":
+            if (
+                is_dir
+                and depth < SCAN_DEPTH
+                and e.name not in _SKIP
+                and not e.name.endswith(".git")
+            ):
                 stack.append((Path(e.path), depth + 1))
 
 

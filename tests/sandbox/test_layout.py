@@ -109,3 +109,21 @@ def test_allow_write_paths_that_exist_become_writable(tmp_path: Path, raw: str) 
     target.mkdir(parents=True)
     layout = plan_layout(tmp_path, tmp_path / "t", home=home, allow_write=[raw])
     assert target in layout.writable
+
+
+def test_bare_repositories_and_case_variants_are_protected_too(tmp_path: Path) -> None:
+    bare = tmp_path / "mirror.git"
+    implicit = tmp_path / "deps" / "store"
+    for repo in (bare, implicit):
+        (repo / "hooks").mkdir(parents=True)
+        (repo / "objects").mkdir()
+        (repo / "refs").mkdir()
+        (repo / "HEAD").write_text("ref: refs/heads/main\n")
+        (repo / "config").write_text("")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / ".ENVRC").write_text("")  # the same file on a case-insensitive disk
+    layout = plan_layout(tmp_path, tmp_path / "t", home=Path("/nonexistent-home"))
+    for repo in (bare, implicit):
+        assert repo / "config" in layout.read_only and repo / "hooks" in layout.read_only
+        assert repo / "objects" not in layout.read_only  # pushes to it still work
+    assert tmp_path / "sub" / ".ENVRC" in layout.read_only
