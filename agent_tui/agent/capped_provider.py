@@ -32,6 +32,8 @@ class CappedProvider:
         self.inner.label = value
 
     def __getattr__(self, name: str) -> Any:  # warm_up, setup_error, a test's `requests`…
+        if name == "inner":  # not set yet (a copy being made): no recursion through it
+            raise AttributeError(name)
         return getattr(self.inner, name)
 
     def supports_web_search(self, model: str) -> bool:
