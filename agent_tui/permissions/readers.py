@@ -299,7 +299,8 @@ READERS: dict[str, Reader] = {
             "context unified color",
         ),
         paths="-X --exclude-from --from-file --to-file",
-        refuse="-l --paginate",
+        # -r follows symlinks met in the folders it compares (out of the project too)
+        refuse="-l --paginate -r --recursive",
         numeric=True,
     ),
     "cmp": _r("cmp", "bi:ln:sv", _long("print-bytes verbose quiet silent", "ignore-initial bytes")),

@@ -11,6 +11,7 @@ import tree_sitter
 from agent_tui.permissions.analysis import Word
 
 _GLOB_CHARS = frozenset("*?[")
+_DIR_STACK_TILDE = re.compile(r"~[+-]?\d*(/|$)(?<!~/)(?<!~$)")
 _BRACE = re.compile(r"\{[^}]*(,|\.\.)[^}]*\}")
 
 
@@ -73,6 +74,8 @@ def static_word(node: tree_sitter.Node) -> Word:
     masked = "".join("\x00" if q else c for c, q in chars)
     if _BRACE.search(masked):
         return None
+    if _DIR_STACK_TILDE.match(masked):
+        return None  # `~-` is $OLDPWD, `~+` $PWD, `~2` the directory stack: not known here
     return "".join(c for c, _ in chars)
 
 

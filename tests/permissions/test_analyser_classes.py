@@ -191,6 +191,8 @@ VARIABLES_ASK = [
     "OLDPWD=/tmp; cd - && cat secret",
     "cd - && ls",
     "HOME=/tmp; cat ~/x",
+    "echo x > ~-/f",
+    "cp f ~+1/g",
     "PAGER='sh -c id' git log",
     "FOO=1 ls",
     "env -i FOO=1 ls",
@@ -371,6 +373,11 @@ READ_ONLY_CORPUS = [
 ]
 
 READ_ONLY_ASK = [
+    "cat ~-/secret",  # $OLDPWD
+    "cd ~- && cat x",
+    "cat ~+2/x",
+    "diff -r src /tmp",
+    "diff -r src src2",  # -r follows symlinks met inside the folders
     "cat < /etc/passwd",
     "wc -l < ~/.ssh/id_rsa",
     "grep x 0</etc/shadow",
