@@ -54,8 +54,8 @@ _ALLOWED = re.compile(
     r"|blame\.(date|coloring|showemail|showroot|blankboundary|markunblamablelines"
     r"|markignoredlines)"
     r"|tag\.(sort|gpgsign)|commit\.(gpgsign|verbose|cleanup|status)|worktree\.guessremote"
-    r"|checkout\.(defaultremote|guess|workers)|am\.(keepcr|threeway)|include\.path"
-)
+    r"|checkout\.(defaultremote|guess|workers)|am\.(keepcr|threeway)"
+)  # not include.path: the included file may be written by the very command being checked
 _BOOLEAN = frozenset({"", "true", "false", "yes", "no", "on", "off", "1", "0"})
 #: git-lfs's own filter, as `git lfs install --local` writes it
 _LFS = {

@@ -574,6 +574,9 @@ def test_hooks_included_files_implicit_and_nested_git_dirs(tmp_path: Path) -> No
     (repo / ".git" / "extra").write_text("[core]\n\tfsmonitor = touch /tmp/x\n")
     subprocess.run(["git", "-C", str(repo), "config", "include.path", "extra"], check=True)
     assert decide(repo, "git status", "default") == "ask"
+    (repo / ".git" / "extra").write_text("[user]\n\tname = x\n")
+    # an include asks even when it is harmless now: the same command could write it first
+    assert decide(repo, "echo '[core]' > inc.cfg; git status", "accept-edits") == "ask"
     # a folder with HEAD, objects/, refs/ and a config is a git directory to `cd x && git …`
     bare = tmp_path / "work"
     (bare / "x" / "objects").mkdir(parents=True)
