@@ -135,6 +135,8 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             await mcp.wait_started()
         result = await agent.submit(prompt)
     finally:
+        if agent.config.shells is not None:  # a background shell never outlives the run
+            await agent.config.shells.kill_all()
         if mcp is not None:
             await mcp.stop()
         if agent.config.sandbox is not None:

@@ -119,6 +119,8 @@ BUILT_IN_TOOLS = (
     ("TodoWrite", "agent_tui.tools.todo", "TodoWriteTool"),
     ("WebFetch", "agent_tui.tools.web_fetch", "WebFetchTool"),
     ("WebSearch", "agent_tui.tools.web_search", "WebSearchTool"),
+    ("BashOutput", "agent_tui.tools.shell_tools", "BashOutputTool"),
+    ("KillShell", "agent_tui.tools.shell_tools", "KillShellTool"),
 )
 
 
@@ -247,6 +249,7 @@ def make_agent(
     from agent_tui.agent.loop import Agent
     from agent_tui.checkpoints.scratch import clean_stale
     from agent_tui.paths import data_dir
+    from agent_tui.tools.shells import ShellRegistry
 
     provider, model, small = make_provider(options)
     permissions = make_permissions(options)
@@ -263,6 +266,7 @@ def make_agent(
         max_cost=spending_cap(options),
         compaction=compaction_mode(),
         sandbox=make_sandbox(options, permissions),
+        shells=ShellRegistry(),
     )
     config.thinking_budget, config.thinking_default = thinking_budget(options)
     kwargs: dict[str, Any] = {"permissions": permissions}

@@ -45,3 +45,5 @@ class AgentConfig:
     compact_at: float = 0.8
     #: the session's OS sandbox (`sandbox.runner.Sandbox`), shared with sub-agents; None: none
     sandbox: Any = None
+    #: the session's background shells (`tools.shells.ShellRegistry`), shared with sub-agents
+    shells: Any = None

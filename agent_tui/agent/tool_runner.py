@@ -145,6 +145,7 @@ class ToolRunner:
             emit=self.emit,
             read_denied=getattr(self.approvals.permissions, "read_denied", _never),
             sandbox=self.config.sandbox,
+            shells=self.config.shells,
             ask_host=partial(self.approvals.ask_host, tool_use_id, name),
         )
 

@@ -31,15 +31,9 @@ from agent_tui.permissions.rules import (
 )
 from agent_tui.permissions.settings import ALL_TOOLS, LoadedRules, SourcedRule
 from agent_tui.permissions.trust import ProjectFiles, State, TrustStore
-from agent_tui.permissions.types import MODES, Behavior, Decision, Mode
+from agent_tui.permissions.types import MODES, UNGATED_TOOLS, Behavior, Decision, Mode
 
 _PATH_KEYS = ("path", "file_path")
-#: tools that act on nothing by themselves: allowed unless a rule says otherwise
-UNGATED_TOOLS = {
-    "TodoWrite": "it only updates the plan shown to you",
-    "Task": "a sub-agent: each of its own tool calls is checked like any other",
-    "ToolSearch": "it only loads the definitions of deferred tools for the model",
-}
 #: read-only tools that search a folder (the working directory when no path is given)
 SEARCH_TOOLS = ("Grep", "Glob")
 

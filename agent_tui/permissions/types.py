@@ -74,3 +74,13 @@ class ApprovalAnswer:
     hunks: tuple[int, ...] | None = None
     #: seconds from the dialog appearing to the answering key (None: not measured)
     took_s: float | None = field(default=None, compare=False)
+
+
+#: tools that act on nothing by themselves: allowed unless a rule says otherwise
+UNGATED_TOOLS = {
+    "TodoWrite": "it only updates the plan shown to you",
+    "Task": "a sub-agent: each of its own tool calls is checked like any other",
+    "ToolSearch": "it only loads the definitions of deferred tools for the model",
+    "BashOutput": "it only reads a background shell's output",
+    "KillShell": "it only stops a background shell this session started",
+}

@@ -60,6 +60,8 @@ class ToolContext:
     sandbox: Any = None
     #: ask the person whether this call may reach a host: `await ask_host(host, port)` -> bool
     ask_host: Callable[[str, int], Awaitable[bool]] | None = None
+    #: the session's background shells (`tools.shells.ShellRegistry`), or None
+    shells: Any = None
 
 
 class Tool(ABC):

@@ -23,6 +23,7 @@ from typing import Any, ClassVar
 from pydantic import BaseModel, Field
 
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput
+from agent_tui.tools.processes import PipeProtocol, kill_group
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +46,10 @@ class BashInput(BaseModel):
     description: str | None = Field(
         default=None,
         description="A few words saying what the command does, shown to the person.",
+    )
+    run_in_background: bool | None = Field(
+        default=None,
+        description="Run the command in the background; read its output later with BashOutput.",
     )
     dangerouslyDisableSandbox: bool | None = Field(
         default=None,
@@ -168,43 +173,6 @@ class _Throttle:
             log.exception("progress callback failed")
 
 
-class _PipeProtocol(asyncio.Protocol):
-    def __init__(self, on_data: Callable[[bytes], None]) -> None:
-        self._on_data = on_data
-        self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-    def data_received(self, data: bytes) -> None:
-        self._on_data(data)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        if not self.closed.done():
-            self.closed.set_result(None)
-
-
-def _signal_group(pgid: int, sig: int) -> bool:
-    """Send `sig` to the group; False when no process of it is left."""
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        # PermissionError: macOS reports it for a group of only zombies.
-        return False
-    return True
-
-
-async def _kill_group(pgid: int, grace: float) -> None:
-    """SIGTERM the group, give it `grace` seconds to exit, then SIGKILL whatever is left."""
-    try:
-        if not _signal_group(pgid, signal.SIGTERM):
-            return
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + grace
-        while loop.time() < deadline and _signal_group(pgid, 0):
-            await asyncio.sleep(0.02)
-    finally:
-        # Also on a second cancel while waiting: never leave the group running.
-        _signal_group(pgid, signal.SIGKILL)
-
-
 def _describe_timeout(ms: int) -> str:
     s = ms / 1000
     if s >= 60 and s % 60 == 0:
@@ -228,6 +196,8 @@ class BashTool(Tool):
         "kept); pipe through `head`, `tail` or `grep` to see the part you need.\n"
         "- Prefer the Read, Write and Edit tools over `cat`, `sed -i` or `echo >` for files.\n"
         "- Quote paths containing spaces. Chain dependent commands with `&&`.\n"
+        "- `run_in_background: true` for servers and watchers: the call returns a shell ID at "
+        "once; read new output with BashOutput and stop it with KillShell (never `&`).\n"
         "- Give `description` a few words on what the command does; the person sees it when "
         "approving.\n"
         "- When the sandbox is on, commands can write only inside the working directory and "
@@ -281,6 +251,10 @@ class BashTool(Tool):
             and not p.dangerouslyDisableSandbox
             and not sandbox.excluded(p.command)
         )
+        if p.run_in_background:
+            from agent_tui.tools.shells import start_background
+
+            return await start_background(p.command, ctx, outside=not inside)
         argv = ["bash", "-c", p.command]
         run: Any = None
         if inside:
@@ -316,7 +290,7 @@ class BashTool(Tool):
         elif sandbox is not None:
             record = sandbox.records.add(pgid)
         pipe = os.fdopen(read_fd, "rb", buffering=0)
-        protocol = _PipeProtocol(on_data)
+        protocol = PipeProtocol(on_data)
         transport: asyncio.BaseTransport | None = None
         timed_out = detached = False
         blocked: list[str] = []
@@ -328,7 +302,7 @@ class BashTool(Tool):
             except TimeoutError:
                 timed_out = True
                 ctx.progress(status="timed out; stopping the command")
-                await _kill_group(pgid, self.kill_grace_s)
+                await kill_group(pgid, self.kill_grace_s)
                 await proc.wait()
             try:
                 await asyncio.wait_for(asyncio.shield(protocol.closed), self.drain_s)
@@ -337,7 +311,7 @@ class BashTool(Tool):
                 detached = True
         except BaseException:
             # Cancelled (or failed): take the whole group down, children included.
-            await _kill_group(pgid, self.kill_grace_s)
+            await kill_group(pgid, self.kill_grace_s)
             with contextlib.suppress(BaseException):
                 await asyncio.wait_for(proc.wait(), self.kill_grace_s)
             raise

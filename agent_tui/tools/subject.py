@@ -24,6 +24,8 @@ SUBJECT_FIELDS: dict[str, tuple[str, ...]] = {
     "Glob": ("pattern",),
     "Task": ("description",),
     "ToolSearch": ("query",),
+    "BashOutput": ("bash_id",),
+    "KillShell": ("shell_id",),
 }
 _ANY_TOOL = ("command", "url", "query", "file_path", "path", "pattern", "description")
 

@@ -328,6 +328,8 @@ class AgentApp(Boot, SessionActions, SlashActions):
     async def action_quit(self) -> None:
         if self.agent is not None:
             self.agent.cancel()
+            if self.agent.config.shells is not None:  # quitting kills every background shell
+                await self.agent.config.shells.kill_all()
             await self.stop_mcp()
             if self.agent.config.sandbox is not None:
                 self.agent.config.sandbox.close()

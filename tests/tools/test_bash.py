@@ -272,6 +272,12 @@ def test_schema(tool: BashTool) -> None:
     schema = tool.schema()
     assert schema["name"] == "Bash"
     props = schema["input_schema"]["properties"]
-    assert set(props) == {"command", "timeout_ms", "description", "dangerouslyDisableSandbox"}
+    assert set(props) == {
+        "command",
+        "timeout_ms",
+        "description",
+        "run_in_background",
+        "dangerouslyDisableSandbox",
+    }
     assert schema["input_schema"]["required"] == ["command"]
     assert not tool.read_only
