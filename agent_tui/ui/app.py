@@ -144,6 +144,8 @@ class AgentApp(Boot, SessionActions, SlashActions):
         self.agent, self.recorder, self.approvals = agent, recorder, approvals
         # After the agent, so a prompt is taken sooner (it has no events yet).
         self.view = self.main.mount_side()
+        if agent.config.shells is not None:
+            self.main.tool_pane.shells.follow(agent.config.shells)
         agent.listeners.append(self._on_agent_event)
         from agent_tui.agent.context import context_window
 

@@ -22,6 +22,7 @@ from textual.widget import Widget
 from agent_tui.protocol.events import Event, ToolCallReady, TurnStarted
 from agent_tui.ui.tool_activity import MAX_ENTRIES, Phase, ToolActivities, ToolActivity
 from agent_tui.ui.widgets.plan import PlanView, todos_of
+from agent_tui.ui.widgets.shells_list import ShellsList
 from agent_tui.ui.widgets.tool_rows import (
     TOOL_COMPONENT_CLASSES,
     Row,
@@ -108,6 +109,8 @@ class ToolPane(VerticalScroll):
         self._shown = False
         self._ticker: Timer | None = None
         self.plan = PlanView()
+        #: the background shells, above the turn's calls (`ShellsList.follow` a registry)
+        self.shells = ShellsList()
 
     # --- public API ---
 
@@ -215,6 +218,7 @@ class ToolPane(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         yield self.plan
+        yield self.shells
 
     def on_mount(self) -> None:
         if self.spins:
