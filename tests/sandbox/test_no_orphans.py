@@ -51,14 +51,20 @@ async def wait_until(condition, timeout: float = 30.0) -> bool:  # type: ignore[
     return condition()
 
 
-async def kill_app_mid_command(tmp_path: Path, sandbox: str) -> None:
+async def kill_app_mid_command(tmp_path: Path, sandbox: str, *, background: bool = False) -> None:
+    """`background`: the command runs in a background shell (`run_in_background`) while the app
+    waits on a foreground command."""
     project, home = tmp_path / "p", tmp_path / "h"
     project.mkdir()
     home.mkdir()
     tag = f"orphan-{sandbox}-{os.getpid()}-{time.monotonic_ns()}"
     # two children of the command's shell, one in the background (each named by the tag)
     command = f"(exec -a {tag}-a sleep 300) & (exec -a {tag}-b sleep 301); wait"
-    async with SSEServer(hostile_model([("Bash", {"command": command})])) as api:
+    calls: list[tuple[str, dict[str, object]]] = [("Bash", {"command": command})]
+    if background:
+        calls = [("Bash", {"command": command, "run_in_background": True})]
+        calls.append(("Bash", {"command": "sleep 120"}))
+    async with SSEServer(hostile_model(calls)) as api:
         env = {
             k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENT_TUI_"))
         }
@@ -86,6 +92,15 @@ async def test_no_orphans_without_the_sandbox(tmp_path: Path) -> None:
 @needs_bwrap
 async def test_no_orphans_with_the_sandbox(tmp_path: Path) -> None:
     await kill_app_mid_command(tmp_path, "on")
+
+
+async def test_no_orphaned_background_shell_without_the_sandbox(tmp_path: Path) -> None:
+    await kill_app_mid_command(tmp_path, "off", background=True)
+
+
+@needs_bwrap
+async def test_no_orphaned_background_shell_with_the_sandbox(tmp_path: Path) -> None:
+    await kill_app_mid_command(tmp_path, "on", background=True)
 
 
 def test_the_next_start_reaps_a_recorded_group_whose_app_died(tmp_path: Path) -> None:
