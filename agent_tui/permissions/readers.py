@@ -117,47 +117,6 @@ _LS = _r(
     ),
 )
 
-_FIND_TESTS = frozenset(
-    [
-        "-name",
-        "-iname",
-        "-path",
-        "-ipath",
-        "-wholename",
-        "-iwholename",
-        "-regex",
-        "-iregex",
-        "-type",
-        "-xtype",
-        "-size",
-        "-mtime",
-        "-mmin",
-        "-atime",
-        "-amin",
-        "-ctime",
-        "-cmin",
-        "-user",
-        "-group",
-        "-uid",
-        "-gid",
-        "-perm",
-        "-links",
-        "-inum",
-        "-maxdepth",
-        "-mindepth",
-        "-newer",
-        "-anewer",
-        "-cnewer",
-        "-samefile",
-        "-used",
-        "-fstype",
-        "-context",
-        "-regextype",
-        "-lname",
-        "-ilname",
-    ]
-)
-
 READERS: dict[str, Reader] = {
     "cat": _r(
         "cat",
@@ -393,9 +352,8 @@ READERS.update(
     }
 )
 
-#: find's starting points, tests and the file-naming tests; its actions that write or run are
-#: read by shell.py and command_risks (and refuse read-only)
-FIND_TESTS = _FIND_TESTS
+#: find's actions that write or run (read by find_exec.py and command_risks; never read-only),
+#: the tests that name a file it reads, and the options that follow symlinks
 FIND_WRITES_OR_RUNS = frozenset(
     [
         "-exec",
