@@ -1,14 +1,13 @@
 """Building the agent after the first frame, off the UI thread, and what the person is told when
 part of it can't be had: a session database that won't open (the session runs, unrecorded), an
 unknown `--resume` id (a new session), or a build that fails outright (said in the chat, rather
-than "starting…" for ever). A mixin of `AgentApp`."""
+than "starting…" for ever). The build itself is a function (`booting.boot_agent`) this runs in
+the boot worker; what it does with the result on screen is still a mixin of `AgentApp`."""
 
 from __future__ import annotations
 
-import contextlib
 import threading
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
     from agent_tui.ui.approval_queue import ApprovalQueue
 
 STARTING = "Starting up: your prompt will be sent in a moment."
-FORK_QUESTION = "Go on in a copy of it (a fork)? n starts a new session."
 FAILED = "The agent could not start (see the chat): prompts can't be sent in this run."
 
 
@@ -89,30 +87,33 @@ class Boot(AppParts):
         self.run_worker(self._boot, thread=True, group="boot", exit_on_error=False)
 
     def _boot(self) -> None:
-        """Build the agent off the UI thread; hand it to the UI thread when ready."""
-        from agent_tui.runtime import make_agent, warm_up
+        """In the boot worker: build the agent (`booting.boot_agent`) and hand it to the UI
+        thread; then what the first turn would otherwise wait for."""
+        from agent_tui.runtime import warm_up
         from agent_tui.ui.approval_queue import ApprovalQueue
+        from agent_tui.ui.booting import boot_agent
         from agent_tui.ui.rule_preview import rule_preview
-        from agent_tui.ui.session_actions import stored_runs
         from agent_tui.ui.stamp_guard import StampGuard, load_settings
 
         try:
-            agent = make_agent(self.options, ask=self._ask, confirm_spend=self._confirm_spend)
+            booted = boot_agent(
+                self.options,
+                record=self.record,
+                ask_yes_no=self._ask_from_boot,
+                ask=self._ask,
+                confirm_spend=self._confirm_spend,
+            )
         except Exception as exc:  # a broken install or a bug: said, not a silent "starting…"
             self.call_from_thread(self._boot_failed, exc)
             return
-        recorder, note = self._record(agent) if self.record else (None, None)
+        agent = booted.agent
+        self.store_unavailable, self._runs = booted.store_unavailable, booted.runs
         approvals = ApprovalQueue(
             type_ahead=partial(self.call_later, self._type_ahead),
             stamp=StampGuard(load_settings()),
             simulate=lambda rules: rule_preview(self, rules),
         )
-        if recorder is not None and recorder.session_id and agent.messages:
-            from agent_tui.sessions.faults import STORE_ERRORS
-
-            with contextlib.suppress(*STORE_ERRORS):  # the history shows without its audit rows
-                self._runs = stored_runs(recorder.store, recorder.session_id)
-        self.call_from_thread(self._agent_ready, agent, recorder, approvals, note)
+        self.call_from_thread(self._agent_ready, agent, booted.recorder, approvals, booted.note)
         self.call_from_thread(self._settle)  # on the UI thread: it patches how Textual paints
         # the sandbox's probe (a bwrap run or two): here, off the way to a ready prompt
         for note in getattr(agent.config.sandbox, "start_notices", ()):
@@ -127,37 +128,6 @@ class Boot(AppParts):
         self.save_parsed_css()
         if self.tune_collector:
             freeze_settled()
-
-    def _record(self, agent: Agent) -> tuple[Recorder | None, str | None]:
-        """The session's recorder (resuming the session asked for), and what to tell the person
-        if it went otherwise."""
-        from agent_tui.sessions.recorder import attach_recorder
-        from agent_tui.sessions.records import StoreUnavailable
-        from agent_tui.sessions.session_lock import SessionInUse
-
-        try:
-            try:
-                return attach_recorder(agent, self.options), None
-            except LookupError as exc:  # --resume with an unknown id: say so, record a new one
-                fresh = replace(self.options, resume=None, continue_=False)
-                note = f"Could not resume: {exc}. This is a new session (ctrl+o lists them)."
-                return attach_recorder(agent, fresh), note
-            except SessionInUse as exc:  # another agent-tui records it: a copy, or a new one
-                if self._ask_from_boot(f"{exc}. {FORK_QUESTION}"):
-                    forked = replace(self.options, fork_session=True)
-                    note = f"{exc}: this is a copy of it (a fork); the other one goes on there."
-                    return attach_recorder(agent, forked), note
-                fresh = replace(self.options, resume=None, continue_=False)
-                return attach_recorder(agent, fresh), f"{exc}: this is a new session."
-        except StoreUnavailable as exc:
-            self.store_unavailable = True
-            return None, (
-                f"This session is not being recorded: {exc}. The file is left as it is: move it "
-                "aside, and the next prompt records this session in a new one (/export saves a "
-                "transcript meanwhile)."
-            )
-        except Exception as exc:  # a bug: the session goes on unrecorded, said in one line
-            return None, f"This session is not being recorded: {type(exc).__name__}: {exc}."
 
     def retry_recording(self) -> None:
         """Before a prompt is sent: if the session database couldn't be opened at the start, try

@@ -1,0 +1,97 @@
+"""Booting the agent: a plain function run in the boot worker's thread (`boot_agent`).
+
+It builds the agent, the session's recorder (resuming the session asked for; a fork or a new
+session when another agent-tui records it; unrecorded, said in one line, when the database can't
+be had) and, for a resumed session, its recorded tool runs. The app's boot worker (`ui/boot.py`)
+runs it and hands the result to the UI thread; the one question it may need to ask (fork or
+new?) comes through `ask_yes_no`, which the app answers on screen.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent_tui.agent.approvals import AskFn
+    from agent_tui.agent.budget import SpendFn
+    from agent_tui.agent.loop import Agent
+    from agent_tui.runtime import Options
+    from agent_tui.sessions.recorder import Recorder
+
+FORK_QUESTION = "Go on in a copy of it (a fork)? n starts a new session."
+
+
+@dataclass
+class Booted:
+    agent: Agent
+    recorder: Recorder | None = None
+    #: what the person is told about the session (not resumed, forked, not recorded), if anything
+    note: str | None = None
+    #: the session database couldn't be opened (the app tries again at the next prompt)
+    store_unavailable: bool = False
+    #: a resumed session's recorded tool runs, by tool_use_id (history rows, approvals pane)
+    runs: dict[str, Any] = field(default_factory=dict)
+
+
+def boot_agent(
+    options: Options,
+    *,
+    record: bool,
+    ask_yes_no: Callable[[str], bool],
+    ask: AskFn | None = None,
+    confirm_spend: SpendFn | None = None,
+) -> Booted:
+    """Build the agent (`runtime.make_agent`, asking approvals through `ask`, the spending cap
+    through `confirm_spend`) and, if `record`, its session. Raises what `make_agent` raises (the
+    app says it in the chat)."""
+    from agent_tui.runtime import make_agent
+
+    booted = Booted(make_agent(options, ask=ask, confirm_spend=confirm_spend))
+    if record:
+        record_session(booted, options, ask_yes_no)
+    recorder, agent = booted.recorder, booted.agent
+    if recorder is not None and recorder.session_id and agent.messages:
+        from agent_tui.sessions.faults import STORE_ERRORS
+        from agent_tui.ui.session_actions import stored_runs
+
+        with contextlib.suppress(*STORE_ERRORS):  # the history shows without its audit rows
+            booted.runs = stored_runs(recorder.store, recorder.session_id)
+    return booted
+
+
+def record_session(booted: Booted, options: Options, ask_yes_no: Callable[[str], bool]) -> None:
+    """The session's recorder (resuming the session asked for), and what to tell the person if
+    it went otherwise."""
+    from agent_tui.sessions.recorder import attach_recorder
+    from agent_tui.sessions.records import StoreUnavailable
+    from agent_tui.sessions.session_lock import SessionInUse
+
+    agent = booted.agent
+    try:
+        try:
+            booted.recorder = attach_recorder(agent, options)
+        except LookupError as exc:  # --resume with an unknown id: say so, record a new one
+            fresh = replace(options, resume=None, continue_=False)
+            booted.note = f"Could not resume: {exc}. This is a new session (ctrl+o lists them)."
+            booted.recorder = attach_recorder(agent, fresh)
+        except SessionInUse as exc:  # another agent-tui records it: a copy, or a new one
+            if ask_yes_no(f"{exc}. {FORK_QUESTION}"):
+                forked = replace(options, fork_session=True)
+                booted.note = f"{exc}: this is a copy of it (a fork); the other one goes on there."
+                booted.recorder = attach_recorder(agent, forked)
+            else:
+                fresh = replace(options, resume=None, continue_=False)
+                booted.note = f"{exc}: this is a new session."
+                booted.recorder = attach_recorder(agent, fresh)
+    except StoreUnavailable as exc:
+        booted.store_unavailable = True
+        booted.note = (
+            f"This session is not being recorded: {exc}. The file is left as it is: move it "
+            "aside, and the next prompt records this session in a new one (/export saves a "
+            "transcript meanwhile)."
+        )
+    except Exception as exc:  # a bug: the session goes on unrecorded, said in one line
+        booted.note = f"This session is not being recorded: {type(exc).__name__}: {exc}."
