@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field
 
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput
 from agent_tui.tools.processes import PipeProtocol, kill_group
@@ -35,9 +35,11 @@ OUTPUT_LIMIT = 30_000
 
 class BashInput(BaseModel):
     command: str = Field(min_length=1, description="The shell command to run (with `bash -c`).")
-    timeout_ms: int | None = Field(
+    timeout: int | None = Field(
         default=None,
         ge=1,
+        # Claude Code's name; `timeout_ms` is still read, for sessions stored before the rename
+        validation_alias=AliasChoices("timeout", "timeout_ms"),
         description=(
             f"Timeout in milliseconds (default {DEFAULT_TIMEOUT_MS}, max {MAX_TIMEOUT_MS}; "
             "larger values are clamped)."
@@ -190,8 +192,8 @@ class BashTool(Tool):
         "- stdin is /dev/null and there is no terminal: interactive programs (editors, pagers, "
         "prompts) will not work; pass flags such as `--yes`/`-y` or `--no-pager`.\n"
         f"- Default timeout {DEFAULT_TIMEOUT_MS // 60_000} min, at most "
-        f"{MAX_TIMEOUT_MS // 60_000} min via `timeout_ms`; on timeout the command and all its "
-        "child processes are killed.\n"
+        f"{MAX_TIMEOUT_MS // 60_000} min via `timeout` (milliseconds); on timeout the command "
+        "and all its child processes are killed.\n"
         f"- Output beyond {OUTPUT_LIMIT:,} characters is cut in the middle (start and end are "
         "kept); pipe through `head`, `tail` or `grep` to see the part you need.\n"
         "- Prefer the Read, Write and Edit tools over `cat`, `sed -i` or `echo >` for files.\n"
@@ -218,12 +220,12 @@ class BashTool(Tool):
     async def run(self, params: Any, ctx: ToolContext) -> ToolOutput:
         p: BashInput = params
         clock = ctx.clock or time.monotonic
-        requested = p.timeout_ms or DEFAULT_TIMEOUT_MS
+        requested = p.timeout or DEFAULT_TIMEOUT_MS
         timeout_ms = min(requested, MAX_TIMEOUT_MS)
         notes: list[str] = []
         if requested > MAX_TIMEOUT_MS:
             notes.append(
-                f"[timeout_ms {requested} is above the maximum; clamped to {MAX_TIMEOUT_MS} "
+                f"[timeout {requested} ms is above the maximum; clamped to {MAX_TIMEOUT_MS} "
                 f"({_describe_timeout(MAX_TIMEOUT_MS)})]"
             )
         if not ctx.cwd.is_dir():

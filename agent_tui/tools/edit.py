@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field
 
 from agent_tui import pathutil
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput
@@ -37,8 +37,10 @@ from agent_tui.tools.text_files import (
 
 
 class EditInput(BaseModel):
-    path: str = Field(
+    file_path: str = Field(
         min_length=1,
+        # Claude Code's name; `path` is still read, for sessions stored before the rename
+        validation_alias=AliasChoices("file_path", "path"),
         description="The file to edit: absolute, or relative to the working directory.",
     )
     old_string: str = Field(
@@ -89,7 +91,7 @@ def plan_edit(p: EditInput, cwd: Path) -> EditPlan:
         )
     if p.old_string == p.new_string:
         raise ToolFailure("old_string and new_string are identical; there is nothing to change.")
-    path = pathutil.resolve(p.path, cwd)
+    path = pathutil.resolve(p.file_path, cwd)
     if not path.exists():
         raise ToolFailure(not_found(path) + " To create a new file, use Write.")
     file = read_text_file(path)
@@ -169,7 +171,7 @@ class EditTool(Tool):
     input_model: ClassVar[type[BaseModel]] = EditInput
 
     def changed_path(self, params: Any, cwd: Path) -> Path | None:
-        return pathutil.resolve(params.path, cwd)
+        return pathutil.resolve(params.file_path, cwd)
 
     def hunks(self, params: Any, ctx: ToolContext) -> list[Hunk]:
         try:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field
 
 from agent_tui import pathutil
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput
@@ -36,8 +36,10 @@ from agent_tui.tools.text_files import (
 
 
 class ReadInput(BaseModel):
-    path: str = Field(
+    file_path: str = Field(
         min_length=1,
+        # Claude Code's name; `path` is still read, for sessions stored before the rename
+        validation_alias=AliasChoices("file_path", "path"),
         description="The file to read: absolute, or relative to the working directory.",
     )
     offset: int | None = Field(
@@ -156,7 +158,7 @@ class ReadTool(Tool):
         return await asyncio.to_thread(self._run, params, ctx)
 
     def _run(self, p: ReadInput, ctx: ToolContext) -> ToolOutput:
-        path = pathutil.resolve(p.path, ctx.cwd)
+        path = pathutil.resolve(p.file_path, ctx.cwd)
         first = p.offset or 1
         limit = p.limit or DEFAULT_READ_LIMIT
         try:

@@ -105,6 +105,11 @@ class GrepInput(BaseModel):
         ge=1,
         description=f"Return at most this many entries (default {DEFAULT_ENTRIES}).",
     )
+    offset: int | None = Field(
+        default=None,
+        ge=0,
+        description="Skip this many entries first (with head_limit: the next page).",
+    )
 
 
 class GrepTool(Tool):
@@ -211,6 +216,8 @@ def _report(
 ) -> ToolOutput:
     unit = {"files_with_matches": "file", "count": "file", "content": "line"}[p.output_mode]
     limit = p.head_limit or DEFAULT_ENTRIES
+    skipped = min(p.offset or 0, len(lines))
+    lines = lines[skipped:]
     shown: list[str] = []
     chars = 0
     denied = 0
@@ -226,6 +233,10 @@ def _report(
         shown.append(text)
         chars += len(text) + 1
     if not shown:
+        if skipped:
+            return ToolOutput(
+                f"No matches past offset {skipped:,}.", summary=f"none past {skipped:,}"
+            )
         return ToolOutput("No matches found.", summary="no matches")
     seen = len(shown) + denied
     notes = []
@@ -233,7 +244,7 @@ def _report(
         more = "more" if truncated else f"{len(lines) - seen:,} more"
         notes.append(
             f"[showing {_plural(len(shown), unit)}{order_note}; {more} not shown. Narrow the "
-            "pattern, path or glob, or set head_limit.]"
+            "pattern, path or glob, or set head_limit (offset for the next page).]"
         )
     if p.output_mode == "count":
         matches = sum(int(x.rsplit(":", 1)[1]) for x in shown if x.rsplit(":", 1)[-1].isdigit())

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 from typing import Any, ClassVar
 
-from pydantic import BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field
 
 from agent_tui import pathutil
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput
@@ -25,8 +25,10 @@ from agent_tui.tools.text_files import (
 
 
 class WriteInput(BaseModel):
-    path: str = Field(
+    file_path: str = Field(
         min_length=1,
+        # Claude Code's name; `path` is still read, for sessions stored before the rename
+        validation_alias=AliasChoices("file_path", "path"),
         description="The file to write: absolute, or relative to the working directory.",
     )
     content: str = Field(description="The complete new content of the file.")
@@ -60,15 +62,15 @@ class WriteTool(Tool):
     input_model: ClassVar[type[BaseModel]] = WriteInput
 
     def changed_path(self, params: Any, cwd: Path) -> Path | None:
-        return pathutil.resolve(params.path, cwd)
+        return pathutil.resolve(params.file_path, cwd)
 
     def hunks(self, params: Any, ctx: ToolContext) -> list[Hunk]:
-        path = pathutil.resolve(params.path, ctx.cwd)
+        path = pathutil.resolve(params.file_path, ctx.cwd)
         old, note = (None, "") if path.is_dir() else _old_for_preview(path)
         return [] if note or old is None else hunks(old, params.content)
 
     def preview(self, params: Any, ctx: ToolContext) -> str | None:
-        path = pathutil.resolve(params.path, ctx.cwd)
+        path = pathutil.resolve(params.file_path, ctx.cwd)
         if path.is_dir():
             return is_dir_message(path)
         old, note = _old_for_preview(path)
@@ -78,7 +80,7 @@ class WriteTool(Tool):
         return await asyncio.to_thread(self._run, params, ctx)
 
     def _run(self, p: WriteInput, ctx: ToolContext) -> ToolOutput:
-        path = pathutil.resolve(p.path, ctx.cwd)
+        path = pathutil.resolve(p.file_path, ctx.cwd)
         shown = display_path(path, ctx.cwd)
         if path.is_dir():
             return ToolOutput(

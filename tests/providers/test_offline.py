@@ -107,7 +107,7 @@ async def test_empty_conversation_does_not_crash() -> None:
     ("text", "tool", "key"),
     [
         ("run a command", "Bash", "command"),
-        ("please read the readme", "Read", "path"),
+        ("please read the readme", "Read", "file_path"),
         ("search the web for textual markdown streaming", "WebSearch", "query"),
     ],
 )
@@ -224,7 +224,7 @@ async def test_read_the_readme_with_the_real_read_tool(tmp_path: Path) -> None:
     result = await agent.submit("read the readme")
     assert result.requests == 2 and not result.failed
     (ready,) = of(events, ToolCallReady)
-    assert ready.input == {"path": "README.md", "limit": 20}
+    assert ready.input == {"file_path": "README.md", "limit": 20}
     (finished,) = of(events, ToolFinished)
     assert not finished.is_error
     answer = agent.messages[-1]["content"][0]["text"]

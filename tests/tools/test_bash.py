@@ -260,7 +260,7 @@ def test_validation(tool: BashTool) -> None:
         tool.validate({})
     with pytest.raises(ToolInputError, match="command"):
         tool.validate({"command": ""})
-    with pytest.raises(ToolInputError, match="timeout_ms"):
+    with pytest.raises(ToolInputError, match="timeout"):
         tool.validate({"command": "ls", "timeout_ms": 0})
     with pytest.raises(ToolInputError):
         tool.validate({"command": 3})
@@ -274,7 +274,7 @@ def test_schema(tool: BashTool) -> None:
     props = schema["input_schema"]["properties"]
     assert set(props) == {
         "command",
-        "timeout_ms",
+        "timeout",
         "description",
         "run_in_background",
         "dangerouslyDisableSandbox",

@@ -29,10 +29,10 @@ def test_diff_stats() -> None:
     assert str(diff_stats(None, "+++x\n---y\n")) == "+2 −0"
 
 
-def test_file_tool_schemas() -> None:
+def test_file_tool_schemas_name_file_path() -> None:
     tools = [ReadTool(), WriteTool(), EditTool()]
     assert [t.name for t in tools] == ["Read", "Write", "Edit"]
     for t in tools:
         schema = t.schema()
         assert schema["description"]
-        assert "path" in schema["input_schema"]["required"]
+        assert "file_path" in schema["input_schema"]["required"]
