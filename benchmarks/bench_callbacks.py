@@ -1,0 +1,179 @@
+"""CPU time of every event-loop callback while a person works, and of every garbage collection.
+
+One app (headless, 120×40, offline model, recording the session as the CLI does), in phases:
+- start-up: from before the app is built until the agent is ready;
+- streaming: 100 KB of earlier answers (a markdown mix of prose, lists, tables and code fences,
+  each section different) streamed at full speed and left on screen, then a 5 KB answer at
+  100 tokens/s (the offline provider's own pacing, scaled);
+- typing: a 160-character prompt typed key by key (30 ms apart), with backspaces and cursor keys;
+- approval: a Bash call that writes a file, its dialog answered with `y`;
+- tool output: a Bash call printing 2,000 lines (allowed by a rule, so no dialog);
+- resize: the terminal resized between 120×40, 90×30 and 160×50, each frame let settle.
+
+Every callback of the loop (task steps, timers, call_soon) is timed with `time.thread_time()`:
+the CPU this thread used, which load on the machine does not inflate the way wall time is. The
+longest ten are named with the Textual messages handled inside them. Goals (issue 34): no
+callback over 30 ms of CPU in the phases after start-up; no collection over 50 ms anywhere.
+
+    python benchmarks/bench_callbacks.py [--earlier-kb 100] [--answer-kb 5] [--rate 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+
+from _common import (
+    CHARS_PER_TOKEN,
+    app_ready,
+    ask,
+    bench_env,
+    machine,
+    make_answer,
+    mean_chunk_chars,
+    wait_until,
+)
+from _loop_cpu import LoopCPU
+
+EARLIER_PIECES = 4
+APPROVE_COMMAND = "printf 'one\\ntwo\\n' > approved.txt && cat approved.txt"
+OUTPUT_COMMAND = "seq 1 2000"
+
+
+def script(earlier_kb: int, answer_kb: int) -> dict[str, object]:
+    scenarios: list[dict[str, object]] = [
+        {
+            "name": f"earlier{i}",
+            "match": [f"earlier{i}"],
+            "steps": [[{"text": make_answer(earlier_kb * 1000 // EARLIER_PIECES, seed=i)}]],
+        }
+        for i in range(EARLIER_PIECES)
+    ]
+    scenarios += [
+        {"name": "live", "match": ["live"], "steps": [[{"text": live_answer(answer_kb)}]]},
+        {
+            "name": "approve",
+            "match": ["approve"],
+            "steps": [
+                [
+                    {"text": "I'll write the file."},
+                    {"tool_use": {"name": "Bash", "input": {"command": APPROVE_COMMAND}}},
+                ],
+                [{"text": "Done: `approved.txt` has two lines."}],
+            ],
+        },
+        {
+            "name": "output",
+            "match": ["output"],
+            "steps": [
+                [
+                    {"text": "Counting."},
+                    {"tool_use": {"name": "Bash", "input": {"command": OUTPUT_COMMAND}}},
+                ],
+                [{"text": "That printed **2,000** lines."}],
+            ],
+        },
+    ]
+    return {"default": "live", "scenarios": scenarios}
+
+
+def live_answer(answer_kb: int) -> str:
+    return make_answer(answer_kb * 1000, seed=99)
+
+
+async def run(earlier_kb: int, answer_kb: int, rate: float) -> LoopCPU:
+    from agent_tui.providers import offline
+
+    probe = LoopCPU()
+    probe.install()  # before the app module is imported: start-up's collections count too
+    from agent_tui.runtime import Options
+    from agent_tui.ui.gc_tuning import for_startup
+
+    for_startup()  # as the command line does (cli.main)
+    from agent_tui.ui.app import AgentApp
+    from agent_tui.ui.widgets.prompt import PromptInput
+
+    original = offline._script
+    offline._script = lambda: script(earlier_kb, answer_kb)  # type: ignore[assignment]
+    try:
+        with bench_env() as home:
+            work = home / "work"
+            (work / ".agent-tui").mkdir(parents=True)
+            (work / ".agent-tui" / "settings.toml").write_text(
+                f'[permissions]\nallow = ["Bash({OUTPUT_COMMAND})"]\n'
+            )
+            app = AgentApp(Options(offline=True, cwd=work), tune_collector=True)
+            async with app.run_test(size=(120, 40)) as pilot:
+                await app_ready(app)
+                await pilot.pause(0.3)
+                app.approvals.guard_s = 0.0
+
+                probe.phase = "streaming"
+                for i in range(EARLIER_PIECES):
+                    await ask(app, pilot, f"earlier{i}")
+                live = live_answer(answer_kb)
+                chunk = mean_chunk_chars(live)
+                app.agent.provider.delay_scale = chunk / CHARS_PER_TOKEN / rate / 0.02
+                await ask(app, pilot, "live")
+                app.agent.provider.delay_scale = 0
+
+                probe.phase = "typing"
+                prompt = app.query_one(PromptInput)
+                prompt.focus()
+                text = "please look at the failing test in tests/ui and explain what the " * 2
+                for ch in text[:160]:
+                    await pilot.press("space" if ch == " " else ch)
+                    await asyncio.sleep(0.03)
+                for key in ["left"] * 20 + ["backspace"] * 10 + ["end"] + ["backspace"] * 30:
+                    await pilot.press(key)
+                    await asyncio.sleep(0.03)
+                prompt.clear()
+
+                probe.phase = "approval"
+                prompt.post_message(PromptInput.Submitted("approve"))
+                await wait_until(lambda: app.approvals.current is not None, 60)
+                await pilot.pause(0.2)
+                await pilot.press("y")
+                await wait_until(lambda: not app.agent.running, 60)
+                await pilot.pause(0.3)
+
+                probe.phase = "tool output"
+                before = len(app.agent.messages)
+                prompt.post_message(PromptInput.Submitted("output"))
+                await wait_until(
+                    lambda: len(app.agent.messages) >= before + 4 and not app.agent.running, 60
+                )
+                await pilot.pause(0.3)
+
+                probe.phase = "resize"
+                for size in [(90, 30), (160, 50), (120, 40)] * 2:
+                    await pilot.resize_terminal(*size)
+                    await pilot.pause(0.3)
+                probe.phase = "end"
+                if app.recorder is not None:
+                    app.recorder.close()
+    finally:
+        offline._script = original  # type: ignore[assignment]
+        probe.uninstall()
+    return probe
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--earlier-kb", type=int, default=100)
+    parser.add_argument("--answer-kb", type=int, default=5)
+    parser.add_argument("--rate", type=float, default=100.0, help="tokens/s of the live answer")
+    args = parser.parse_args()
+    load = os.getloadavg() if hasattr(os, "getloadavg") else ()
+    probe = asyncio.run(run(args.earlier_kb, args.answer_kb, args.rate))
+    print(
+        f"machine: {machine()}; load average before the run: {' '.join(f'{x:.2f}' for x in load)}"
+    )
+    print("\n".join(probe.report()))
+
+
+if __name__ == "__main__":
+    main()
