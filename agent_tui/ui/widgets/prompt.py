@@ -1,6 +1,6 @@
 """The prompt box: Enter sends, Shift+Enter or Ctrl+J starts a new line, Up/Down on the first or
-last line walk the prompt history. Above it, the bars for queued prompts and for the commands or
-files a half-typed `/…` or `@…` may mean."""
+last line walk the prompt history, Tab completes (and leaves only an empty prompt). Above it,
+the bars for queued prompts and for the commands or files a half-typed `/…` or `@…` may mean."""
 
 from __future__ import annotations
 
@@ -48,10 +48,13 @@ class PromptInput(TextArea):
                 self.clear()
                 self.post_message(self.Submitted(text))
             return
-        if event.key == "tab" and self._completing():
+        if event.key == "tab" and self.text:
+            # A half-typed `/command` or `@file` is completed; otherwise Tab keeps the focus
+            # here, so what is typed next is not lost (it moves focus from an empty prompt).
             event.stop()
             event.prevent_default()
-            self.post_message(self.TabPressed())
+            if self._completing():
+                self.post_message(self.TabPressed())
             return
         if event.key in NEWLINE_KEYS:
             event.stop()
