@@ -16,7 +16,9 @@ from agent_tui import __version__
 EPILOG = """\
 examples:
   agent-tui                          open the app (offline model when no API key is set)
+  agent-tui "fix the failing test"   open the app with that prompt sent
   agent-tui -p "summarise README.md" one headless turn, print the answer
+  git diff | agent-tui -p "review"   piped input joins the prompt
   agent-tui -p "hi" --output-format stream-json
   agent-tui --continue               resume the latest session in this directory
   agent-tui sessions list            past sessions (also: show, search, export, verify, delete)
@@ -87,7 +89,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--print",
         dest="prompt",
         metavar="PROMPT",
-        help="run one headless turn and print the answer",
+        nargs="?",
+        const="",
+        help="run one headless turn and print the answer; piped input joins the prompt "
+        "(git diff | agent-tui -p 'review this')",
+    )
+    parser.add_argument(
+        "initial",
+        nargs="?",
+        metavar="PROMPT",
+        help="the app's first prompt, sent as it starts (with -p: the prompt)",
     )
     parser.add_argument(
         "--output-format",
@@ -204,10 +215,23 @@ def main(argv: list[str] | None = None) -> int:
     if not cwd.is_dir():
         print(f"agent-tui: --cwd {cwd} is not a directory", file=sys.stderr)
         return 2
-    if args.prompt is not None and not args.prompt.strip():
-        parser.print_usage(sys.stderr)
-        print("agent-tui: error: -p needs a prompt (it was empty)", file=sys.stderr)
-        return 2
+    if args.prompt is not None:
+        from agent_tui.piped_input import PipedInputError, read_piped, with_piped
+
+        if not args.prompt.strip() and args.initial:
+            args.prompt, args.initial = args.initial, None  # `agent-tui -p --flag "PROMPT"`
+        try:
+            args.prompt = with_piped(args.prompt, read_piped())
+        except PipedInputError as exc:
+            print(f"agent-tui: {exc}", file=sys.stderr)
+            return 1
+        if not args.prompt.strip():
+            parser.print_usage(sys.stderr)
+            print(
+                "agent-tui: error: -p needs a prompt (as an argument, or piped in)",
+                file=sys.stderr,
+            )
+            return 2
     problem = home_problem()
     if problem is None:
         from agent_tui.settings_check import settings_problem
@@ -239,6 +263,7 @@ def main(argv: list[str] | None = None) -> int:
         thinking=args.thinking,
         mcp_configs=[p.expanduser() for p in args.mcp_config],
         sandbox=args.sandbox,
+        initial_prompt=args.initial if args.prompt is None else None,
     )
     from agent_tui.runtime import setup_problem
 

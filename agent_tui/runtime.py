@@ -46,6 +46,8 @@ class Options:
     mcp_configs: list[Path] = field(default_factory=list)
     #: `--sandbox off|on|auto`; None: `[sandbox] mode` in the user's settings, else "on"
     sandbox: str | None = None
+    #: the app's first prompt (`agent-tui "PROMPT"`), sent once the agent is ready
+    initial_prompt: str | None = None
 
 
 _KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 
-def run(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
+def run(
+    args: list[str], tmp_path: Path, stdin: str | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
     base = {
         k: v
         for k, v in os.environ.items()
@@ -25,6 +27,8 @@ def run(args: list[str], tmp_path: Path, **env: str) -> subprocess.CompletedProc
         env=base,
         cwd=tmp_path,
         timeout=120,
+        input=stdin,
+        stdin=subprocess.DEVNULL if stdin is None else None,
     )
 
 
@@ -234,3 +238,31 @@ def test_the_offline_model_never_reaches_a_cap(tmp_path: Path) -> None:
     done = run(["-p", "search the web for textual", "--offline", "--max-cost", "0.01"], tmp_path)
     assert done.returncode == 0, done.stderr
     assert "Stopped:" not in done.stdout + done.stderr
+
+
+def first_prompt(tmp_path: Path) -> str:
+    shown = run(["sessions", "show", "--last"], tmp_path).stdout
+    if "## You" not in shown:  # no --last: the newest session's id from the list
+        sid = run(["sessions", "list"], tmp_path).stdout.splitlines()[1].split()[0]
+        shown = run(["sessions", "show", sid], tmp_path).stdout
+    return shown.split("## You", 1)[1].split("## Claude", 1)[0].strip()
+
+
+def test_piped_input_joins_the_prompt(tmp_path: Path) -> None:
+    done = run(["-p", "review this", "--offline"], tmp_path, stdin="+added line\n-removed\n")
+    assert done.returncode == 0, done.stderr
+    assert first_prompt(tmp_path) == "review this\n\n<stdin>\n+added line\n-removed\n</stdin>"
+
+
+def test_piped_input_alone_is_the_prompt(tmp_path: Path) -> None:
+    done = run(["-p", "--offline"], tmp_path, stdin="hello there\n")
+    assert done.returncode == 0, done.stderr
+    assert first_prompt(tmp_path) == "hello there"
+    done = run(["-p", "--offline"], tmp_path, stdin=" \n")
+    assert done.returncode == 2 and "-p needs a prompt" in done.stderr
+
+
+def test_p_before_other_flags_takes_the_prompt_after_them(tmp_path: Path) -> None:
+    done = run(["-p", "--offline", "hello"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert first_prompt(tmp_path) == "hello"

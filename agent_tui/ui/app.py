@@ -175,6 +175,9 @@ class AgentApp(Boot, SessionActions, SlashActions):
 
             self._show_history("Session resumed.")
             self.main.tool_pane.show_plan(last_plan(agent.messages) or [])
+        if self.options.initial_prompt:  # `agent-tui "PROMPT"`: sent as if typed, once
+            first, self.options.initial_prompt = self.options.initial_prompt, None
+            self.on_prompt_input_submitted(PromptInput.Submitted(first))
         self.call_later(self.turns.next_queued)
         self.start_mcp()
         if self._pending_choice is not None:
