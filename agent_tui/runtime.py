@@ -270,6 +270,9 @@ def make_agent(
         sandbox=make_sandbox(options, permissions),
         shells=ShellRegistry(),
     )
+    from agent_tui.hooks.runner import session_hooks
+
+    config.hooks = session_hooks(options.cwd, permissions, config.sandbox)
     config.thinking_budget, config.thinking_default = thinking_budget(options)
     kwargs: dict[str, Any] = {"permissions": permissions}
     if ask is not None:

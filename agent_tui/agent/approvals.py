@@ -78,8 +78,13 @@ class Approvals:
         headless: bool = False,
         allow_asks: bool = False,
         sandbox: Any = None,
+        hooks: Any = None,
     ) -> None:
         self.permissions = permissions
+        #: the session's hooks (`hooks.runner.HookRunner`): PreToolUse sees each decision
+        self.hooks = hooks
+        #: tool_use id -> how it was decided (decided_by, rule, rule_source), for PostToolUse
+        self.decided: dict[str, dict[str, Any]] = {}
         #: the session's OS sandbox (`sandbox.runner.Sandbox`): auto mode and leaving it
         self.sandbox = sandbox
         self.ask = ask
@@ -113,6 +118,10 @@ class Approvals:
             from agent_tui.sandbox.policy import sandbox_decision
 
             decision = sandbox_decision(self.sandbox, raw, decision)
+        if self.hooks is not None:
+            from agent_tui.hooks.tool_gate import pre_tool
+
+            decision = await pre_tool(self.hooks, tool_use_id, tool.name, raw, decision, self.emit)
         subject = tool.subject(params)
         seen = self.provenance.line(tool.name, raw)
 
@@ -120,6 +129,11 @@ class Approvals:
             verdict = "allow" if allowed else "deny"
             if by != "user" and decision.rule:
                 extra.update(rule=decision.rule, rule_source=decision.rule_source)
+            self.decided[tool_use_id] = {
+                "decided_by": by,
+                "rule": extra.get("rule"),
+                "rule_source": extra.get("rule_source"),
+            }
             event = ApprovalDecided(
                 tool_use_id,
                 tool.name,

@@ -47,3 +47,5 @@ class AgentConfig:
     sandbox: Any = None
     #: the session's background shells (`tools.shells.ShellRegistry`), shared with sub-agents
     shells: Any = None
+    #: the session's hooks (`hooks.runner.HookRunner`), or None
+    hooks: Any = None

@@ -97,6 +97,7 @@ class Agent:
             headless=config.headless,
             allow_asks=config.allow_asks,
             sandbox=config.sandbox,
+            hooks=config.hooks,
         )
         self.runner = ToolRunner(tools, self.approvals, self.emit, config, provider)
         #: what each turn changed on disk (a sub-agent's calls go to its parent's)

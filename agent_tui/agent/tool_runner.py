@@ -114,7 +114,15 @@ class ToolRunner:
             path = tool.changed_path(params, self.config.cwd)
             checkpoint = await self.checkpoints.before(tool.subject(params), name, path, call["id"])
         try:
-            return await tool.run(params, ctx)
+            output = await tool.run(params, ctx)
+            if self.config.hooks is not None:
+                from agent_tui.hooks.tool_gate import post_tool
+
+                decided = self.approvals.decided.pop(call["id"], {})
+                output = await post_tool(
+                    self.config.hooks, call["id"], name, raw_input, output, decided, self.emit
+                )
+            return output
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a tool bug must not end the turn

@@ -79,6 +79,8 @@ class PermissionEngine:
         self.untrusted_grants: tuple[SourcedRule, ...] = ()
         #: the project's MCP servers (`.mcp.json`), as the trust dialog lists them, until trusted
         self.untrusted_servers: tuple[str, ...] = ()
+        #: the project's hooks, as the trust dialog lists them, until trusted
+        self.untrusted_hooks: tuple[str, ...] = ()
         self.trust: _Trust | None = None
 
     @classmethod
@@ -124,7 +126,7 @@ class PermissionEngine:
     @property
     def trust_question(self) -> tuple[str, ...]:
         """The grants to show in the trust dialog: empty when there is nothing to decide."""
-        if not (self.untrusted_grants or self.untrusted_servers):
+        if not (self.untrusted_grants or self.untrusted_servers or self.untrusted_hooks):
             return ()
         if self.trust is None or self.trust.state is not None:
             return ()
@@ -137,7 +139,7 @@ class PermissionEngine:
             if path.is_relative_to(self.cwd)
         }
         grants = tuple(_grant_text(r, files) for r in self.untrusted_grants)
-        return grants + self.untrusted_servers
+        return grants + self.untrusted_servers + self.untrusted_hooks
 
     @property
     def project_trusted(self) -> bool:
@@ -149,7 +151,7 @@ class PermissionEngine:
         if trusted:
             self._rules.extend(self.untrusted_grants)
             self.untrusted_grants = ()
-            self.untrusted_servers = ()
+            self.untrusted_servers = self.untrusted_hooks = ()
         if self.trust is not None:
             self.trust.state = "trusted" if trusted else "ignored"
             with contextlib.suppress(OSError):

@@ -24,8 +24,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+# `<&0`: a background job's stdin would be /dev/null otherwise (a hook reads its JSON there)
 GUARD = (
-    'trap "kill -KILL 0" USR2; "$@" & wait $!; s=$?; '
+    'trap "kill -KILL 0" USR2; "$@" <&0 & wait $!; s=$?; '
     "if [ $s -gt 128 ]; then trap - USR2; kill -$((s - 128)) $$; fi; exit $s"
 )
 

@@ -1,0 +1,106 @@
+"""What hooks decided, from their exit codes and output, as Claude Code documents it:
+
+- exit 0: success; stdout may be a JSON object (below); for `UserPromptSubmit` plain stdout is
+  context added to the prompt;
+- exit 2: blocking; stderr is the reason (to the model for `PreToolUse`, `PostToolUse` and `Stop`;
+  to the person for `UserPromptSubmit` and `Notification`);
+- any other exit, a timeout, a hook that can't start: a warning for the person, nothing blocked.
+
+JSON output: `continue: false` (+ `stopReason`) ends the turn; `systemMessage` is shown to the
+person; `decision: "block"` + `reason` blocks (`"approve"` allows, for `PreToolUse`, as Claude
+Code's older form); `hookSpecificOutput.permissionDecision` `allow|deny|ask` (+
+`permissionDecisionReason`) for `PreToolUse`; `hookSpecificOutput.additionalContext` adds context.
+Several hooks: deny beats ask beats allow.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_tui.hooks.runner import HookRun
+
+_RANK = {"deny": 3, "ask": 2, "allow": 1}
+
+
+@dataclass
+class Verdict:
+    #: why the hooks block (exit 2's stderr, or a JSON "block"'s reason); None: not blocked
+    block: str | None = None
+    #: PreToolUse: "allow", "deny" or "ask" (None: the hooks didn't say)
+    decision: str | None = None
+    reason: str = ""
+    #: text for the model (additionalContext; UserPromptSubmit's plain stdout)
+    context: list[str] = field(default_factory=list)
+    #: one line each, for the person (failures, timeouts, systemMessage)
+    notices: list[str] = field(default_factory=list)
+    #: `continue: false`: why the turn stops
+    stop: str | None = None
+
+    def _decide(self, decision: str, reason: str) -> None:
+        if self.decision is None or _RANK[decision] > _RANK[self.decision]:
+            self.decision, self.reason = decision, reason
+
+
+def judge(event: str, runs: list[HookRun]) -> Verdict:
+    verdict = Verdict()
+    for run in runs:
+        name = run.hook.command
+        if run.timed_out:
+            verdict.notices.append(
+                f"{event} hook timed out after {run.hook.timeout:g}s and was stopped: {name}"
+            )
+        elif run.error:
+            verdict.notices.append(f"{event} hook {run.error}: {name}")
+        elif run.exit_code == 2:
+            why = run.stderr.strip() or f"blocked by a {event} hook ({name})"
+            verdict.block = why if verdict.block is None else f"{verdict.block}\n{why}"
+            if event == "PreToolUse":
+                verdict._decide("deny", why)
+        elif run.exit_code == 0:
+            _read_json(event, run, verdict)
+        else:
+            first = (run.stderr.strip().splitlines() or [""])[0]
+            verdict.notices.append(
+                f"{event} hook failed (exit {run.exit_code}): {name}"
+                + (f": {first}" if first else "")
+            )
+    return verdict
+
+
+def _read_json(event: str, run: HookRun, verdict: Verdict) -> None:
+    text = run.stdout.strip()
+    data: Any = None
+    if text.startswith("{"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            data = None
+    if not isinstance(data, dict):
+        if event == "UserPromptSubmit" and text:
+            verdict.context.append(text)
+        return
+    if data.get("continue") is False:
+        verdict.stop = str(data.get("stopReason") or f"a {event} hook stopped the turn")
+    if isinstance(data.get("systemMessage"), str):
+        verdict.notices.append(data["systemMessage"])
+    decision, reason = data.get("decision"), str(data.get("reason") or "")
+    if decision == "block":
+        why = reason or f"blocked by a {event} hook ({run.hook.command})"
+        verdict.block = why if verdict.block is None else f"{verdict.block}\n{why}"
+        if event == "PreToolUse":
+            verdict._decide("deny", why)
+    elif decision == "approve" and event == "PreToolUse":
+        verdict._decide("allow", reason)
+    specific = data.get("hookSpecificOutput")
+    if isinstance(specific, dict):
+        chosen = specific.get("permissionDecision")
+        if event == "PreToolUse" and chosen in _RANK:
+            why = str(specific.get("permissionDecisionReason") or "")
+            verdict._decide(chosen, why)
+            if chosen == "deny":
+                verdict.block = why or f"denied by a PreToolUse hook ({run.hook.command})"
+        extra = specific.get("additionalContext")
+        if isinstance(extra, str) and extra.strip():
+            verdict.context.append(extra.strip())

@@ -1,0 +1,181 @@
+"""Running hooks: every command matching an event (and, for tool events, the tool's name) runs at
+once, in its own process group, with the event's JSON on stdin and `CLAUDE_PROJECT_DIR` set, inside
+the OS sandbox when that is on. Each has its timeout (then its whole group is killed), so a hook
+never hangs the app; one that can't start or fails is a warning, never a stop.
+
+A project's hooks run only once the person trusts the project (`trusted()` is asked each time, so
+trusting it in the dialog takes effect at once).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import subprocess
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from agent_tui.hooks.config import HookCommand, HookSettings
+
+#: characters of a hook's stdout and stderr kept
+OUTPUT_KEPT = 20_000
+
+
+@dataclass
+class HookRun:
+    hook: HookCommand
+    exit_code: int | None
+    stdout: str
+    stderr: str
+    timed_out: bool = False
+    error: str = ""
+
+
+class HookRunner:
+    def __init__(
+        self,
+        settings: HookSettings,
+        cwd: Path,
+        *,
+        trusted: Callable[[], bool] = lambda: False,
+        sandbox: Any = None,
+        session_id: Callable[[], str] = lambda: "",
+        mode: Callable[[], str] = lambda: "default",
+    ) -> None:
+        self.settings = settings
+        self.cwd = cwd
+        self.trusted = trusted
+        self.sandbox = sandbox
+        self.session_id = session_id
+        self.mode = mode
+
+    @property
+    def warnings(self) -> list[str]:
+        return self.settings.warnings
+
+    @property
+    def untrusted(self) -> tuple[str, ...]:
+        """The project's hooks, as the trust dialog lists them (they wait for trust)."""
+        if self.trusted():
+            return ()
+        return tuple(
+            f"{c.describe()}  ({_shown(c.path, self.cwd)})"
+            for c in self.settings.commands
+            if c.source != "user"
+        )
+
+    def matching(self, event: str, tool: str | None = None) -> list[HookCommand]:
+        trusted = self.trusted()
+        return [
+            c
+            for c in self.settings.commands
+            if c.event == event and (c.source == "user" or trusted) and c.matches(tool)
+        ]
+
+    def payload(self, event: str, fields: dict[str, Any]) -> dict[str, Any]:
+        """Claude Code's common input fields, then the event's own."""
+        return {
+            "session_id": self.session_id(),
+            "transcript_path": "",
+            "cwd": str(self.cwd),
+            "permission_mode": _claude_mode(self.mode()),
+            "hook_event_name": event,
+            **fields,
+        }
+
+    async def run(
+        self, event: str, fields: dict[str, Any], tool: str | None = None
+    ) -> list[HookRun]:
+        hooks = self.matching(event, tool)
+        if not hooks:
+            return []
+        data = json.dumps(self.payload(event, fields), ensure_ascii=False, default=str).encode()
+        return list(await asyncio.gather(*(self._one(h, data) for h in hooks)))
+
+    async def _one(self, hook: HookCommand, data: bytes) -> HookRun:
+        from agent_tui.sandbox.reaper import guarded
+        from agent_tui.tools.processes import kill_group
+
+        argv = ["bash", "-c", hook.command]
+        run: Any = None
+        sandbox = self.sandbox
+        try:
+            if sandbox is not None and sandbox.active:
+                run = await sandbox.prepare(argv, None)
+                argv = run.argv
+            else:
+                argv = guarded(argv)
+            env = {
+                **os.environ,
+                "CLAUDE_PROJECT_DIR": str(self.cwd),
+                "AGENT_TUI_PROJECT_DIR": str(self.cwd),
+            }
+            proc = await asyncio.create_subprocess_exec(
+                *argv, cwd=self.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE, start_new_session=True, env=env,
+            )  # fmt: skip
+        except (OSError, RuntimeError) as exc:
+            if run is not None:
+                await run.finish(hook.command, "")
+            return HookRun(hook, None, "", "", error=f"could not start: {exc}")
+        if run is not None:
+            run.started(proc.pid)
+        try:
+            async with asyncio.timeout(hook.timeout):
+                out, err = await proc.communicate(data)
+        except TimeoutError:
+            await kill_group(proc.pid, 1.0)
+            with contextlib.suppress(Exception):
+                await proc.wait()
+            return HookRun(hook, None, "", "", timed_out=True)
+        except BaseException:
+            await kill_group(proc.pid, 1.0)
+            raise
+        finally:
+            if run is not None:
+                with contextlib.suppress(Exception):
+                    await run.finish(hook.command, "")
+        code = proc.returncode
+        return HookRun(
+            hook,
+            code,
+            out.decode("utf-8", "replace")[:OUTPUT_KEPT],
+            err.decode("utf-8", "replace")[:OUTPUT_KEPT],
+        )
+
+
+def _claude_mode(mode: str) -> str:
+    """Our permission modes in Claude Code's words."""
+    return {"accept-edits": "acceptEdits", "yolo": "bypassPermissions"}.get(mode, mode)
+
+
+def _shown(path: Path, cwd: Path) -> Path:
+    return path.relative_to(cwd) if path.is_relative_to(cwd) else path
+
+
+def session_hooks(cwd: Path, permissions: Any, sandbox: Any) -> HookRunner | None:
+    """The session's hooks (user, project, local settings); None when there are none. A
+    project's wait for trust: the trust dialog lists them."""
+    from agent_tui.hooks.config import load_hooks
+    from agent_tui.paths import config_dir
+
+    cwd = cwd.resolve()
+    settings = load_hooks(config_dir(), cwd)
+    if not settings.commands and not settings.warnings:
+        return None
+    hooks = HookRunner(
+        settings,
+        cwd,
+        trusted=lambda: bool(getattr(permissions, "project_trusted", False)),
+        sandbox=sandbox,
+        mode=lambda: str(getattr(permissions, "mode", "default")),
+    )
+    if hasattr(permissions, "untrusted_hooks"):
+        permissions.untrusted_hooks = hooks.untrusted
+    if settings.warnings and hasattr(permissions, "load_warnings"):  # said where settings are
+        permissions.load_warnings = (*permissions.load_warnings, *settings.warnings)
+    return hooks
