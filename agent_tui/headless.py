@@ -1,7 +1,8 @@
 """`agent-tui -p PROMPT`: one turn without a screen. Asks become denials (reported as `permission`
 events) unless `--approve-asks`; `--output-format stream-json` prints one JSON event a line.
 
-Exit code: 0 the turn succeeded and is recorded; 1 the turn failed, or it succeeded (the answer is
+Exit code: 0 the turn succeeded and is recorded (calls it refused are listed on stderr,
+`headless_denials.py`); 1 the turn failed, or it succeeded (the answer is
 printed) but the session database could not record it (one line on stderr says why: a full disk,
 a damaged database, one from a newer agent-tui); 2 a usage error."""
 
@@ -97,8 +98,11 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
         print(f"agent-tui: warning: not recording this session: {exc}", file=sys.stderr)
         recorder = None
         unrecorded = True
+    from agent_tui.headless_denials import Denials
+
     answer: list[str] = []
     failed: list[str] = []
+    denials = Denials()
     first = True  # the first stream-json event not printed yet
 
     def on_event(event: Event) -> None:
@@ -128,6 +132,7 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             sys.stdout.flush()
 
     agent.listeners.append(on_event)
+    agent.listeners.append(denials.on_event)
     mcp = agent.mcp.manager if agent.mcp is not None else None
     try:
         if mcp is not None:  # headless: the servers' tools must be there for the one turn
@@ -149,7 +154,11 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             print(text)
     if output_format == "json":
         session_id = recorder.session_id if recorder is not None else None
-        print(json.dumps(redact_obj(json_result(agent, result, "".join(answer), session_id))))
+        data = json_result(agent, result, "".join(answer), session_id)
+        data["permission_denials"] = denials.as_json()
+        print(json.dumps(redact_obj(data)))
+    for line in denials.report():
+        print(line, file=sys.stderr)
     if failed or result.failed:
         print(f"agent-tui: {failed[-1] if failed else 'the turn failed'}", file=sys.stderr)
         return 1

@@ -162,7 +162,12 @@ class Approvals:
         if self.headless:
             # Leaving the sandbox needs the person at the keyboard: --approve-asks doesn't do it.
             allow = self.allow_asks and decision.source != "sandbox"
-            decided(allow, "headless", message="" if allow else decision.reason)
+            why = (
+                {}
+                if allow
+                else {"message": decision.reason, "suggestions": [*decision.suggestions]}
+            )
+            decided(allow, "headless", **why)
             if allow:
                 return None
             return ToolOutput(

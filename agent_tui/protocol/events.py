@@ -223,6 +223,8 @@ class ApprovalDecided(Event):
     #: person took to answer (None: not asked)
     provenance: str = ""
     answer_s: float | None = None
+    #: the rules that would allow it (what a headless run's denial tells the person to add)
+    suggestions: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
