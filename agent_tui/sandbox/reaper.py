@@ -126,8 +126,10 @@ def reap(root: Path) -> list[str]:
             continue
         if app_pid == os.getpid() or _alive(app_pid, record.get("app_start")):
             continue  # its app still runs (another session)
-        leader = start_time(pgid) if pgid > 0 else "none"
-        if pgid > 0 and (leader is None or leader == record.get("start")):
+        # Only a group whose leader is still the process recorded (same start time): a group id
+        # can be taken again once its processes are gone, and a stranger's is never touched.
+        leader = start_time(pgid) if pgid > 0 else None
+        if leader is not None and leader == record.get("start"):
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pgid, signal.SIGKILL)
                 done.append(f"stopped the processes of a command left by a killed session ({pgid})")
