@@ -174,6 +174,9 @@ class Compactor:
         conversation = self._conversation()
         cut = self._cut_point()
         if cut is None:
+            turns = len([i for i in conversation.prompt_starts() if i >= conversation.start])
+            if not turns:
+                raise ValueError("there is nothing to compact: the conversation is empty")
             raise ValueError("there is nothing to compact yet: the conversation is one turn long")
         view = conversation.request_messages()
         older = view[: len(view) - (len(conversation.messages) - cut)]

@@ -1,6 +1,7 @@
 """The permission mode, as the person switches it: Shift+Tab cycles default → accept-edits →
-plan → yolo, `/mode NAME` picks one, and yolo is only ever entered after a yes in a
-confirmation. The approvals own the mode; this sets it and shows it on the status line."""
+plan → yolo, `/mode` shows the current one in a picker, `/mode NAME` picks one, and yolo is
+only ever entered after a yes in a confirmation. The approvals own the mode; this sets it and
+shows it on the status line."""
 
 from __future__ import annotations
 
@@ -18,6 +19,15 @@ if TYPE_CHECKING:
 YOLO_QUESTION = (
     "Switch to yolo mode? Every tool call not denied by a rule will run without asking you."
 )
+
+
+#: what each mode does, as the picker says it
+MODE_NOTES = {
+    "default": "asks before edits and commands that aren't known to be safe",
+    "accept-edits": "file edits in the project run unasked; commands still ask",
+    "plan": "read-only: the model looks and plans, nothing is changed",
+    "yolo": "every call not denied by a rule runs unasked (asks you first)",
+}
 
 
 class ModeHost(Protocol):
@@ -38,6 +48,22 @@ class PermissionModes:
         if agent is None:
             return
         self.choose(MODES[(MODES.index(agent.approvals.mode) + 1) % len(MODES)])
+
+    def pick(self) -> None:
+        """`/mode`: the modes in a picker, the current one marked; Esc keeps it."""
+        agent = self.host.agent
+        if agent is None:
+            return
+        from agent_tui.ui.screens.confirm import ChoiceScreen
+
+        current = agent.approvals.mode
+
+        def chosen(mode: str | None) -> None:
+            if mode in MODES and mode != current:
+                self.choose(mode)
+
+        question = f"Permission mode (now: {current}):"
+        self.app.push_screen(ChoiceScreen(question, list(MODE_NOTES.items()), current), chosen)
 
     def choose(self, mode: Mode) -> None:
         """Switch to `mode`; yolo asks first (a no leaves the default mode)."""

@@ -103,6 +103,9 @@ class SessionActions(AppParts):
         if agent is None or self.turns.running:
             self.notify("Wait for the current turn to end, then compact.")
             return
+        if not agent.messages:
+            self.notify("Nothing to compact: the conversation is empty.")
+            return
 
         def chosen(instructions: str | None) -> None:
             if instructions is None or self.agent is None or self.turns.running:

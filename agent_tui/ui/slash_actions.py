@@ -221,7 +221,7 @@ class SlashActions(AppParts):
         from agent_tui.permissions.types import MODES
 
         if not args:
-            self.modes.cycle()
+            self.modes.pick()
             return
         mode = next((m for m in MODES if m == args), None)
         if mode is None:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from app_helpers import make_app, wait_for
 
+from agent_tui.ui.screens.confirm import AskTextScreen, ChoiceScreen
 from agent_tui.ui.widgets.chat import AssistantMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
@@ -36,3 +37,39 @@ async def test_a_prompt_given_on_the_command_line_is_sent_once_ready(tmp_path: P
         assert [str(m.render()) for m in app.query(UserMessage)] == ["hello"]
         assert [m["role"] for m in app.agent.messages] == ["user", "assistant"]
         assert app.options.initial_prompt is None  # sent once, not again after a model switch
+
+
+async def test_compact_on_an_empty_session_says_it_is_empty(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        app.handle_slash("/compact")
+        await pilot.pause()
+        said = [str(n.message) for n in app._notifications]
+        assert "Nothing to compact: the conversation is empty." in said
+        assert not isinstance(app.screen, AskTextScreen)
+        notices: list[str] = []
+        app.agent.listeners.append(lambda e: notices.append(getattr(e, "text", "")))
+        await app.agent.compact("")  # the core says the same (not "one turn long")
+        assert any("the conversation is empty" in n for n in notices), notices
+
+
+async def test_bare_mode_shows_the_current_mode_in_a_picker(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        app.handle_slash("/mode")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        assert "now: default" in app.screen.question
+        await pilot.press("escape")  # nothing changes
+        await wait_for(pilot, lambda: not isinstance(app.screen, ChoiceScreen))
+        assert app.agent.approvals.mode == "default"
+        app.handle_slash("/mode")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.press("down", "enter")
+        await wait_for(pilot, lambda: app.agent.approvals.mode == "accept-edits")
+        assert app.status.mode == "accept-edits"
+        app.handle_slash("/mode")
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.press("3")
+        await wait_for(pilot, lambda: app.agent.approvals.mode == "plan")

@@ -3,7 +3,7 @@ or which model to use (`AskTextScreen`)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -58,6 +58,60 @@ class AskTextScreen(ModalScreen[str | None]):
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
         self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class ChoiceScreen(ModalScreen[str | None]):
+    """One of a few named choices (a permission mode): the current one is marked and selected;
+    ↑/↓ and Enter choose, a choice's digit picks it, Esc keeps things as they
+    are."""
+
+    CSS_PATH = "../styles/confirm.tcss"
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, question: str, choices: list[tuple[str, str]], current: str) -> None:
+        super().__init__()
+        self.question = question
+        self.choices = choices
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        from textual.widgets import OptionList
+        from textual.widgets.option_list import Option
+
+        with Vertical(id="confirm"):
+            yield Static(Text(self.question), id="confirm-question")
+            yield OptionList(
+                *(
+                    Option(
+                        Text(f"{n}. {name}{'  (now)' if name == self.current else ''} — {what}"),
+                        id=name,
+                    )
+                    for n, (name, what) in enumerate(self.choices, 1)
+                ),
+                id="choices",
+            )
+            yield Static(Text("↑/↓ enter  choose      esc  cancel"), id="confirm-keys")
+
+    def on_mount(self) -> None:
+        from textual.widgets import OptionList
+
+        options = self.query_one("#choices", OptionList)
+        names = [name for name, _ in self.choices]
+        options.highlighted = names.index(self.current) if self.current in names else 0
+        options.focus()
+
+    def on_option_list_option_selected(self, event: Any) -> None:
+        event.stop()
+        self.dismiss(event.option.id)
+
+    def on_key(self, event: Any) -> None:
+        key = str(event.character or "")
+        if key.isdigit() and 1 <= int(key) <= len(self.choices):
+            event.stop()
+            self.dismiss(self.choices[int(key) - 1][0])
 
     def action_cancel(self) -> None:
         self.dismiss(None)
