@@ -16,6 +16,26 @@ def make_app(tmp_path: Path, *, record: bool = False, **kwargs) -> AgentApp:  # 
     return AgentApp(Options(cwd=work, **kwargs), record=record)
 
 
+#: the length of the folder `fixed_length_dir` returns (room for long temporary roots)
+FIXED_DIR_LENGTH = 200
+
+
+def fixed_length_dir(tmp_path: Path, length: int = FIXED_DIR_LENGTH) -> Path:
+    """A folder under `tmp_path` whose path is always `length` characters long.
+
+    For snapshots whose screen depends on how long the project's path is: tool results name
+    absolute paths ("Created /tmp/pytest-of-root/pytest-476/…/NOTES.md") and the offline model
+    counts tokens from the length of what it is sent, so the status line's ↑ count would change
+    with pytest's numbered temporary folder (pytest-9 → pytest-10) and the test's name."""
+    pad = length - len(str(tmp_path)) - 1
+    if pad < 1:
+        raise AssertionError(f"temporary folder too long for a {length}-character path: {tmp_path}")
+    folder = tmp_path / ("p" * pad)
+    folder.mkdir()
+    assert len(str(folder)) == length
+    return folder
+
+
 async def wait_for(pilot, condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
     """Let the app run until `condition()` holds (a bound on waiting, not a timing assertion)."""
     loop = asyncio.get_running_loop()

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from app_helpers import make_app, type_prompt, wait_for
+from app_helpers import fixed_length_dir, make_app, type_prompt, wait_for
 from textual.widgets import OptionList
 
 from agent_tui.ui.screens.approval import ApprovalScreen
@@ -208,8 +208,9 @@ async def test_undo_keeps_a_file_the_person_unticks(tmp_path: Path) -> None:
 def test_restore_preview_snapshot(snap_compare: Any, tmp_path: Path) -> None:
     """The undo preview: a file to restore (ticked) and a conflict (kept, unticked), each with
     its diff, the cursor on the first. Not recorded: the status line would show a new session id
-    every run."""
-    app = make_app(tmp_path)
+    every run. The project lives at a path of fixed length: the tool result names it, and the
+    status line's ↑ token count (the offline model counts what it is sent) would follow it."""
+    app = make_app(fixed_length_dir(tmp_path))
 
     async def run_before(pilot: Any) -> None:
         await wait_for(pilot, lambda: app.agent is not None)
