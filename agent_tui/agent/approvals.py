@@ -176,6 +176,10 @@ class Approvals:
                 is_error=True,
                 summary="denied (headless)",
             )
+        if self.hooks is not None:
+            from agent_tui.hooks.tool_gate import notify
+
+            notify(self.hooks, f"agent-tui needs your permission to use {tool.name}")
         answer, shown = await self._ask(
             tool_use_id, tool, raw, params, ctx, subject, decision, seen
         )

@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from agent_tui.agent import stop_reasons as stops
 from agent_tui.agent.approvals import AllowAll, Approvals, AskFn, PermissionChecker, deny_all
 from agent_tui.agent.budget import SpendFn, SpendingCap, SpendingCapReached
 from agent_tui.agent.capped_provider import CappedProvider
@@ -21,14 +22,8 @@ from agent_tui.agent.config import AgentConfig
 from agent_tui.agent.conversation import Conversation
 from agent_tui.agent.cost import cost_usd
 from agent_tui.agent.retries import gave_up, retry_delay, too_long
-from agent_tui.agent.stop_reasons import (
-    LENGTH_PROMPT,
-    MAX_CONTINUATIONS,
-    MAX_LENGTH_CONTINUATIONS,
-    cut_short,
-    stop_notice,
-)
 from agent_tui.agent.tool_runner import ToolRunner, tool_result
+from agent_tui.agent.turn_hooks import before_prompt, stop_continues
 from agent_tui.checkpoints.checkpointer import Checkpointer
 from agent_tui.protocol.assembler import StreamAssembler, StreamError
 from agent_tui.protocol.events import (
@@ -50,7 +45,6 @@ from agent_tui.tools.base import ToolRegistry
 from agent_tui.tools.media import prompt_attachments
 
 Listener = Callable[[Event], None]
-
 
 CANCELLED = "cancelled by user"
 RESUME_PROMPT = "Your previous response was cut off by a connection problem. Please continue."
@@ -167,8 +161,11 @@ class Agent:
     async def submit(self, prompt: str) -> TurnFinished:
         """Run one turn for a new prompt."""
         self._close_dangling_tool_uses("not run: the previous turn ended first")
+        blocked, extra = await before_prompt(self, prompt, self._owns_budget)
+        if blocked is not None:
+            return blocked
         images, notes = prompt_attachments(prompt, self.config.cwd)
-        self.conversation.add_prompt(prompt, images)
+        self.conversation.add_prompt(prompt + extra, images)
         self.checkpoints.begin_turn(len(self.messages) - 1, prompt)
         self.emit(TurnStarted(prompt, len(self.messages) - 1))
         for note in notes:
@@ -209,9 +206,11 @@ class Agent:
                     continue  # the server paused after compacting: go on from the summary
                 if stop_reason == "pause_turn" and not self.conversation.pending_tool_uses():
                     continuations += 1
-                    if continuations <= MAX_CONTINUATIONS:
+                    if continuations <= stops.MAX_CONTINUATIONS:
                         continue  # the paused content is already the last message; resend it
-                    paused = f"The model paused {MAX_CONTINUATIONS} times in one turn; stopping "
+                    paused = (
+                        f"The model paused {stops.MAX_CONTINUATIONS} times in one turn; stopping "
+                    )
                     self.emit(Notice("warning", paused + "here. Send a prompt to let it go on."))
                     break
                 if stop_reason == "max_tokens" and budget_cut is not None:
@@ -223,16 +222,18 @@ class Agent:
                     break
                 if stop_reason == "max_tokens" and self._cut_short_answer():
                     cut_short += 1
-                    if cut_short <= MAX_LENGTH_CONTINUATIONS:
+                    if cut_short <= stops.MAX_LENGTH_CONTINUATIONS:
                         # An answer cut by the output limit goes on where it stopped, instead of
                         # ending the turn half-said (bounded: a runaway answer still ends).
                         self.emit(Notice("info", "The answer hit the output limit; continuing…"))
-                        self.conversation.add_prompt(LENGTH_PROMPT)
+                        self.conversation.add_prompt(stops.LENGTH_PROMPT)
                         continue
                 if stop_reason == "tool_use" and self.conversation.pending_tool_uses():
                     await self._run_tools()
                     continue
                 self._end_notice(stop_reason)
+                if await stop_continues(self, stop_reason, self._owns_budget):
+                    continue
                 break
             return await self._finish(stop_reason, requests)
         except SpendingCapReached:  # the last request was not sent; the budget said why
@@ -270,13 +271,13 @@ class Agent:
         return event
 
     def _cut_short_answer(self) -> bool:
-        return not self.conversation.pending_tool_uses() and cut_short(self.messages)
+        return not self.conversation.pending_tool_uses() and stops.cut_short(self.messages)
 
     def _end_notice(self, stop_reason: str | None) -> None:
         # A tool call the turn will not run (a finished answer should have none; a cut-off one
         # may) is answered anyway, so the conversation stays valid.
         unanswered = self._close_dangling_tool_uses(f"not run: the response ended ({stop_reason})")
-        text = stop_notice(stop_reason, unanswered)
+        text = stops.stop_notice(stop_reason, unanswered)
         if text:
             self.emit(Notice("warning", text))
 
@@ -342,11 +343,9 @@ class Agent:
                     continue
                 raise _StreamBroken(message, retryable, assembler) from None
             except StreamStalled:
-                raise _StreamBroken(
-                    f"The stream stalled: nothing arrived for {self.config.stall_timeout:.0f}s.",
-                    True,
-                    assembler,
-                ) from None
+                quiet = self.config.stall_timeout
+                stalled = f"The stream stalled: nothing arrived for {quiet:.0f}s."
+                raise _StreamBroken(stalled, True, assembler) from None
             except Exception as exc:  # a provider or stream bug must end the turn, not crash it
                 message = redact(f"The stream failed: {type(exc).__name__}: {exc}")
                 raise _StreamBroken(message, False, assembler) from None

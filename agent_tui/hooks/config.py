@@ -33,7 +33,7 @@ class HookCommand:
     path: Path
 
     def matches(self, tool: str | None) -> bool:
-        if self.event not in TOOL_EVENTS or self.matcher in ("", "*"):
+        if self.event not in (*TOOL_EVENTS, "Notification") or self.matcher in ("", "*"):
             return True
         if tool is None:
             return False

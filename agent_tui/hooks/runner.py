@@ -52,6 +52,8 @@ class HookRunner:
         self.sandbox = sandbox
         self.session_id = session_id
         self.mode = mode
+        #: how many times a Stop hook sent the model on in this turn (`agent.turn_hooks`)
+        self.stop_runs = 0
 
     @property
     def warnings(self) -> list[str]:

@@ -13,6 +13,7 @@ reads (the call already ran).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
@@ -88,3 +89,17 @@ async def post_tool(
         sep = "" if output.content.endswith("\n") else "\n"
         output.content = output.content + sep + "\n".join(notes)
     return output
+
+
+_notifying: set[asyncio.Task[Any]] = set()
+
+
+def notify(hooks: Any, message: str, kind: str = "permission_prompt") -> None:
+    """`Notification` hooks, not waited for (the question is on screen meanwhile): `message`,
+    and `notification_type` (what a Notification matcher matches, as in Claude Code)."""
+    if not hooks.matching("Notification", kind):
+        return
+    fields = {"message": message, "notification_type": kind}
+    task = asyncio.ensure_future(hooks.run("Notification", fields, kind))
+    _notifying.add(task)
+    task.add_done_callback(_notifying.discard)

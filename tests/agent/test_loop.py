@@ -34,7 +34,7 @@ from loop_harness import (
 from sse_server import sse_fixture
 
 from agent_tui.agent.cost import cost_usd
-from agent_tui.agent.loop import MAX_LENGTH_CONTINUATIONS
+from agent_tui.agent.stop_reasons import MAX_LENGTH_CONTINUATIONS
 from agent_tui.protocol.events import (
     BlockFinished,
     MessageStarted,

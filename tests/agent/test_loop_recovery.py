@@ -94,7 +94,7 @@ async def test_paused_content_keeps_its_trailing_search(tmp_path: Path) -> None:
 
 
 async def test_endless_pause_turn_stops_with_a_notice(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setattr(loop_module, "MAX_CONTINUATIONS", 3)
+    monkeypatch.setattr(loop_module.stops, "MAX_CONTINUATIONS", 3)
     paused = [reply(text(f"part {i}"), stop_reason="pause_turn") for i in range(10)]
     provider = ScriptedProvider(*paused)
     agent, events = agent_for(provider, tmp_path)

@@ -155,3 +155,37 @@ async def test_hooks_run_in_the_sandbox_when_it_is_on(tmp_path: Path) -> None:
         assert code == 0, err.decode()
     assert (work / "inside.ok").exists()  # it ran, writing in the project
     assert not outside.exists()  # but not outside it
+
+
+async def test_user_prompt_submit_adds_context_or_blocks_the_prompt(tmp_path: Path) -> None:
+    work, home = setup(tmp_path)
+    hook = (
+        'python3 -c \'import json,sys; p=json.load(sys.stdin)["prompt"]\n'
+        'if "secret" in p: print("prompts may not hold secrets", file=sys.stderr); sys.exit(2)\n'
+        'print("the team uses tabs")\''
+    )
+    (home / "settings.toml").write_text(hooks_toml("UserPromptSubmit", "", hook))
+    async with SSEServer(calls_then_done()) as server:
+        code, _out, err = await run_agent_tui(server, work, home, "-p", "format it")
+        assert code == 0, err.decode()
+        sent = json.dumps(server.requests[0].json["messages"])
+        assert "format it" in sent and "the team uses tabs" in sent
+    async with SSEServer(calls_then_done()) as server:
+        code, _out, err = await run_agent_tui(server, work, home, "-p", "my secret is x")
+        assert server.requests == []  # nothing was sent
+    assert "prompts may not hold secrets" in err.decode()
+
+
+async def test_a_stop_hook_sends_the_model_on_once(tmp_path: Path) -> None:
+    work, home = setup(tmp_path)
+    hook = (
+        "python3 -c 'import json,sys\n"
+        'if not json.load(sys.stdin)["stop_hook_active"]:\n'
+        '    print("run the tests before stopping", file=sys.stderr); sys.exit(2)\''
+    )
+    (home / "settings.toml").write_text(hooks_toml("Stop", "", hook))
+    async with SSEServer(calls_then_done()) as server:
+        code, _out, err = await run_agent_tui(server, work, home, "-p", "do it")
+        assert code == 0, err.decode()
+        assert len(server.requests) == 2
+        assert "run the tests before stopping" in json.dumps(server.requests[1].json["messages"])

@@ -106,3 +106,28 @@ def test_a_projects_hooks_wait_for_trust_and_are_listed_for_it(tmp_path: Path) -
     assert [c.command for c in hooks.matching("PostToolUse", "Write")] == ["./fmt.sh"]
     assert engine.trust_question == ()
     assert load_hooks(home, work).of("project")[0].command == "./fmt.sh"
+
+
+async def test_notification_hooks_get_the_message_and_match_its_type(tmp_path: Path) -> None:
+    import asyncio
+
+    from agent_tui.hooks.tool_gate import notify
+
+    log = tmp_path / "n.json"
+    hooks = [
+        HookCommand("Notification", "permission_prompt", f"cat > {log}", 10, "user", tmp_path),
+        HookCommand("Notification", "idle_prompt", f"touch {tmp_path}/idle", 10, "user", tmp_path),
+    ]
+    runner = HookRunner(HookSettings(hooks), tmp_path)
+    notify(runner, "agent-tui needs your permission to use Bash")
+    for _ in range(500):
+        if log.exists() and log.read_text():
+            break
+        await asyncio.sleep(0.02)
+    import json
+
+    data = json.loads(log.read_text())
+    assert data["hook_event_name"] == "Notification"
+    assert data["message"] == "agent-tui needs your permission to use Bash"
+    assert data["notification_type"] == "permission_prompt"
+    assert not (tmp_path / "idle").exists()
