@@ -33,6 +33,7 @@ MODULES = (
     "render_caches",
     "geometry_caches",
     "css_parse_memo",
+    "screen_resize_once",
 )
 
 
