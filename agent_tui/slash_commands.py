@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 #: a command word: `/name` or `/folder:name` (so `/etc/hosts …` is a prompt, not a command)
 _COMMAND = re.compile(r"/([A-Za-z][A-Za-z0-9_-]*(?::[A-Za-z0-9_-]+)*)")
@@ -100,13 +101,33 @@ def _read(path: Path, name: str, source: str) -> SlashCommand | None:
     return SlashCommand(name, help_text, fields.get("argument-hint", ""), body, source)
 
 
+def _folders(cwd: Path, config_dir: Path, project_trusted: bool) -> list[tuple[Path, str]]:
+    folders = [(config_dir / "commands", "user")]
+    if project_trusted:
+        folders.append((cwd / ".claude" / "commands", "project"))
+    return folders
+
+
+def commands_signature(cwd: Path, config_dir: Path, *, project_trusted: bool) -> tuple[Any, ...]:
+    """What the command files look like now (names, sizes, times): a change means they are read
+    again, so a command added or edited while the app runs is found without a restart."""
+    seen: list[Any] = [project_trusted]
+    for folder, _source in _folders(cwd, config_dir, project_trusted):
+        if folder.is_dir():
+            for path in sorted(folder.rglob("*.md")):
+                try:
+                    st = path.stat()
+                except OSError:
+                    continue
+                seen.append((str(path), st.st_mtime_ns, st.st_size))
+    return tuple(seen)
+
+
 def load_user_commands(cwd: Path, config_dir: Path, *, project_trusted: bool) -> list[SlashCommand]:
     """The person's commands, then (trusted projects only) the project's; a project command
     takes the name of a user one; neither can take a built-in's name."""
     found: dict[str, SlashCommand] = {}
-    folders = [(config_dir / "commands", "user")]
-    if project_trusted:
-        folders.append((cwd / ".claude" / "commands", "project"))
+    folders = _folders(cwd, config_dir, project_trusted)
     reserved = {c.name for c in BUILT_IN}
     for folder, source in folders:
         if not folder.is_dir():

@@ -29,6 +29,8 @@ class SlashActions(AppParts):
     turns: TurnController
     modes: PermissionModes
     _user_commands: list[SlashCommand] | None = None
+    #: the command files as last read (`commands_signature`): read again when they change
+    _commands_seen: tuple[Any, ...] = ()
     #: the project's files for the `@` picker (loaded once, on the first `@`)
     _project_files: list[str] | None = None
 
@@ -48,14 +50,16 @@ class SlashActions(AppParts):
 
     @property
     def slash_commands(self) -> list[SlashCommand]:
-        if self._user_commands is None and self.agent is not None:
+        if self.agent is not None:
             from agent_tui.paths import config_dir
-            from agent_tui.slash_commands import load_user_commands
+            from agent_tui.slash_commands import commands_signature, load_user_commands
 
             trusted = getattr(self.agent.permissions, "project_trusted", False)
-            self._user_commands = load_user_commands(
-                self.agent.config.cwd, config_dir(), project_trusted=trusted
-            )
+            where = (self.agent.config.cwd, config_dir())
+            signature = commands_signature(*where, project_trusted=trusted)
+            if self._user_commands is None or signature != self._commands_seen:
+                self._user_commands = load_user_commands(*where, project_trusted=trusted)
+                self._commands_seen = signature
         from agent_tui.slash_commands import BUILT_IN
 
         return [*BUILT_IN, *(self._user_commands or [])]

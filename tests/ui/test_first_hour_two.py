@@ -73,3 +73,24 @@ async def test_bare_mode_shows_the_current_mode_in_a_picker(tmp_path: Path) -> N
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
         await pilot.press("3")
         await wait_for(pilot, lambda: app.agent.approvals.mode == "plan")
+
+
+async def test_a_command_file_added_while_the_app_runs_is_found(tmp_path: Path) -> None:
+    from app_helpers import type_prompt
+
+    from agent_tui.paths import config_dir
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        assert "greet" not in [c.name for c in app.slash_commands]  # read once, before the file
+        commands = config_dir() / "commands"
+        commands.mkdir(parents=True, exist_ok=True)
+        (commands / "greet.md").write_text("hello $ARGUMENTS\n")
+        await type_prompt(pilot, "/greet world")
+        await wait_for(pilot, lambda: bool(app.agent.messages), timeout=30)
+        assert app.agent.messages[0]["content"][0]["text"] == "hello world"
+        # edited while running: the new text is used
+        (commands / "greet.md").write_text("goodbye $ARGUMENTS, and more\n")
+        greet = next(c for c in app.slash_commands if c.name == "greet")
+        assert greet.body is not None and greet.body.startswith("goodbye $ARGUMENTS, and more")
