@@ -4,7 +4,7 @@ Each run is a fresh `python` process running headless; the app exits as soon as 
 has been painted. Both kinds are run alternately, and each run of ours is divided by the bare run
 just before it; the median of those ratios is the figure, measured in one run on one machine.
 
-    python benchmarks/bench_startup.py [--runs 21]
+    python benchmarks/bench_startup.py [--runs 21] [--resume-turns 500]
 """
 
 from __future__ import annotations
@@ -52,6 +52,8 @@ from agent_tui.runtime import Options
 from agent_tui.ui.gc_tuning import for_startup
 for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
+from agent_tui.ui.gc_tuning import freeze_imports
+freeze_imports()  # as the command line does, once the UI is imported
 
 class Probe(AgentApp):
     def main_mounted(self):
@@ -74,6 +76,8 @@ from agent_tui.runtime import Options
 from agent_tui.ui.gc_tuning import for_startup
 for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
+from agent_tui.ui.gc_tuning import freeze_imports
+freeze_imports()  # as the command line does, once the UI is imported
 
 class Probe(AgentApp):
     def _agent_ready(self, *args):
@@ -93,6 +97,8 @@ from agent_tui.runtime import Options
 from agent_tui.ui.gc_tuning import for_startup
 for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
+from agent_tui.ui.gc_tuning import freeze_imports
+freeze_imports()  # as the command line does, once the UI is imported
 
 class Probe(AgentApp):
     def save_parsed_css(self):
@@ -103,14 +109,54 @@ Probe(Options(offline=True), tune_collector=True).run(headless=True)
 """
 
 
+# A resumed session (`--resume ID`, the id in argv): the moment its history is on screen, the
+# frame after the resumed tail is mounted (only the tail is: older turns page in on scrolling up).
+RESUMED = (
+    FIRST_FRAME
+    + """
+import sys
+from agent_tui.runtime import Options
+from agent_tui.ui.gc_tuning import for_startup
+for_startup()  # as the command line does (cli.main), before the UI is imported
+from agent_tui.ui.app import AgentApp
+from agent_tui.ui.gc_tuning import freeze_imports
+freeze_imports()
+
+class Probe(AgentApp):
+    def _show_history(self, notice=None):
+        super()._show_history(notice)
+        self.call_after_refresh(first_frame)
+
+Probe(Options(offline=True, resume=sys.argv[1]), tune_collector=True).run(headless=True)
+"""
+)
+
+
+def resumable(home: str, turns: int) -> str:
+    """A recorded session of `turns` turns (prompts, 1.5 KB markdown answers, every fifth turn a
+    tool call and its output), made with the store's bulk import as bench_memory.py does."""
+    from bench_memory import conversation
+
+    messages = conversation(turns * 3)
+    prompts = [i for i, m in enumerate(messages) if isinstance(m["content"], str)]
+    messages = messages[: prompts[turns]] if len(prompts) > turns else messages
+    os.environ["AGENT_TUI_HOME"] = home
+    from agent_tui.sessions.store import SessionStore
+
+    with SessionStore.open_default() as store:
+        session_id = store.create_session(Path(home), "offline", title="resume benchmark")
+        store.import_messages(session_id, messages)
+    return session_id
+
+
 def run_settled(env: dict[str, str]) -> None:
     subprocess.run([sys.executable, "-c", SETTLED], env=env, check=True, timeout=60)
 
 
-def run_once(code: str, env: dict[str, str]) -> float:
+def run_once(code: str, env: dict[str, str], *args: str) -> float:
     started = time.time()
     done = subprocess.run(
-        [sys.executable, "-c", code], env=env, check=True, capture_output=True, text=True
+        [sys.executable, "-c", code, *args], env=env, check=True, capture_output=True, text=True
     )
     return float(done.stdout.strip().splitlines()[-1]) - started
 
@@ -118,8 +164,15 @@ def run_once(code: str, env: dict[str, str]) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument(
+        "--resume-turns",
+        type=int,
+        default=500,
+        help="also time `--resume` of a recorded session of this many turns (0: don't)",
+    )
     args = parser.parse_args()
     home = tempfile.mkdtemp(prefix="agent-tui-bench-")
+    session = resumable(home, args.resume_turns) if args.resume_turns else ""
     env = {**os.environ, "AGENT_TUI_HOME": home}
     env.pop("ANTHROPIC_API_KEY", None)
     # Bytecode is cached as for any installed package (pip compiles on install): with
@@ -131,15 +184,20 @@ def main() -> None:
     run_once(BARE, env)
     run_settled(env)
     run_once(INTERACTIVE, env)
+    if session:
+        run_once(RESUMED, env, session)
     parsed_css = Path(home) / "cache" / "parsed-css.pickle"
     bare: list[float] = []
     agent: list[float] = []
     ready: list[float] = []
     first: list[float] = []  # a person's very first start: no parsed stylesheets kept yet
+    resumed: list[float] = []
     for _ in range(args.runs):
         bare.append(run_once(BARE, env))
         agent.append(run_once(AGENT, env))
         ready.append(run_once(INTERACTIVE, env))
+        if session:
+            resumed.append(run_once(RESUMED, env, session))
         kept = parsed_css.read_bytes()
         parsed_css.unlink()
         first.append(run_once(AGENT, env))
@@ -164,6 +222,20 @@ def main() -> None:
     )
     print(f"ratio of the medians: {a / b:.2f}x, over {args.runs} runs each")
     print(f"time to interactive: {r * 1000:.0f} ms (goal <= 600 ms)")
+    to_ready = sorted(x / y for x, y in zip(ready, bare, strict=True))
+    print(
+        f"time to interactive / bare first frame, paired: median "
+        f"{statistics.median(to_ready):.2f}x ({to_ready[0]:.2f}-{to_ready[-1]:.2f}) "
+        "(goal <= 1.3x, issue 34)"
+    )
+    if resumed:
+        back = sorted(x / y for x, y in zip(resumed, bare, strict=True))
+        print(
+            f"--resume of a {args.resume_turns}-turn session, history painted: median "
+            f"{statistics.median(resumed) * 1000:.0f} ms ({spread(resumed)}); / bare first "
+            f"frame, paired: median {statistics.median(back):.2f}x ({back[0]:.2f}-{back[-1]:.2f}) "
+            "(goal <= 1.5x, issue 34)"
+        )
 
 
 if __name__ == "__main__":
