@@ -8,20 +8,21 @@ the patch stands down (Textual's own behaviour is kept), says so in one log line
 one-line upstream fix it stands for, ready to offer. `tests/ui/test_patches.py` checks that all
 apply on the pinned Textual; CI's informational step runs the tests against the newest one.
 
-This module is on the first frame's path (the stylesheet memo is read before anything is styled):
-it imports no Textual and hashes with `zlib`, not `hashlib`.
+The guard itself (digests, the one-line stand-down) is `agent_tui.patch_guard`, shared with the
+jusText patch. This module is on the first frame's path (the stylesheet memo is read before
+anything is styled): it imports no Textual, and the guard hashes with `zlib`, not `hashlib`.
 """
 
 from __future__ import annotations
 
 import importlib
-import inspect
-import linecache
 import logging
-import zlib
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+
+from agent_tui import patch_guard
+from agent_tui.patch_guard import digest, resolve, source_of
+
+__all__ = ["MODULES", "Patch", "apply_all", "digest", "fits", "resolve", "source_of", "stood_down"]
 
 log = logging.getLogger(__name__)
 
@@ -47,61 +48,23 @@ class Patch:
     #: the functions it replaces or relies on: `module:qualname` -> zlib.crc32 of their source
     targets: dict[str, int]
 
+    @property
+    def version(self) -> str:
+        return self.textual
+
 
 _verdicts: dict[str, bool] = {}
 
 
-def source_of(func: Callable[..., Any]) -> str:
-    """A function's source lines (without decorators), from the file its code came from. Cheaper
-    than `inspect.getsource`, which tokenizes to find the block's end: the code object knows it."""
-    code = inspect.unwrap(func).__code__
-    lines = linecache.getlines(code.co_filename)
-    last = max((line for _, _, line in code.co_lines() if line is not None), default=0)
-    return "".join(lines[code.co_firstlineno - 1 : last])
-
-
-def digest(func: Callable[..., Any]) -> int:
-    return zlib.crc32(source_of(func).encode("utf-8"))
-
-
-def resolve(target: str) -> Callable[..., Any]:
-    """`textual.strip:Strip.divide` -> the function. (Checked before the patch applies: after,
-    it is the patch's own.)"""
-    module_name, _, qualname = target.partition(":")
-    owner: Any = importlib.import_module(module_name)
-    for part in qualname.split("."):
-        owner = inspect.getattr_static(owner, part)
-    return owner.__func__ if isinstance(owner, classmethod | staticmethod) else owner
-
-
 def fits(patch: Patch) -> bool:
     """Whether every target's source is the one the patch was written for (once a process);
-    if not, the patch stands down, said in one log line."""
-    verdict = _verdicts.get(patch.name)
-    if verdict is None:
-        changed = []
-        for target, expected in patch.targets.items():
-            try:
-                found = digest(resolve(target))
-            except Exception:  # gone, renamed, or no source to read: changed all the same
-                found = None
-            if found != expected:
-                changed.append(target)
-        verdict = _verdicts[patch.name] = not changed
-        if changed:
-            log.warning(
-                "Textual patch %s stands down: %s changed since Textual %s (%s)",
-                patch.name,
-                ", ".join(changed),
-                patch.textual,
-                patch.fixes,
-            )
-    return verdict
+    if not, the patch stands down, said in one log line (logger `agent_tui.ui.patches`)."""
+    return patch_guard.fits(patch, "Textual", _verdicts, log)
 
 
 def stood_down() -> list[str]:
     """The patches checked so far that found Textual changed."""
-    return [name for name, fitted in _verdicts.items() if not fitted]
+    return patch_guard.stood_down(_verdicts)
 
 
 def apply_all() -> dict[str, bool]:
