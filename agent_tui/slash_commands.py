@@ -33,6 +33,7 @@ BUILT_IN: tuple[SlashCommand, ...] = (
     SlashCommand("clear", "the same as /new"),
     SlashCommand("model", "switch the model from the next request on", "[name]"),
     SlashCommand("compact", "summarise the older turns now to free context", "[instructions]"),
+    SlashCommand("copy", "copy the last answer (or its Nth code block) to the clipboard", "[N]"),
     SlashCommand("cost", "what this session has cost, and its tokens"),
     SlashCommand("context", "how full the context window is, and how it is compacted"),
     SlashCommand("memory", "the AGENTS.md / CLAUDE.md files the model was given"),
@@ -150,3 +151,44 @@ def matching(prefix: str, commands: list[SlashCommand]) -> list[SlashCommand]:
     starts = [c for c in commands if c.name.lower().startswith(prefix)]
     contains = [c for c in commands if prefix in c.name.lower() and c not in starts]
     return starts + contains
+
+
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n(.*?)^ {0,3}\1[`~]*[ \t]*$", re.M | re.S)
+
+
+def code_blocks(markdown: str) -> list[str]:
+    """The fenced code blocks of a Markdown answer, their contents only, in order."""
+    return [m.group(2) for m in _FENCE.finditer(markdown)]
+
+
+def last_answer(messages: list[dict[str, Any]]) -> str:
+    """The text of the last assistant message with text (tool calls and thinking left out)."""
+    for message in reversed(messages):
+        if message.get("role") != "assistant":
+            continue
+        content = message.get("content")
+        if isinstance(content, str):
+            text = content
+        else:
+            text = "".join(
+                b.get("text", "")
+                for b in content or ()
+                if isinstance(b, dict) and b.get("type") == "text"
+            )
+        if text.strip():
+            return text
+    return ""
+
+
+def copy_target(messages: list[dict[str, Any]], args: str) -> tuple[str, str]:
+    """`/copy [N]`: (the text to copy, what it is) — or ("", why not)."""
+    answer = last_answer(messages)
+    if not answer:
+        return "", "Nothing to copy yet: there is no answer in this session."
+    if not args.strip():
+        return answer.strip() + "\n", "the last answer"
+    blocks = code_blocks(answer)
+    if not args.strip().isdigit() or not 1 <= int(args) <= len(blocks):
+        have = f"it has {len(blocks)}" if blocks else "it has none"
+        return "", f"/copy N copies the Nth code block of the last answer; {have}."
+    return blocks[int(args) - 1], f"code block {int(args)} of {len(blocks)}"

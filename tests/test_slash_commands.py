@@ -47,5 +47,21 @@ def test_command_files_user_and_trusted_project(tmp_path: Path) -> None:
 
 def test_completion_puts_prefix_matches_first() -> None:
     names = [c.name for c in matching("/co", list(BUILT_IN))]
-    assert names[:3] == ["compact", "cost", "context"]
+    assert names[:4] == ["compact", "copy", "cost", "context"]
     assert [c.name for c in matching("/xyz", list(BUILT_IN))] == []
+
+
+def test_copy_takes_the_last_answer_or_its_nth_code_block() -> None:
+    from agent_tui.slash_commands import code_blocks, copy_target
+
+    answer = "Here:\n```python\nprint(1)\n```\nand\n~~~\nls -l\n~~~\n"
+    assert code_blocks(answer) == ["print(1)\n", "ls -l\n"]
+    messages = [
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "text", "text": answer}]},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "t", "name": "Bash"}]},
+    ]
+    assert copy_target(messages, "") == (answer.strip() + "\n", "the last answer")
+    assert copy_target(messages, "2") == ("ls -l\n", "code block 2 of 2")
+    assert copy_target(messages, "3")[0] == "" and "it has 2" in copy_target(messages, "3")[1]
+    assert copy_target([], "")[0] == ""

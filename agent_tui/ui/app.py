@@ -64,7 +64,7 @@ class AgentApp(Boot, SessionActions, SlashActions):
     BINDINGS = [
         Binding("f1", "help", "Help", show=True, priority=True),
         Binding("escape", "cancel", "Stop", show=True),
-        Binding("ctrl+c", "cancel", "Stop", show=False, priority=True),
+        Binding("ctrl+c", "copy_or_cancel", "Copy / Stop", show=False, priority=True),
         Binding("ctrl+r", "retry", "Retry", show=False),
         Binding("ctrl+t", "toggle_tools", "Tools", show=True),
         Binding("alt+t", "toggle_thinking", "Thinking", show=False),
@@ -290,6 +290,23 @@ class AgentApp(Boot, SessionActions, SlashActions):
         prompt = self.query_one(PromptInput)
         if not self.turns.cancel() and self.screen.focused is not prompt:
             prompt.focus()
+
+    def action_copy_or_cancel(self) -> None:
+        """Ctrl+C: copy the selection when there is one (chat text selected with the mouse, or
+        text selected in the prompt), through OSC 52 so it works over ssh and in tmux; else stop
+        the running turn as Esc does."""
+        from textual.widgets import TextArea
+
+        text = self.screen.get_selected_text() or ""
+        focused = self.screen.focused
+        if not text and isinstance(focused, TextArea):
+            text = focused.selected_text
+        if not text:
+            self.action_cancel()
+            return
+        self.copy_to_clipboard(text)
+        self.screen.clear_selection()
+        self.notify(f"Copied {len(text):,} characters.")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Over a dialog or the session browser, shift+tab and the page keys are theirs again.

@@ -167,6 +167,16 @@ class SlashActions(AppParts):
         elif self.agent is not None:
             self.use_model(args)
 
+    def _slash_copy(self, args: str) -> None:
+        from agent_tui.slash_commands import copy_target
+
+        text, what = copy_target(self.agent.messages if self.agent else [], args)
+        if not text:
+            self.notify(what, severity="warning")
+            return
+        self.copy_to_clipboard(text)  # OSC 52: works over ssh and in tmux
+        self.notify(f"Copied {what} ({len(text):,} characters).")
+
     def _slash_compact(self, args: str) -> None:
         if not args:
             self.action_compact()

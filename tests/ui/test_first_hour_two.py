@@ -94,3 +94,33 @@ async def test_a_command_file_added_while_the_app_runs_is_found(tmp_path: Path) 
         (commands / "greet.md").write_text("goodbye $ARGUMENTS, and more\n")
         greet = next(c for c in app.slash_commands if c.name == "greet")
         assert greet.body is not None and greet.body.startswith("goodbye $ARGUMENTS, and more")
+
+
+async def test_ctrl_c_copies_a_selection_and_stops_a_turn_without_one(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        prompt = app.query_one(PromptInput)
+        prompt.text = "some words to keep"
+        prompt.select_all()
+        await pilot.press("ctrl+c")
+        assert app.clipboard == "some words to keep"
+        assert prompt.text == "some words to keep"  # copied, not cut
+        prompt.clear()
+        app.turns.send("hello")
+        await wait_for(pilot, lambda: app.turns.running)
+        await pilot.press("ctrl+c")  # nothing selected: the turn stops
+        await wait_for(pilot, lambda: not app.turns.running, timeout=30)
+
+
+async def test_slash_copy_copies_the_last_answer_and_a_code_block(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        app.turns.send("hi")
+        await wait_for(pilot, lambda: app.agent.messages and not app.turns.running, timeout=30)
+        app.handle_slash("/copy")
+        assert "Hello from the offline model" in app.clipboard
+        app.handle_slash("/copy 1")
+        assert "```" not in app.clipboard and app.clipboard.strip()
+        assert app.clipboard in app.agent.messages[-1]["content"][0]["text"]

@@ -27,7 +27,8 @@ async def test_hints_while_typing_and_tab_completes(tmp_path: Path) -> None:
         for key in "/co":
             await pilot.press(key)
         hints = app.query_one(SlashHints)
-        assert hints.display and [c.name for c in hints.shown][:3] == ["compact", "cost", "context"]
+        shown = [c.name for c in hints.shown]
+        assert hints.display and shown[:4] == ["compact", "copy", "cost", "context"]
         await pilot.press("tab")
         assert app.query_one(PromptInput).text == "/compact "
         await pilot.press("backspace", *"x")
