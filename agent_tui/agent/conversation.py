@@ -27,6 +27,9 @@ class Conversation:
         #: after a client-side compaction: requests start at this message, with the summary
         #: put before its content (`messages` itself keeps the whole history)
         self.start = 0
+        #: context the person added since the last prompt (`!command` and its output, as Claude
+        #: Code's <bash-input>/<bash-stdout>), sent ahead of the next prompt
+        self.notes: list[str] = []
         self.summary: str | None = None
         self._head_key: tuple[int, str, int] | None = None
         self._head: dict[str, Any] = {}
@@ -96,6 +99,9 @@ class Conversation:
         trailing user message (tool results of an ended turn) that makes two in a row, which
         the API combines into one turn."""
         self.begin("user")
+        for note in self.notes:  # what the person ran with `!` since the last prompt
+            self.append({"type": "text", "text": note})
+        self.notes = []
         self.append({"type": "text", "text": text})
         for block in attachments or ():
             self.append(block)

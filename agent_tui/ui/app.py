@@ -21,6 +21,7 @@ from agent_tui.ui.gc_tuning import idle_collector
 from agent_tui.ui.modes import PermissionModes
 from agent_tui.ui.screens.main import MainScreen
 from agent_tui.ui.session_actions import SessionActions, decisions_of
+from agent_tui.ui.shortcuts import PromptShortcuts
 from agent_tui.ui.slash_actions import SlashActions
 from agent_tui.ui.turns import TurnController
 from agent_tui.ui.undo_flow import UndoFlow
@@ -104,6 +105,7 @@ class AgentApp(Boot, SessionActions, SlashActions):
         self.undo = UndoFlow(self, self)
         #: the permission mode as the person switches it (Shift+Tab, /mode)
         self.modes = PermissionModes(self, self)
+        self.shortcuts = PromptShortcuts(self, self)
         #: printed by the command line after the app exits (how to come back to this session)
         self.resume_hint = ""
         #: the stored tool runs of a resumed session, by tool_use_id (history rows, approvals)
@@ -227,6 +229,8 @@ class AgentApp(Boot, SessionActions, SlashActions):
             self.turns.retry()
             return
         if text.startswith("/") and self.handle_slash(text):
+            return
+        if self.shortcuts.handle(text):  # `!command`, `#note`
             return
         self.turns.send(text)
 

@@ -124,3 +124,51 @@ async def test_slash_copy_copies_the_last_answer_and_a_code_block(tmp_path: Path
         app.handle_slash("/copy 1")
         assert "```" not in app.clipboard and app.clipboard.strip()
         assert app.clipboard in app.agent.messages[-1]["content"][0]["text"]
+
+
+async def test_bang_runs_a_command_as_the_person_and_the_model_sees_its_output(
+    tmp_path: Path,
+) -> None:
+    from agent_tui.ui.shortcuts import CommandOutput
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        asked: list[object] = []
+        app.agent.approvals.ask = lambda *a: asked.append(a)  # never reached
+        app.on_prompt_input_submitted(PromptInput.Submitted("!ls; echo oops >&2; exit 3"))
+        await wait_for(pilot, lambda: app.query(CommandOutput), timeout=30)
+        [output] = app.query(CommandOutput)
+        assert "README.md" in output.text and "oops" in output.text
+        assert "[exit code 3]" in output.text
+        assert any(str(m.render()) == "! ls; echo oops >&2; exit 3" for m in app.query(UserMessage))
+        assert app.agent.messages == [] and not asked  # nothing sent, nothing asked
+        app.on_prompt_input_submitted(PromptInput.Submitted("hello"))
+        await wait_for(pilot, lambda: app.agent.messages and not app.turns.running, timeout=30)
+        texts = [b["text"] for b in app.agent.messages[0]["content"]]
+        assert texts[0].startswith("<bash-input>ls; echo oops >&2; exit 3</bash-input>")
+        assert "<bash-stdout>README.md\n</bash-stdout>" in texts[0] and texts[-1] == "hello"
+
+
+async def test_hash_appends_a_note_to_the_chosen_memory_file(tmp_path: Path) -> None:
+    from agent_tui.paths import config_dir
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        project = app.agent.config.cwd
+        (project / "CLAUDE.md").write_text("# Notes")  # an existing file, no final newline
+        app.on_prompt_input_submitted(PromptInput.Submitted("# use uv, not pip"))
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.press("1")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ChoiceScreen))
+        assert (project / "CLAUDE.md").read_text() == "# Notes\n- use uv, not pip\n"
+        app.on_prompt_input_submitted(PromptInput.Submitted("#tabs are 4 spaces"))
+        await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
+        await pilot.press("2")
+        await wait_for(pilot, lambda: not isinstance(app.screen, ChoiceScreen))
+        assert (config_dir() / "AGENTS.md").read_text() == "- tabs are 4 spaces\n"
+        assert app.agent.messages == []  # not sent as a prompt
+        assert app.agent.conversation.notes[-1] == (
+            "<user-memory-input>tabs are 4 spaces</user-memory-input>"
+        )
