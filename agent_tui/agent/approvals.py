@@ -63,6 +63,10 @@ def _no_watch(_paths: list[Path]) -> AbstractContextManager[None]:
     return nullcontext()
 
 
+def _no_rules(_rules: list[str], _behavior: str, _source: str) -> None:
+    """A permission checker without session rules (`AllowAll`): nothing to add."""
+
+
 async def deny_all(request: ApprovalRequest) -> ApprovalAnswer:
     return ApprovalAnswer("deny", "no one is there to approve")
 
@@ -183,7 +187,7 @@ class Approvals:
         answer, shown = await self._ask(
             tool_use_id, tool, raw, params, ctx, subject, decision, seen
         )
-        allowed = answer.choice in ("once", "always")
+        allowed = answer.choice != "deny"
         if allowed and answer.hunks is not None:
             self.hunk_choices[tool_use_id] = (answer.hunks, shown)
         decided(
@@ -235,9 +239,9 @@ class Approvals:
                 save_to=str(self.permissions.local_settings),
             )
             answer = await self.ask(request)
-            allowed = answer.choice in ("once", "always")
-            if answer.choice == "always" and suggestions:
-                self.permissions.save_always(list(suggestions))
+            allowed = answer.choice != "deny"
+            if answer.choice in ("session", "always") and suggestions:
+                self._keep(answer, tuple(suggestions))
         by = "--approve-asks" if self.headless and allowed else "you"
         verdict = f"allowed by {by}" if allowed else "refused by you"
         if self.headless and not allowed:
@@ -275,18 +279,36 @@ class Approvals:
         )
         self.emit(ApprovalRequested(tool_use_id, tool.name, subject, decision.reason))
         answer = await self.ask(request)
-        if answer.choice == "always" and decision.suggestions:
-            mine = [self.cwd / self.permissions.local_settings, self.cwd / ".gitignore"]
-            with self.own_writes(mine):  # the app's writes, never a running call's change
-                saved = tuple(self.permissions.save_always(list(decision.suggestions)) or ())
-            answer = replace(answer, saved_rules=saved)
-            problem = getattr(self.permissions, "save_error", None)
-            if not saved or problem:
-                self.emit(
-                    Notice(
-                        "warning",
-                        f"Could not save {', '.join(decision.suggestions)}: "
-                        f"{problem or 'unknown error'}. It applies for this session only.",
-                    )
-                )
+        if answer.choice in ("session", "always") and decision.suggestions:
+            answer = self._keep(answer, decision.suggestions)
         return answer, shown
+
+    def _keep(self, answer: ApprovalAnswer, suggested: tuple[str, ...]) -> ApprovalAnswer:
+        """A "session" answer's rules apply until the app quits; an "always" answer's (as the
+        person edited them) are saved too. A rule that can't be is said, never half-applied."""
+        rules = list(answer.saved_rules or suggested)
+        if answer.choice == "session":
+            try:
+                getattr(self.permissions, "add_rules", _no_rules)(rules, "allow", "session")
+            except ValueError as exc:  # RuleError: the edited line doesn't parse
+                self.emit(Notice("warning", f"Could not apply {', '.join(rules)}: {exc}"))
+                return replace(answer, saved_rules=())
+            return replace(answer, saved_rules=tuple(rules))
+        mine = [self.cwd / self.permissions.local_settings, self.cwd / ".gitignore"]
+        try:
+            with self.own_writes(mine):  # the app's writes, never a running call's change
+                saved = tuple(self.permissions.save_always(rules) or ())
+        except ValueError as exc:  # a rule a project's local file may not hold, or malformed
+            self.emit(Notice("warning", f"Could not save {', '.join(rules)}: {exc}"))
+            return replace(answer, saved_rules=())
+        answer = replace(answer, saved_rules=saved)
+        problem = getattr(self.permissions, "save_error", None)
+        if not saved or problem:
+            self.emit(
+                Notice(
+                    "warning",
+                    f"Could not save {', '.join(rules)}: "
+                    f"{problem or 'unknown error'}. It applies for this session only.",
+                )
+            )
+        return answer

@@ -65,10 +65,12 @@ class ApprovalRequest:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalAnswer:
-    choice: Literal["once", "always", "deny"]
+    #: "session": allowed, and `saved_rules` apply until the app quits (nothing is saved)
+    choice: Literal["once", "session", "always", "deny"]
     #: for a deny: what the model should do instead (sent in the tool_result)
     message: str = ""
-    #: rules actually saved by an "always" answer
+    #: rules actually saved by an "always" answer (as the person left them in the dialog's
+    #: editable line), or applied for the session by a "session" answer
     saved_rules: tuple[str, ...] = field(default_factory=tuple)
     #: the hunks to write (indexes into the request's `hunks`); None: the whole change
     hunks: tuple[int, ...] | None = None

@@ -133,7 +133,7 @@ class StampGuard:
 
     def after(self, request: ApprovalRequest, answer: ApprovalAnswer) -> None:
         """Count one answer: a fast approval extends the streak; anything else ends it."""
-        approved = answer.choice in ("once", "always")
+        approved = answer.choice != "deny"
         fast = answer.took_s is not None and answer.took_s < self.settings.fast_s
         if approved:
             self._last = request

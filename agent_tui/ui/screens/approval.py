@@ -23,60 +23,15 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, Static
 
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
-from agent_tui.text import visible, visible_lines
+from agent_tui.text import visible
 from agent_tui.ui.stamp_guard import Pause
+from agent_tui.ui.widgets import approval_parts as parts
 from agent_tui.ui.widgets import review_lines
+from agent_tui.ui.widgets.approval_parts import DEFAULT_GUARD_S, plain, warm_up_dialog  # noqa: F401
 from agent_tui.ui.widgets.diff_view import diff_content
 from agent_tui.ui.widgets.hunks import HunkPicker
 from agent_tui.ui.widgets.key_hints import key_hint
-
-#: keys typed this soon after the dialog appears were meant for something else
-DEFAULT_GUARD_S = 0.5
-MAX_PREVIEW_LINE_CHARS = 1_000
-MAX_MESSAGE_CHARS = 2_000
-#: a command longer than this gets the parts that made it ask shown above it
-LONG_SUBJECT_CHARS = 160
-LONG_SUBJECT_LINES = 3
-
-_SUBJECT_LABELS = {
-    "Bash": "command",
-    "Read": "path",
-    "Write": "path",
-    "Edit": "path",
-    "WebFetch": "domain",
-    "WebSearch": "query",
-}
-
-
-def _plain(text: str) -> Content:
-    # Content never parses markup; it is how untrusted text reaches the screen.
-    return Content("\n".join(visible_lines(text)))
-
-
-def _command(tool: str, subject: str) -> Content:
-    code = "\n".join(visible_lines(subject))
-    if tool != "Bash":
-        return Content(code)
-    from textual.highlight import highlight  # pygments: loaded after start-up (`AgentApp._boot`)
-
-    return highlight(code, language="bash")
-
-
-def warm_up_dialog() -> None:
-    """Load the highlighter a command's dialog uses (pygments), from a worker thread at start-up."""
-    from textual.highlight import highlight
-
-    highlight("true", language="bash")
-
-
-def _long(subject: str) -> bool:
-    return len(subject) > LONG_SUBJECT_CHARS or subject.count("\n") >= LONG_SUBJECT_LINES
-
-
-def _highlights(parts: tuple[str, ...]) -> Content:
-    cut = MAX_PREVIEW_LINE_CHARS // 4
-    shown = [visible(p if len(p) <= cut else p[:cut] + " …") for p in parts]
-    return Content("\n".join(f"• {p}" for p in shown))
+from agent_tui.ui.widgets.rule_line import RuleLine, rule_problem
 
 
 class ApprovalScreen(ModalScreen[ApprovalAnswer]):
@@ -88,6 +43,8 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "once", show=False),
         Binding("a", "always", show=False),
+        Binding("s", "session", show=False),
+        Binding("e", "edit_rule", show=False),
         Binding("n", "deny", show=False),
         Binding("escape", "escape", show=False),
         Binding("t", "tell", show=False),
@@ -130,6 +87,8 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         self._paused_until: float | None = None
         self._first_shown: float | None = None
         self._telling = False
+        #: the "always" rule line has the focus (its keys are typing)
+        self._editing = False
         #: `a` was pressed once: a lasting change waits for a confirming `a` or Enter
         self._confirming = False
         self._done = False
@@ -168,29 +127,30 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             # The risk comes first: what the call does, in one plain line, above the command.
             serious = decision.risk not in ("", "runs a command", "writes files")
             risky = "-ask-rule" if asked_by_rule or serious else "-no-rule"
-            yield Static(_plain(decision.risk) if decision.risk else hint, id="risk", classes=risky)
+            yield Static(plain(decision.risk) if decision.risk else hint, id="risk", classes=risky)
             if decision.risk:
                 yield Static(hint, id="hint")
             if request.provenance:
-                yield Static(_plain(request.provenance), id="provenance")
+                yield Static(plain(request.provenance), id="provenance")
             if self.pause is not None:
                 yield Static(review_lines.pause_content(self.pause, None), id="pause")
                 if self.pause.previous:
                     yield Static(review_lines.differs_content(self.pause), id="differs")
-            if decision.highlights and _long(request.subject):
+            if decision.highlights and parts.is_long(request.subject):
                 yield Static("what made it ask", classes="label")
-                yield Static(_highlights(decision.highlights), id="highlights")
+                yield Static(parts.highlights_content(decision.highlights), id="highlights")
             with VerticalScroll(id="body"):
                 # a sandboxed command reaching a new host: the domain, as WebFetch asks it
                 host = "host" in request.input and request.tool != "WebFetch"
-                label = "domain" if host else _SUBJECT_LABELS.get(request.tool, "subject")
+                label = "domain" if host else parts.SUBJECT_LABELS.get(request.tool, "subject")
                 yield Static(label, classes="label")
-                yield Static(_command("" if host else request.tool, request.subject), id="subject")
+                shown = parts.command_content("" if host else request.tool, request.subject)
+                yield Static(shown, id="subject")
                 yield Static("in", classes="label")
-                yield Static(_plain(request.cwd), id="cwd")
+                yield Static(plain(request.cwd), id="cwd")
                 if decision.reason:
                     yield Static("why", classes="label")
-                    yield Static(_plain(decision.reason), id="reason")
+                    yield Static(plain(decision.reason), id="reason")
                 if len(request.hunks) > 1:
                     yield Static("changes: space keeps or leaves out a hunk", classes="label")
                     yield HunkPicker(request.hunks, id="hunks")
@@ -213,11 +173,13 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                         ),
                         id="always",
                     )
+                    yield RuleLine(decision.suggestions)
+                    yield Static("", id="rule-problem")
                     if self._simulate is not None:
                         yield Static("past sessions: looking…", id="simulation")
                 yield Input(
                     placeholder="tell the model what to do instead",
-                    max_length=MAX_MESSAGE_CHARS,
+                    max_length=parts.MAX_MESSAGE_CHARS,
                     id="tell",
                 )
                 with Horizontal(id="keybar"):
@@ -230,7 +192,10 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     def _simulation(self) -> None:
         assert self._simulate is not None
-        text = review_lines.simulation_text(self._simulate, self.request.decision.suggestions)
+        rules = self.request.decision.suggestions
+        if self._editing:
+            rules = self.query_one(RuleLine).rules
+        text = review_lines.simulation_text(self._simulate, rules)
         self.app.call_from_thread(self._show_simulation, text)
 
     def _show_simulation(self, text: str) -> None:
@@ -242,13 +207,15 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             parts = [key_hint("enter", "deny and send"), key_hint("esc", "back")]
         elif self._confirming:
             parts = [
-                key_hint("a", "again (or enter) to save the rule above and allow"),
+                key_hint("a", "again (or enter) to save the rule and allow"),
+                key_hint("e", "edit it"),
                 key_hint("y", "just this once"),
                 key_hint("n", "deny"),
             ]
         else:
             parts = [key_hint("y", "allow once")]
             if self.can_always:
+                parts.append(key_hint("s", "this session"))
                 parts.append(key_hint("a", "allow always"))
             parts += [key_hint("n", "deny"), key_hint("t", "deny and tell")]
         return Content("  ").join(parts)
@@ -299,7 +266,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         return True
 
     def on_key(self, event: events.Key) -> None:
-        if self._done or self._telling:
+        if self._done or self._telling or self._editing:
             return
         if self.paused:  # the rubber-stamp pause: keys do nothing, the countdown runs on
             event.stop()
@@ -319,7 +286,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                 elif event.key == "backspace":
                     self._type_ahead("\b")
             return
-        if self._confirming and event.key not in ("a", "enter"):
+        if self._confirming and event.key not in ("a", "e", "enter"):
             self._set_confirming(False)  # any other key takes the "always" back
 
     def _finish(self, answer: ApprovalAnswer) -> None:
@@ -361,9 +328,35 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     def action_confirm(self) -> None:
         if self._ready() and self._confirming:
-            suggestions = self.request.decision.suggestions
-            answer = ApprovalAnswer("always", saved_rules=suggestions, hunks=self.hunks_chosen)
+            rules = self.query_one(RuleLine).rules
+            problem = rule_problem(rules)
+            if problem:
+                self.query_one("#rule-problem", Static).update(plain(f"can't save: {problem}"))
+                return
+            answer = ApprovalAnswer("always", saved_rules=rules, hunks=self.hunks_chosen)
             self._finish(answer)
+
+    def action_session(self) -> None:
+        """Allow, and the same rules until the app quits: nothing is saved."""
+        if self._ready() and not self._telling and self.can_always:
+            rules = self.request.decision.suggestions
+            self._finish(ApprovalAnswer("session", saved_rules=rules, hunks=self.hunks_chosen))
+
+    def action_edit_rule(self) -> None:
+        if self._ready() and self._confirming:
+            self._editing = True
+            self.query_one(RuleLine).focus()
+
+    @on(Input.Submitted, "#rule")
+    def _submit_rule(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.action_confirm()
+
+    @on(Input.Changed, "#rule")
+    def _rule_changed(self, event: Input.Changed) -> None:
+        self.query_one("#rule-problem", Static).update("")
+        if self._simulate is not None and self._editing:
+            self.run_worker(self._simulation, thread=True, exit_on_error=False, exclusive=True)
 
     def _set_confirming(self, confirming: bool) -> None:
         self._confirming = confirming
@@ -377,7 +370,10 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     def action_escape(self) -> None:
         if not self._ready():
             return
-        if self._telling:
+        if self._editing:
+            self._editing = False
+            self.query_one("#body").focus()
+        elif self._telling:
             self._set_telling(False)
         else:
             self._finish(ApprovalAnswer("deny"))

@@ -1,0 +1,56 @@
+"""What the approval dialog draws its parts with: untrusted text as plain `Content`, a command
+highlighted as bash, the parts of a long command that made it ask."""
+
+from __future__ import annotations
+
+from textual.content import Content
+
+from agent_tui.text import visible, visible_lines
+
+#: keys typed this soon after the dialog appears were meant for something else
+DEFAULT_GUARD_S = 0.5
+MAX_PREVIEW_LINE_CHARS = 1_000
+MAX_MESSAGE_CHARS = 2_000
+#: a command longer than this gets the parts that made it ask shown above it
+LONG_SUBJECT_CHARS = 160
+LONG_SUBJECT_LINES = 3
+
+SUBJECT_LABELS = {
+    "Bash": "command",
+    "Read": "path",
+    "Write": "path",
+    "Edit": "path",
+    "WebFetch": "domain",
+    "WebSearch": "query",
+}
+
+
+def plain(text: str) -> Content:
+    # Content never parses markup; it is how untrusted text reaches the screen.
+    return Content("\n".join(visible_lines(text)))
+
+
+def command_content(tool: str, subject: str) -> Content:
+    code = "\n".join(visible_lines(subject))
+    if tool != "Bash":
+        return Content(code)
+    from textual.highlight import highlight  # pygments: loaded after start-up (`AgentApp._boot`)
+
+    return highlight(code, language="bash")
+
+
+def warm_up_dialog() -> None:
+    """Load the highlighter a command's dialog uses (pygments), from a worker thread at start-up."""
+    from textual.highlight import highlight
+
+    highlight("true", language="bash")
+
+
+def is_long(subject: str) -> bool:
+    return len(subject) > LONG_SUBJECT_CHARS or subject.count("\n") >= LONG_SUBJECT_LINES
+
+
+def highlights_content(parts: tuple[str, ...]) -> Content:
+    cut = MAX_PREVIEW_LINE_CHARS // 4
+    shown = [visible(p if len(p) <= cut else p[:cut] + " …") for p in parts]
+    return Content("\n".join(f"• {p}" for p in shown))
