@@ -19,6 +19,7 @@ from agent_tui.ui import css_cache
 from agent_tui.ui.boot import Boot
 from agent_tui.ui.gc_tuning import idle_collector
 from agent_tui.ui.modes import PermissionModes
+from agent_tui.ui.notifier import load_notifier
 from agent_tui.ui.screens.main import MainScreen
 from agent_tui.ui.session_actions import SessionActions, decisions_of
 from agent_tui.ui.shortcuts import PromptShortcuts
@@ -106,6 +107,7 @@ class AgentApp(Boot, SessionActions, SlashActions):
         #: the permission mode as the person switches it (Shift+Tab, /mode)
         self.modes = PermissionModes(self, self)
         self.shortcuts = PromptShortcuts(self, self)
+        self.notifier = load_notifier(self._write_terminal)
         #: printed by the command line after the app exits (how to come back to this session)
         self.resume_hint = ""
         #: the stored tool runs of a resumed session, by tool_use_id (history rows, approvals)
@@ -345,8 +347,14 @@ class AgentApp(Boot, SessionActions, SlashActions):
         if event.state is WorkerState.ERROR:
             self.turns.worker_failed(event.worker)
 
+    def _write_terminal(self, text: str) -> None:
+        if not self.is_headless and self._driver is not None:
+            self._driver.write(text)
+
     def _after_turn(self) -> None:
-        """The answer is painted: let go of what is far off screen, and collect when due."""
+        """The answer is painted: a long turn's end is announced; let go of what is far off
+        screen, and collect when due."""
+        self.notifier.turn_ended(self.turns.last_s)
         self.chat.trim_offscreen()
         if self.tune_collector:
             idle_collector.after_turn()

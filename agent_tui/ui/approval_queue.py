@@ -38,6 +38,7 @@ class ApprovalQueue:
         type_ahead: Callable[[str], object] | None = None,
         stamp: StampGuard | None = None,
         simulate: Callable[[tuple[str, ...]], str] | None = None,
+        on_show: Callable[[ApprovalRequest], object] | None = None,
     ) -> None:
         #: seconds the dialog ignores keys for (None: the dialog's own `DEFAULT_GUARD_S`)
         self.guard_s = guard_s
@@ -47,6 +48,8 @@ class ApprovalQueue:
         self.stamp = stamp
         #: the rule simulator: what an "always" rule would have allowed in past sessions
         self.simulate = simulate
+        #: called once as each dialog opens (the notifier's bell)
+        self.on_show = on_show
         self._turn = asyncio.Lock()  # FIFO: waiters are served in arrival order
         self._waiting = 0
         self.current: ApprovalScreen | None = None
@@ -92,6 +95,8 @@ class ApprovalQueue:
             )
             self.current = screen
             try:
+                if self.on_show is not None:
+                    self.on_show(request)
                 await app.push_screen(screen)
                 answer = await answered
                 if self.stamp is not None:

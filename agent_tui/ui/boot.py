@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from agent_tui.runtime import Options
     from agent_tui.sessions.recorder import Recorder
     from agent_tui.ui.approval_queue import ApprovalQueue
+    from agent_tui.ui.notifier import Notifier
 
 STARTING = "Starting up: your prompt will be sent in a moment."
 FAILED = "The agent could not start (see the chat): prompts can't be sent in this run."
@@ -39,6 +40,7 @@ class Boot(AppParts):
     #: why the agent could not be built, if it could not (`_boot_failed`)
     boot_error: str | None = None
     recorder: Recorder | None
+    notifier: Notifier
     #: the session database couldn't be opened at the start (`retry_recording` tries again)
     store_unavailable: bool = False
     #: the sources whose parsed rules came from the last run (`css_cache.load`)
@@ -112,6 +114,7 @@ class Boot(AppParts):
             type_ahead=partial(self.call_later, self._type_ahead),
             stamp=StampGuard(load_settings()),
             simulate=lambda rules: rule_preview(self, rules),
+            on_show=lambda request: self.notifier.approval(request.tool, request.subject),
         )
         self.call_from_thread(self._agent_ready, agent, booted.recorder, approvals, booted.note)
         self.call_from_thread(self._settle)  # on the UI thread: it patches how Textual paints

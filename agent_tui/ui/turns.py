@@ -9,6 +9,7 @@ bug, which is said, and the queue goes on).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Coroutine
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
@@ -57,6 +58,7 @@ class TurnController:
         self.queued: list[str] = []
         #: the turn's worker, from the moment a prompt is sent until its `TurnFinished`
         self.worker: Worker[Any] | None = None
+        self.started = self.last_s = 0.0
 
     @property
     def running(self) -> bool:
@@ -100,6 +102,7 @@ class TurnController:
     def run(self, work: Callable[[], Coroutine[Any, Any, TurnFinished]]) -> None:
         """Run one of the agent's turns (a prompt, a retry, a compaction) as *the* turn."""
         self.worker = self.app.run_worker(work, group="turn", exit_on_error=False)
+        self.started = time.monotonic()
 
     # --- keys ---
 
@@ -134,6 +137,8 @@ class TurnController:
     def finished(self) -> None:
         """The agent's `TurnFinished`: the next queued prompt goes once this one is painted."""
         self.worker = None
+        #: how long the turn that just ended ran (a long one is announced: `ui/notifier.py`)
+        self.last_s = time.monotonic() - self.started
         if self.after_turn is not None:
             self.host.chat.call_after_refresh(self.after_turn)
         self.app.call_later(self.next_queued)
