@@ -41,7 +41,12 @@ SOURCES = {
     "cli": "a command-line flag (--allow / --deny)",
     "session": "a rule added for this session only",
 }
-KEYS = {"once": "y (allow once)", "always": "a a (allow always)", "deny": "n (deny)"}
+KEYS = {
+    "once": "y (allow once)",
+    "session": "s (allow for this session)",
+    "always": "a a (allow always)",
+    "deny": "n (deny)",
+}
 _PARTIAL = re.compile(r"approved only part of this change: hunk\(s\) ([\d, ]+|none) of (\d+)")
 RESULT_CHARS = 300
 
