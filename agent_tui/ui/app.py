@@ -70,6 +70,7 @@ class AgentApp(Boot, SessionActions, SlashActions):
         Binding("ctrl+r", "retry", "Retry", show=False),
         Binding("ctrl+t", "toggle_tools", "Tools", show=True),
         Binding("alt+t", "toggle_thinking", "Thinking", show=False),
+        Binding("alt+k", "focus_shells", "Background shells", show=False),
         Binding("ctrl+o", "sessions", "Sessions", show=True),
         # Priority: the screen's own shift+tab (focus the previous widget) would shadow it.
         Binding("shift+tab", "cycle_mode", "Mode", show=True, priority=True),
@@ -254,6 +255,9 @@ class AgentApp(Boot, SessionActions, SlashActions):
 
     def action_toggle_tools(self) -> None:
         self.main.action_toggle_tools()
+
+    def action_focus_shells(self) -> None:
+        self.main.action_focus_shells()
 
     def action_cycle_mode(self) -> None:
         self.modes.cycle()

@@ -34,7 +34,8 @@ async def test_the_pane_lists_shells_and_k_kills_the_selected_one(tmp_path: Path
         text = str(shells.render())
         assert "Background shells · 2 running" in text
         assert "bash_1" in text and "echo first up; sleep 300" in text and "first up" in text
-        shells.focus()
+        await pilot.press("alt+k")
+        assert shells.has_focus
         await pilot.press("down")
         await wait_for(pilot, lambda: "▶ bash_2" in str(shells.render()))
         await pilot.press("k")

@@ -142,3 +142,15 @@ class MainScreen(Screen[None]):
     def action_toggle_tools(self) -> None:
         side = self.query_one("#side")
         side.display = not side.display
+
+    def action_focus_shells(self) -> None:
+        """Alt+K: the background shells list, to choose one and kill it (`k`)."""
+        if not self.query("#tools"):
+            return
+        shells = self.tool_pane.shells
+        if not shells.running():
+            self.notify("No background shell is running.")
+            return
+        self.query_one("#side").display = True
+        shells.display = True
+        shells.focus()
