@@ -172,3 +172,25 @@ async def test_hash_appends_a_note_to_the_chosen_memory_file(tmp_path: Path) -> 
         assert app.agent.conversation.notes[-1] == (
             "<user-memory-input>tabs are 4 spaces</user-memory-input>"
         )
+
+
+async def test_a_long_paste_is_folded_in_the_prompt_and_sent_whole(tmp_path: Path) -> None:
+    from textual import events
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        prompt = app.query_one(PromptInput)
+        prompt.focus()
+        await pilot.press(*"look:", "space")
+        pasted = "".join(f"line {i}\n" for i in range(240))
+        app.post_message(events.Paste(pasted))  # as the terminal driver sends it
+        await wait_for(pilot, lambda: "[pasted" in prompt.text)
+        assert prompt.text == "look: [pasted 240 lines]"
+        app.post_message(events.Paste("short one"))  # a short paste goes in as it is
+        await wait_for(pilot, lambda: prompt.text.endswith("short one"))
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: app.agent.messages, timeout=30)
+        sent = app.agent.messages[0]["content"][0]["text"]
+        assert sent == "look: " + pasted + "short one"
+        assert prompt.pastes == {} and prompt.text == ""

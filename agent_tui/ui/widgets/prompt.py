@@ -20,6 +20,9 @@ if TYPE_CHECKING:
     from agent_tui.slash_commands import SlashCommand
 
 NEWLINE_KEYS = ("shift+enter", "ctrl+j")
+#: a paste longer than this (lines, or characters) shows folded as "[pasted N lines]"
+FOLD_LINES = 10
+FOLD_CHARS = 1_000
 #: suggestions shown under a half-typed command
 MAX_HINTS = 8
 
@@ -36,12 +39,37 @@ class PromptInput(TextArea):
         super().__init__(soft_wrap=True, tab_behavior="focus", **kwargs)
         self.prompts: list[str] = []
         self._history_at: int | None = None
+        #: long pastes folded in the box: placeholder -> the text it stands for (sent whole)
+        self.pastes: dict[str, str] = {}
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """A long paste shows as one line, "[pasted 240 lines]", and is sent whole."""
+        text = event.text.replace("\r\n", "\n").replace("\r", "\n")
+        lines = text.count("\n") + (not text.endswith("\n"))
+        if self.read_only or (lines <= FOLD_LINES and len(text) <= FOLD_CHARS):
+            return  # TextArea's own handler (Textual calls it next) inserts it as it is
+        event.stop()
+        event.prevent_default()
+        what = f"{lines} lines" if lines > 1 else f"{len(text):,} characters"
+        placeholder, n = f"[pasted {what}]", 1
+        while placeholder in self.pastes:
+            n += 1
+            placeholder = f"[pasted {what} #{n}]"
+        self.pastes[placeholder] = text
+        self.insert(placeholder)
+
+    def unfolded(self, text: str) -> str:
+        """`text` with each paste placeholder still in it replaced by what was pasted."""
+        for placeholder, pasted in self.pastes.items():
+            text = text.replace(placeholder, pasted)
+        return text
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "enter":
             event.stop()
             event.prevent_default()
-            text = self.text
+            text = self.unfolded(self.text)
+            self.pastes = {}
             if text.strip():
                 self.prompts.append(text)
                 self._history_at = None
