@@ -216,7 +216,7 @@ class ApprovalDecided(Event):
     message: str = ""
     #: where the deciding rule came from: "user", "project", "local", "cli", "session"
     rule_source: str = ""
-    #: the person's answer ("once", "session", "always", "deny"), when they were asked; the mode then
+    #: the person's answer ("once", "session", "always", "deny"), when asked; the mode then
     answer: str = ""
     mode: str = ""
     #: where its command, URL or path was seen in untrusted text before, and the seconds the
