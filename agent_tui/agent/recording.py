@@ -34,6 +34,8 @@ def attach(agent: Agent, recorder: SessionRecorder) -> None:
     agent.checkpoints.blobs = recorder.blobs
     if agent.subagents is not None:
         agent.subagents.on_start = recorder.record_subagent
+    if agent.config.hooks is not None:  # a hook's input names the session (once it has an id)
+        agent.config.hooks.session_id = lambda: str(getattr(recorder, "session_id", None) or "")
 
 
 def detach(agent: Agent, recorder: SessionRecorder) -> None:

@@ -117,6 +117,7 @@ async def test_a_post_tool_use_hook_gets_the_call_and_how_it_was_decided(tmp_pat
     assert "hello-hooks" in entry["tool_response"]["content"]
     assert entry["tool_response"]["exit_code"] == 0
     assert entry["cwd"] == str(work.resolve()) and entry["permission_mode"] == "default"
+    assert entry["session_id"]  # the recorded session's id
 
 
 async def test_a_projects_hook_runs_only_once_the_project_is_trusted(tmp_path: Path) -> None:
