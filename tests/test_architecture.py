@@ -118,3 +118,62 @@ def test_modules_stay_small() -> None:
 
 def test_the_checker_sees_a_cycle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]
+
+
+#: the one module that starts git (its neutral settings; `git_config.project_programs` guards)
+GIT_RUNNER = "agent_tui.git_run"
+_SPAWNERS = frozenset(
+    {"run", "Popen", "call", "check_call", "check_output", "getoutput", "getstatusoutput"}
+    | {"create_subprocess_exec", "create_subprocess_shell", "system", "popen", "spawn"}
+    | {"execv", "execvp", "execvpe", "execl", "execlp", "posix_spawn", "posix_spawnp"}
+)
+
+
+def git_spawns(source: str) -> list[int]:
+    """Lines where `source` starts git itself: an argv whose first word is "git" (a list or tuple,
+    wherever it is built — compared tuples aside), `which("git")`, or a shell line running git."""
+    tree = ast.parse(source)
+    compared = {
+        id(side)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Compare)
+        for side in (node.left, *node.comparators)
+    }
+    found: list[int] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.List | ast.Tuple) and id(node) not in compared:
+            first = node.elts[0] if node.elts else None
+            if isinstance(first, ast.Constant) and first.value == "git":
+                found.append(node.lineno)
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            words = [a.value for a in node.args if isinstance(a, ast.Constant)]
+            if name == "which" and "git" in words:
+                found.append(node.lineno)
+            shell_git = any(isinstance(w, str) and w.split()[:1] == ["git"] for w in words)
+            if name in _SPAWNERS and shell_git:
+                found.append(node.lineno)
+    return found
+
+
+def test_only_the_git_runner_starts_git() -> None:
+    """Git the app runs on its own goes through `agent_tui.git_run` (settings that run nothing;
+    repositories that configure a program passed by): no other module starts it."""
+    starts = {
+        name: lines
+        for name, path in modules().items()
+        if name != GIT_RUNNER and (lines := git_spawns(path.read_text("utf-8")))
+    }
+    assert starts == {}
+    assert git_spawns((ROOT / "git_run.py").read_text("utf-8"))  # the checker sees its argv
+
+
+def test_the_git_checker_sees_each_way_of_starting_git() -> None:
+    assert git_spawns('subprocess.run(["git", "-C", d, "status"])') == [1]
+    assert git_spawns('args = [\n    "git",\n    "ls-files",\n]\nPopen(args)') == [1]
+    assert git_spawns('g = shutil.which("git")') == [1]
+    assert git_spawns('os.system("git add -A")') == [1]
+    assert git_spawns("await asyncio.create_subprocess_exec(*('git', 'status'))") == [1]
+    assert git_spawns('ok = p.argv[:1] == ("git",)') == []
+    assert git_spawns('if name == "git": pass') == []

@@ -15,8 +15,6 @@ from agent_tui.agent.config import DEFAULT_SYSTEM
 from agent_tui.agent.memory import MemoryFile
 
 MAX_STATUS_LINES = 12
-#: git options that keep the app's own git from running the repository's programs
-NEUTRAL_GIT = ("-c", "core.fsmonitor=false", "-c", "core.hooksPath=/dev/null", "--no-pager")
 
 
 def start_git_summary(cwd: Path) -> Callable[[], str | None]:
@@ -24,21 +22,21 @@ def start_git_summary(cwd: Path) -> Callable[[], str | None]:
     answer. The app's boot starts it before its imports, which take longer than git does.
 
     A repository whose own configuration or hooks would make `git status` run a program (a
-    project that arrived with its `.git`) gets no summary: git isn't run there at all. The
-    settings below switch off what can be switched off for the rest."""
-    from agent_tui.permissions.git_config import find_git_dir, programs
+    project that arrived with its `.git`) gets no summary: git isn't run there at all. Git runs
+    through `git_run`, whose settings switch off what can be switched off for the rest."""
+    from agent_tui import git_run
+    from agent_tui.permissions.git_config import project_programs
 
-    git_dir = find_git_dir(cwd)
-    if git_dir is not None and programs([git_dir]):
+    if project_programs(cwd):
         return lambda: None
     try:
-        git = subprocess.Popen(
-            ["git", "-C", str(cwd), *NEUTRAL_GIT, "status", "--porcelain=v1", "--branch"],
-            stdin=subprocess.DEVNULL,
+        git = git_run.popen(
+            cwd,
+            *("status", "--porcelain=v1", "--branch"),
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
-            env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
+            env={"GIT_OPTIONAL_LOCKS": "0"},
         )
     except OSError:  # no git
         return lambda: None

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.checkpoints.attribution import OwnWrite, entry, join, without_own_writes
 from agent_tui.checkpoints.blobs import BlobStore, MemoryBlobs, read_file
-from agent_tui.checkpoints.git_tree import GitError, GitWorkTree
+from agent_tui.checkpoints.git_tree import GitError, GitWorkTree, project_programs
 from agent_tui.checkpoints.scratch import Scratch
 from agent_tui.paths import data_dir
 from agent_tui.protocol.events import (
@@ -97,8 +97,10 @@ class Checkpointer:
             if self._git is None and self.shadow:
                 from agent_tui.checkpoints.shadow import shadow_work_tree
 
+                # a repository whose config or hooks run a program: git isn't run in it
+                why = project_programs(self.cwd) or ""
                 try:
-                    self._git = shadow_work_tree(self.cwd, data_dir())
+                    self._git = shadow_work_tree(self.cwd, data_dir(), why)
                 except (GitError, OSError) as exc:
                     self.shadow_refused = str(exc)
             self._git_known = True

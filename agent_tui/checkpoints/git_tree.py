@@ -5,6 +5,11 @@ process's scratch folder under the data dir), then `git write-tree`, as `git sta
 does: the tree holds every file git does not ignore, staged or not. The trees
 are kept alive (safe from `git gc`) by a chain of commits under `refs/agent-tui/checkpoints`, a
 ref no branch, tag or `git log` without `--all` shows.
+
+Git runs through `agent_tui.git_run` (settings that run nothing), and never in a repository whose
+own configuration or hooks would run a program (a project that arrived with its `.git`): `find`
+passes such a repository by, so its snapshots go to a shadow repository (`shadow.py`), and a
+repository that starts running one mid-session gets no more snapshots.
 """
 
 from __future__ import annotations
@@ -12,10 +17,13 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from agent_tui import git_run
+from agent_tui.git_run import GitError
+from agent_tui.permissions.git_config import project_programs
 
 ANCHOR_REF = "refs/agent-tui/checkpoints"
 #: commits that anchor the snapshots need an identity, whatever the person's git config says
@@ -27,8 +35,7 @@ _IDENTITY = {
 }
 
 
-class GitError(RuntimeError):
-    pass
+__all__ = ["ANCHOR_REF", "GitError", "GitWorkTree", "TreeChange", "project_programs"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,15 +57,16 @@ class GitWorkTree:
 
     def _run(self, *args: str, **kwargs: Any) -> bytes:
         where = [] if self.git_dir is None else [f"--git-dir={self.git_dir}", "--work-tree=."]
-        return _git(self.top, *where, *args, **kwargs)
+        return git_run.run(self.top, *where, *args, **kwargs)
 
     @classmethod
     def find(cls, cwd: Path) -> GitWorkTree | None:
-        """The work tree `cwd` is in, or None (not a repository, a bare one, no git)."""
-        if shutil.which("git") is None:
+        """The work tree `cwd` is in, or None (not a repository, a bare one, no git, or one
+        whose configuration or hooks would make git run a program: `project_programs`)."""
+        if not git_run.available() or project_programs(cwd):
             return None
         try:
-            out = _git(cwd, "rev-parse", "--show-toplevel", "--git-path", "index")
+            out = git_run.run(cwd, "rev-parse", "--show-toplevel", "--git-path", "index")
         except GitError:
             return None
         lines = out.decode(errors="surrogateescape").splitlines()
@@ -72,6 +80,10 @@ class GitWorkTree:
         the first one starts as a copy of the person's)."""
         if not index.exists() and self.index.is_file():
             shutil.copyfile(self.index, index)
+        if self.git_dir is None:  # the project's own repository: is it still safe to run?
+            why = project_programs(self.top)
+            if why:
+                raise GitError(f"{why}; the app won't run git in this repository")
         env = {"GIT_INDEX_FILE": str(index)}
         self._run("add", "-A", "--", ".", env=env)
         return self._run("write-tree", env=env).decode().strip()
@@ -131,27 +143,3 @@ class GitWorkTree:
             return self._run("cat-file", "blob", blob)
         except GitError:
             return None
-
-
-def _git(
-    cwd: Path,
-    *args: str,
-    env: dict[str, str] | None = None,
-    check: bool = True,
-    stdin: bytes | None = None,
-) -> bytes:
-    full_env = {**os.environ, **(env or {}), "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
-    try:
-        done = subprocess.run(
-            ["git", *args],
-            cwd=cwd,
-            env=full_env,
-            capture_output=True,
-            input=stdin if stdin is not None else b"",
-            timeout=60,
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise GitError(f"git {args[0]}: {exc}") from None
-    if check and done.returncode != 0:
-        raise GitError(f"git {args[0]}: {done.stderr.decode(errors='replace').strip()}")
-    return done.stdout

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import subprocess
 import threading
 import time
 from contextlib import suppress
 from pathlib import Path
 
-from agent_tui.checkpoints.git_tree import GitError, GitWorkTree, _git
+from agent_tui import git_run
+from agent_tui.checkpoints.git_tree import GitError, GitWorkTree
 
 #: the biggest folder kept: files git would snapshot, and their bytes
 MAX_FILES = 20_000
@@ -47,27 +47,27 @@ def readable_work_tree(folder: Path, data_dir: Path) -> GitWorkTree | None:
     return GitWorkTree(top, git_dir / "index", git_dir) if (git_dir / "HEAD").is_file() else None
 
 
-def shadow_work_tree(folder: Path, data_dir: Path) -> GitWorkTree:
-    """The shadow repository for `folder` (made when first needed). Raises `TooBig` for a
-    folder over the bounds, GitError when git can't make one."""
-    if shutil.which("git") is None:
+def shadow_work_tree(folder: Path, data_dir: Path, why: str = "") -> GitWorkTree:
+    """The shadow repository for `folder` (made when first needed): for a folder outside git, or
+    (`why` says so) one in a repository the app won't run git in. Raises `TooBig` for a folder
+    over the bounds, GitError when git can't make one."""
+    if not git_run.available():
         raise GitError("git is not installed")
     top = folder.resolve()
     git_dir = _git_dir(top, data_dir)
     if not (git_dir / "HEAD").is_file():
         git_dir.parent.mkdir(parents=True, exist_ok=True)
-        _git(data_dir, f"--git-dir={git_dir}", "init", "-q", "--template=")
+        git_run.run(data_dir, f"--git-dir={git_dir}", "init", "-q", "--template=")
         (git_dir / "agent-tui-folder").write_bytes(os.fsencode(top))
     work = GitWorkTree(top, git_dir / "index", git_dir)
-    _check_size(work)
+    _check_size(work, why)
     return work
 
 
-def _check_size(work: GitWorkTree) -> None:
+def _check_size(work: GitWorkTree, why: str) -> None:
     """Count what a snapshot would hold (the files git does not ignore), stopping at the bound."""
     assert work.git_dir is not None
     args = [
-        "git",
         f"--git-dir={work.git_dir}",
         "--work-tree=.",
         "ls-files",
@@ -75,12 +75,9 @@ def _check_size(work: GitWorkTree) -> None:
         "--exclude-standard",
         "-z",
     ]
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"}
     files = size = 0
     try:
-        proc = subprocess.Popen(
-            args, cwd=work.top, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-        )
+        proc = git_run.popen(work.top, *args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     except OSError as exc:
         raise GitError(f"git ls-files: {exc}") from None
     assert proc.stdout is not None
@@ -111,8 +108,15 @@ def _check_size(work: GitWorkTree) -> None:
     if not too_big and time.monotonic() - started >= SCAN_SECONDS:
         too_big = f"more files than can be counted in {SCAN_SECONDS:.0f} s"
     if too_big:
+        fix = (
+            "Remove what makes the repository run a program to have them undone too."
+            if why
+            else "Run `git init` there to have them undone too."
+        )
+        where = (
+            f"is in a git repository the app won't run git in ({why})" if why else ("is not in git")
+        )
         raise TooBig(
-            f"{work.top} is not in git and holds {too_big}: too big to snapshot, so what shell "
-            "commands and MCP tools change here can't be undone (Write and Edit can). Run "
-            "`git init` there to have them undone too."
+            f"{work.top} {where} and holds {too_big}: too big to snapshot apart, so what shell "
+            f"commands and MCP tools change here can't be undone (Write and Edit can). {fix}"
         )

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import subprocess
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
+
+from agent_tui import git_run
 
 #: settings that run nothing (lower-case section and key; `*` stands for a subsection)
 _ALLOWED = re.compile(
@@ -103,6 +103,13 @@ def find_git_dir(start: Path) -> Path | None:
     return None
 
 
+def project_programs(folder: Path) -> str | None:
+    """Why git run in `folder` would run a program its repository configures (config, an
+    include, a hook), or None (no repository, or one that runs nothing)."""
+    git_dir = find_git_dir(folder)
+    return programs([git_dir]) if git_dir is not None else None
+
+
 def programs(git_dirs: Iterable[Path]) -> str | None:
     """Why git would run a program the repository configures in one of `git_dirs`, or None."""
     for git_dir in dict.fromkeys(git_dirs):
@@ -154,22 +161,18 @@ def _config_file(path: Path) -> str | None:
 
 @lru_cache(maxsize=64)
 def _read_config(path: str, mtime_ns: int, size: int) -> str | None:
-    git = shutil.which("git")
-    if git is None:
+    if not git_run.available():
         return None  # no git: nothing can run it
     try:
-        done = subprocess.run(
-            [git, "config", "--file", path, "--includes", "--list", "-z"],
-            capture_output=True,
-            stdin=subprocess.DEVNULL,
+        out = git_run.run(
+            Path("/"),
+            *("config", "--file", path, "--includes", "--list", "-z"),
+            env={"GIT_CONFIG_NOSYSTEM": "1"},
             timeout=10,
-            env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "LC_ALL": "C"},
         )
-    except (OSError, subprocess.TimeoutExpired):
+    except git_run.GitError:
         return f"{path}: git couldn't read it"
-    if done.returncode != 0:
-        return f"{path}: git couldn't read it"
-    for entry in done.stdout.decode("utf-8", "replace").split("\0"):
+    for entry in out.decode("utf-8", "replace").split("\0"):
         if not entry:
             continue
         key, _, value = entry.partition("\n")
