@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 
 STYLES = Path(__file__).parent / "styles"
 
-#: how many earlier messages a resumed session shows at first
+#: the most earlier messages a resumed session shows at first (fewer if they fill the view)
 RESUME_TAIL = 40
 
 
@@ -213,9 +213,13 @@ class AgentApp(Boot, SessionActions, SlashActions):
 
         assert self.agent is not None
         pager = HistoryPager(self.agent.messages, RESUME_TAIL, self._runs)
-        tail = pager.previous_page()
-        self.chat.header = self.chat.append(EarlierMessages(pager))  # pruning leaves it there
+        # What fills two screens of the chat, estimated from the text: painted first and alone.
+        width, height = self.chat.size
+        tail = pager.first_page(rows=2 * max(height, 24), width=max(20, width - 4))
+        row = EarlierMessages(pager)
+        self.chat.header = self.chat.append(row)  # pruning leaves it there
         self.chat.mount_all(tail)
+        self.chat.call_after_refresh(row.fill_view)
         # The decisions of the session so far, as the approvals pane showed them live.
         for decided in decisions_of(self._runs):
             self.main.approvals_log.add(decided)

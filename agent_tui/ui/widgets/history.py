@@ -109,14 +109,42 @@ class HistoryPager:
         return self.start
 
     def previous_page(self) -> list[Widget]:
+        return self._page_from(max(0, self.start - self.page))
+
+    def first_page(self, rows: int, width: int) -> list[Widget]:
+        """The newest messages that fill about `rows` lines `width` cells wide (estimated from
+        their text, never rendered to find out), at most a page: a resumed session paints what
+        is seen, not a whole page of answers above it; the rest pages in on scrolling up."""
+        start, seen = self.start, 0
+        while start > 0 and self.start - start < self.page and seen < rows:
+            start -= 1
+            seen += _estimated_rows(self.messages[start], max(1, width))
+        return self._page_from(start)
+
+    def _page_from(self, start: int) -> list[Widget]:
         end = self.start
-        start = max(0, end - self.page)
         # Tool results are drawn into their call's block: keep a page from starting with them,
         # or they would be cut off from the tool_use rendered on the page before.
         while start > 0 and _is_tool_results(self.messages[start]):
             start -= 1
         self.start = start
         return history_widgets(self.messages[start:end], self.runs, start)
+
+
+def _estimated_rows(message: dict[str, Any], width: int) -> int:
+    """About how many lines a stored message takes on screen: its text wrapped at `width` plus
+    a blank line per block; a tool's row, two."""
+    content = message.get("content")
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    rows = 0
+    for block in content or []:
+        if isinstance(block, dict) and block.get("type") == "text":
+            text = str(block.get("text", ""))
+            rows += 1 + sum(1 + len(line) // width for line in text.splitlines())
+        else:
+            rows += 2
+    return rows
 
 
 class EarlierMessages(Static):
@@ -149,6 +177,14 @@ class EarlierMessages(Static):
     def on_click(self, event: Click) -> None:
         event.stop()
         self.load_page()
+
+    def fill_view(self) -> None:
+        """Once the first page is painted: if it doesn't fill the chat (short messages, or the
+        estimate was long), load pages until it does, so there is something to scroll up to."""
+        parent = self.parent
+        if isinstance(parent, Widget) and self.pager.hidden and parent.max_scroll_y <= 0:
+            self.load_page()
+            parent.call_after_refresh(self.fill_view)
 
     def load_page(self) -> None:
         """Mount the previous page under this row, keeping the view on what was on screen."""
