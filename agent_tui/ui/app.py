@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +29,9 @@ from agent_tui.ui.turns import TurnController
 from agent_tui.ui.undo_flow import UndoFlow
 from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
+
+#: two Esc presses this close together (nothing running, nothing typed) open /rewind
+DOUBLE_ESCAPE_S = 0.8
 
 # The first frame is the chat, the prompt and the status line; everything else (event classes,
 # the tool pane, the approvals log, tool blocks) is imported once it has been painted.
@@ -108,6 +112,7 @@ class AgentApp(Boot, SessionActions, SlashActions):
         #: the permission mode as the person switches it (Shift+Tab, /mode)
         self.modes = PermissionModes(self, self)
         self.shortcuts = PromptShortcuts(self, self)
+        self._last_escape = 0.0  # when Esc was last pressed with nothing to stop (Esc Esc)
         self.notifier = load_notifier(self._write_terminal)
         #: printed by the command line after the app exits (how to come back to this session)
         self.resume_hint = ""
@@ -302,7 +307,17 @@ class AgentApp(Boot, SessionActions, SlashActions):
             self.call_later(self.replay.bar.action_escape)
             return
         prompt = self.query_one(PromptInput)
-        if not self.turns.cancel() and self.screen.focused is not prompt:
+        if self.turns.cancel():
+            self._last_escape = 0.0
+            return
+        # Esc Esc with nothing running and nothing typed opens /rewind, as in Claude Code.
+        now = time.monotonic()
+        if now - self._last_escape <= DOUBLE_ESCAPE_S and not prompt.text and self._has_prompts():
+            self._last_escape = 0.0
+            self.undo.rewind()
+            return
+        self._last_escape = now
+        if self.screen.focused is not prompt:
             prompt.focus()
 
     def action_copy_or_cancel(self) -> None:
@@ -321,6 +336,9 @@ class AgentApp(Boot, SessionActions, SlashActions):
         self.copy_to_clipboard(text)
         self.screen.clear_selection()
         self.notify(f"Copied {len(text):,} characters.")
+
+    def _has_prompts(self) -> bool:
+        return self.agent is not None and bool(self.agent.messages)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         # Over a dialog or the session browser, shift+tab and the page keys are theirs again.

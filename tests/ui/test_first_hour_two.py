@@ -194,3 +194,17 @@ async def test_a_long_paste_is_folded_in_the_prompt_and_sent_whole(tmp_path: Pat
         sent = app.agent.messages[0]["content"][0]["text"]
         assert sent == "look: " + pasted + "short one"
         assert prompt.pastes == {} and prompt.text == ""
+
+
+async def test_escape_twice_opens_rewind(tmp_path: Path) -> None:
+    from agent_tui.ui.screens.restore import RewindScreen
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        await pilot.press("escape", "escape")  # nothing said yet: nothing to rewind, no dialog
+        assert not isinstance(app.screen, RewindScreen)
+        app.on_prompt_input_submitted(PromptInput.Submitted("hello"))
+        await wait_for(pilot, lambda: app.agent.messages and not app.turns.running, timeout=30)
+        await pilot.press("escape", "escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen))

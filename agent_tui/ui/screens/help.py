@@ -18,6 +18,7 @@ APP_KEYS: tuple[tuple[str, str], ...] = (
     ("Shift+Enter, Ctrl+J", "a new line in the prompt"),
     ("Up / Down", "earlier prompts (on the first / last line of the prompt)"),
     ("Esc, Ctrl+C", "stop the running turn (tools are killed; the conversation stays valid)"),
+    ("Esc Esc", "with nothing running and nothing typed: /rewind"),
     ("Ctrl+C on a selection", "copy it (OSC 52: over ssh and tmux too); /copy [N]: the answer"),
     ("Ctrl+R, or send r", "retry after a failed stream"),
     ("PageUp / PageDown", "scroll the chat (at the top, earlier turns load)"),
