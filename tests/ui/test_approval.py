@@ -6,6 +6,7 @@ import asyncio
 from dataclasses import replace
 from typing import Any
 
+from app_helpers import wait_for
 from textual.app import App, ComposeResult
 from textual.geometry import Region
 from textual.widget import Widget
@@ -268,9 +269,7 @@ async def test_key_bar_brightens_when_armed() -> None:
     app = DialogApp(screen)
     async with app.run_test(size=SIZE) as pilot:
         assert not screen.has_class("-armed")
-        await asyncio.sleep(0.15)
-        await pilot.pause()
-        assert screen.has_class("-armed")
+        await wait_for(pilot, lambda: screen.has_class("-armed"))
 
 
 # --- what it shows -------------------------------------------------------------------------------
