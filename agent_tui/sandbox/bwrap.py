@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from agent_tui.sandbox.base import Availability, Wrapped
+from agent_tui.sandbox.git_exclude import exclude_arguments
 
 if TYPE_CHECKING:
     from agent_tui.sandbox.layout import Layout
@@ -117,7 +118,8 @@ def arguments(layout: Layout, proxy_socket: Path | None, *, userns: bool = True)
     args = (_NAMESPACES if userns else []) + _BASE
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     args += ["--bind", str(layout.tmp), "/tmp"]
-    if Path("/run").is_dir():
+    run = Path("/run").is_dir()
+    if run:
         args += ["--tmpfs", "/run"]
     if Path("/var/run").is_dir() and not Path("/var/run").is_symlink():
         args += ["--tmpfs", "/var/run"]
@@ -136,6 +138,10 @@ def arguments(layout: Layout, proxy_socket: Path | None, *, userns: bool = True)
         args += ["--bind", str(p), str(p)]
     if proxy_socket is not None:
         args += ["--ro-bind", str(proxy_socket), PROXY_SOCKET]
+    # git inside ignores the placeholders (else `git add -A` commits them: see git_exclude)
+    made = [p for p, _ in layout.placeholders]
+    where = layout.tmp.parent if run else layout.tmp
+    args += exclude_arguments(layout.cwd, made, where, os.environ, run=run)
     for name in SECRET_VARS:
         args += ["--unsetenv", name]
     args += ["--setenv", "TMPDIR", "/tmp", "--chdir", str(layout.cwd)]
