@@ -161,3 +161,18 @@ async def test_failing_and_hanging_servers_are_reported_once(tmp_path: Path) -> 
             await manager.call("gone", "x", {})
     finally:
         await manager.stop()
+
+
+async def test_a_call_timeout_names_the_server_and_the_limit(tmp_path: Path) -> None:
+    class Silent:
+        async def call_tool(self, tool: str, arguments: dict[str, Any]) -> Any:
+            await asyncio.sleep(60)
+
+    manager = McpManager([], tmp_path, tmp_path / "mcp.log", lambda t: None, lambda n, w: None)
+    manager._sessions["slow"] = Silent()
+    manager.call_timeout = 0.05
+    with pytest.raises(TimeoutError) as caught:
+        await manager.call("slow", "wait", {})
+    assert str(caught.value) == (
+        "slow did not answer within 0.05 s (AGENT_TUI_MCP_CALL_TIMEOUT sets the limit)"
+    )

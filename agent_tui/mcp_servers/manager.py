@@ -105,8 +105,14 @@ class McpManager:
             status = self.status.get(server)
             why = status.error if status and status.error else "it is not connected"
             raise RuntimeError(f"the server is not available: {why}")
-        async with asyncio.timeout(self.call_timeout):
-            return await session.call_tool(tool, arguments)
+        try:
+            async with asyncio.timeout(self.call_timeout):
+                return await session.call_tool(tool, arguments)
+        except TimeoutError:
+            raise TimeoutError(
+                f"{server} did not answer within {self.call_timeout:g} s "
+                "(AGENT_TUI_MCP_CALL_TIMEOUT sets the limit)"
+            ) from None
 
     # --- one server ---
 

@@ -241,6 +241,21 @@ class AnthropicProvider:
             ) from None
 
 
+def _first_reason(exc: BaseException) -> str:
+    """The first words in `exc`'s chain of causes; an exception without any (a stream reset
+    mid-answer) is named by its class, never said as an empty reason."""
+    chain: list[BaseException] = []
+    cause: BaseException | None = exc
+    while cause is not None and cause not in chain:
+        chain.append(cause)
+        cause = cause.__cause__ or cause.__context__
+    said = next((str(c).strip() for c in chain[1:] + chain[:1] if str(c).strip()), "")
+    if said:
+        return said
+    names = [type(c).__name__ for c in chain if type(c).__name__ != "Exception"]
+    return f"the connection broke ({names[-1] if names else 'no reason given'})"
+
+
 def _connection_error(exc: Exception, base_url: str) -> ProviderError:
     """Name where we tried to connect; when nothing listens there, one quick retry is enough."""
     cause: BaseException | None = exc
@@ -248,7 +263,7 @@ def _connection_error(exc: Exception, base_url: str) -> ProviderError:
     while cause is not None:
         refused = refused or isinstance(cause, ConnectionRefusedError) or "refused" in str(cause)
         cause = cause.__cause__ or cause.__context__
-    why = "nothing is listening there" if refused else redact(str(exc.__cause__ or exc))
+    why = "nothing is listening there" if refused else redact(_first_reason(exc))
     return ProviderError(
         f"Could not reach the API at {redact(base_url)}: {why}. Check ANTHROPIC_BASE_URL and "
         "the network.",
