@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
-from agent_tui.protocol.events import Event, ToolCallReady, ToolFinished
+from agent_tui.protocol.events import Event, Notice, StreamFailed, ToolCallReady, ToolFinished
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolRegistry
 from agent_tui.tools.subject import tool_subject
 
@@ -171,6 +171,8 @@ class SubAgents:
         label = params.description
         sub = self.build(kind, label)
         sub.listeners.append(_progress_reporter(ctx))
+        errors: list[str] = []  # why its requests failed, for a report that says so
+        sub.listeners.append(lambda e: _keep_error(e, errors))
         if self.on_start is not None:
             self.on_start(sub, label)
         result = await sub.submit(params.prompt)
@@ -181,6 +183,8 @@ class SubAgents:
         summary = f"{steps} step{'s' if steps != 1 else ''} · ${cost:.4f}"
         if result.failed or result.cancelled or not report:
             why = "was cancelled" if result.cancelled else "ended without a report"
+            if result.failed and errors and not result.cancelled:
+                why = f"failed: {errors[-1]}"
             if result.stop_reason == "max_cost":
                 why = "stopped: the spending cap was reached"
             return ToolOutput(
@@ -191,6 +195,13 @@ class SubAgents:
                 meta=meta,
             )
         return ToolOutput(report, summary=summary, usage=result.usage, meta=meta)
+
+
+def _keep_error(event: Event, errors: list[str]) -> None:
+    if isinstance(event, StreamFailed):
+        errors.append(event.error)
+    elif isinstance(event, Notice) and event.level == "error":
+        errors.append(event.text)
 
 
 def _final_text(messages: list[dict[str, Any]]) -> str:

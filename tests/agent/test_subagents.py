@@ -197,3 +197,31 @@ def test_a_sub_agent_shares_the_parents_provenance(tmp_path: Path) -> None:
     assert sub.approvals.provenance is parent.approvals.provenance
     line = sub.approvals.provenance.line("Bash", {"command": "./deploy.sh --everything"})
     assert line.startswith("this command text appeared in WebFetch https://a.example")
+
+
+class FailingSubs(ByPrompt):
+    """The parent is answered as scripted; every sub-agent request fails."""
+
+    async def stream(self, request: MessageRequest) -> AsyncIterator[dict[str, Any]]:
+        if "sub-agent of agent-tui" in str(request.system):
+            from agent_tui.providers.base import ProviderError
+
+            raise ProviderError("The API key was rejected (401).", status=401, kind="auth")
+        async for event in super().stream(request):
+            yield event
+
+
+async def test_a_sub_agent_whose_requests_failed_says_why(tmp_path: Path) -> None:
+    provider = FailingSubs(
+        parent=[
+            reply(task("toolu_t", "find the answer"), stop_reason="tool_use"),
+            reply(text("It failed.")),
+        ],
+        subs={},
+    )
+    parent = make_parent(provider, tmp_path)
+    await parent.submit("Delegate it")
+    (answer,) = [b for b in parent.messages[-2]["content"] if b["type"] == "tool_result"]
+    assert answer.get("is_error")
+    assert "ended without a report" not in str(answer["content"])
+    assert "failed: " in str(answer["content"]) and "401" in str(answer["content"])
