@@ -237,8 +237,12 @@ class BashTool(Tool):
         throttle = _Throttle(lambda text: ctx.progress(output=text), self.progress_interval_s)
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
 
+        undecodable = 0  # U+FFFD stand-ins for bytes that were not UTF-8 (binary output)
+
         def on_data(data: bytes) -> None:
+            nonlocal undecodable
             text = decoder.decode(data)
+            undecodable += text.count("\ufffd")
             collector.add(text)
             throttle.add(text)
 
@@ -323,6 +327,7 @@ class BashTool(Tool):
             else:
                 pipe.close()
             tail = decoder.decode(b"", final=True)
+            undecodable += tail.count("\ufffd")
             collector.add(tail)
             throttle.add(tail)
             throttle.flush()
@@ -346,6 +351,12 @@ class BashTool(Tool):
             notes.append(
                 "[the command exited but background processes it started still hold its output; "
                 "they were left running and their further output is not captured]"
+            )
+        if undecodable:
+            notes.append(
+                f"[{undecodable:,} byte sequence{'s were' if undecodable != 1 else ' was'} not "
+                "UTF-8 text (binary output?), each shown as \ufffd; to look at binary data use "
+                "`xxd FILE | head` or `file FILE`]"
             )
         notes.append(
             f"[exit code {exit_code}" + (f" (killed by {killed_by})" if killed_by else "") + "]"

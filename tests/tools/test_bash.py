@@ -281,3 +281,12 @@ def test_schema(tool: BashTool) -> None:
     }
     assert schema["input_schema"]["required"] == ["command"]
     assert not tool.read_only
+
+
+async def test_binary_output_is_said_to_be_binary(ctx: ToolContext) -> None:
+    tool = BashTool()
+    out = await run(tool, ctx, command=r"printf 'ok\n\x89PNG\xff\xfe\x00 end\n'")
+    assert "ok" in out.content and "\ufffd" in out.content
+    assert "not UTF-8 text (binary output?)" in out.content
+    plain = await run(tool, ctx, command="echo plain")
+    assert "UTF-8" not in plain.content
