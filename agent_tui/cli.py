@@ -285,9 +285,7 @@ def main(argv: list[str] | None = None) -> int:
 
     for_startup()  # before the UI is imported: start-up's objects live as long as the process
     from agent_tui.ui.app import AgentApp
-    from agent_tui.ui.gc_tuning import freeze_imports
 
-    freeze_imports()  # the modules just imported: never garbage, never walked again
     app = AgentApp(options, tune_collector=True)
     app.run()
     if app.resume_hint:

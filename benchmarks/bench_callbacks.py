@@ -84,16 +84,14 @@ def live_answer(answer_kb: int) -> str:
 
 async def run(earlier_kb: int, answer_kb: int, rate: float) -> LoopCPU:
     from agent_tui.providers import offline
-    from agent_tui.ui.gc_tuning import for_startup
 
-    for_startup()  # as the command line does (cli.main), before anything else is imported
     probe = LoopCPU()
     probe.install()  # before the app module is imported: start-up's collections count too
     from agent_tui.runtime import Options
-    from agent_tui.ui.app import AgentApp
-    from agent_tui.ui.gc_tuning import freeze_imports
+    from agent_tui.ui.gc_tuning import for_startup
 
-    freeze_imports()  # as the command line does
+    for_startup()  # as the command line does (cli.main)
+    from agent_tui.ui.app import AgentApp
     from agent_tui.ui.widgets.prompt import PromptInput
 
     original = offline._script

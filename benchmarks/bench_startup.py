@@ -52,8 +52,6 @@ from agent_tui.runtime import Options
 from agent_tui.ui.gc_tuning import for_startup
 for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
-from agent_tui.ui.gc_tuning import freeze_imports
-freeze_imports()  # as the command line does, once the UI is imported
 
 class Probe(AgentApp):
     def main_mounted(self):
@@ -76,8 +74,6 @@ from agent_tui.runtime import Options
 from agent_tui.ui.gc_tuning import for_startup
 for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
-from agent_tui.ui.gc_tuning import freeze_imports
-freeze_imports()  # as the command line does, once the UI is imported
 
 class Probe(AgentApp):
     def _agent_ready(self, *args):
@@ -97,8 +93,6 @@ from agent_tui.runtime import Options
 from agent_tui.ui.gc_tuning import for_startup
 for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
-from agent_tui.ui.gc_tuning import freeze_imports
-freeze_imports()  # as the command line does, once the UI is imported
 
 class Probe(AgentApp):
     def save_parsed_css(self):
@@ -119,8 +113,6 @@ from agent_tui.runtime import Options
 from agent_tui.ui.gc_tuning import for_startup
 for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
-from agent_tui.ui.gc_tuning import freeze_imports
-freeze_imports()
 
 class Probe(AgentApp):
     def _show_history(self, notice=None):
