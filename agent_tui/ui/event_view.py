@@ -128,6 +128,8 @@ class EventView:
         self.status.activity = "streaming…"
 
     def on_message_finished(self, event: MessageFinished) -> None:
+        if event.stop_reason == "tool_use":  # not "streaming…" while its calls run
+            self.status.activity = "running tools…"
         if self.window:
             from agent_tui.agent.context import context_used
 

@@ -208,3 +208,16 @@ async def test_escape_twice_opens_rewind(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: app.agent.messages and not app.turns.running, timeout=30)
         await pilot.press("escape", "escape")
         await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen))
+
+
+async def test_the_status_line_says_tools_run_not_streaming(tmp_path: Path) -> None:
+    from agent_tui.protocol.events import MessageFinished, MessageStarted
+    from agent_tui.protocol.usage import Usage
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None and app.view is not None)
+        app.view.handle(MessageStarted("msg_1", "m"))
+        assert app.status.activity == "streaming…"
+        app.view.handle(MessageFinished("tool_use", Usage(), []))
+        assert app.status.activity == "running tools…"
