@@ -28,7 +28,7 @@ class Conversation:
         #: put before its content (`messages` itself keeps the whole history)
         self.start = 0
         #: context the person added since the last prompt (`!command` and its output, as Claude
-        #: Code's <bash-input>/<bash-stdout>), sent ahead of the next prompt
+        #: Code's <bash-input>/<bash-stdout>), sent with the next prompt, after its text
         self.notes: list[str] = []
         self.summary: str | None = None
         self._head_key: tuple[int, str, int] | None = None
@@ -99,10 +99,10 @@ class Conversation:
         trailing user message (tool results of an ended turn) that makes two in a row, which
         the API combines into one turn."""
         self.begin("user")
-        for note in self.notes:  # what the person ran with `!` since the last prompt
+        self.append({"type": "text", "text": text})  # first: the session's title is its text
+        for note in self.notes:  # what the person ran with `!` (or noted) since the last prompt
             self.append({"type": "text", "text": note})
         self.notes = []
-        self.append({"type": "text", "text": text})
         for block in attachments or ():
             self.append(block)
 

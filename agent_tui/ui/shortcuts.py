@@ -1,7 +1,7 @@
 """What a prompt's first character asks for, as in Claude Code: `!command` runs the command as
 the person (they typed it: no approval, no sandbox) and shows it, its output joining the
-conversation ahead of the next prompt; `#note` appends the note to a memory file, the project's
-or the person's own, chosen in a picker."""
+conversation with the next prompt (after its text); `#note` appends the note to a memory file,
+the project's or the person's own, chosen in a picker."""
 
 from __future__ import annotations
 

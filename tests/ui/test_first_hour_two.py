@@ -146,8 +146,9 @@ async def test_bang_runs_a_command_as_the_person_and_the_model_sees_its_output(
         app.on_prompt_input_submitted(PromptInput.Submitted("hello"))
         await wait_for(pilot, lambda: app.agent.messages and not app.turns.running, timeout=30)
         texts = [b["text"] for b in app.agent.messages[0]["content"]]
-        assert texts[0].startswith("<bash-input>ls; echo oops >&2; exit 3</bash-input>")
-        assert "<bash-stdout>README.md\n</bash-stdout>" in texts[0] and texts[-1] == "hello"
+        assert texts[0] == "hello"  # the prompt first: it is the session's title
+        assert texts[1].startswith("<bash-input>ls; echo oops >&2; exit 3</bash-input>")
+        assert "<bash-stdout>README.md\n</bash-stdout>" in texts[1]
 
 
 async def test_hash_appends_a_note_to_the_chosen_memory_file(tmp_path: Path) -> None:
