@@ -222,3 +222,23 @@ async def test_the_status_line_says_tools_run_not_streaming(tmp_path: Path) -> N
         assert app.status.activity == "streaming…"
         app.view.handle(MessageFinished("tool_use", Usage(), []))
         assert app.status.activity == "running tools…"
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_toasts_leave_the_status_line_and_prompt_visible(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    from textual.widgets._toast import Toast
+
+    from agent_tui.ui.widgets.status import StatusLine
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        app.notify("A message long enough to need the toast's whole width, and then some more.")
+        await wait_for(pilot, lambda: app.screen.query(Toast))
+        await pilot.pause()
+        toast = app.screen.query_one(Toast)
+        status = app.query_one(StatusLine)
+        prompt = app.query_one(PromptInput)
+        assert toast.region.bottom <= prompt.region.y < status.region.y
