@@ -14,7 +14,6 @@ per placeholder. The person's files and the project's `.git` are not touched.
 from __future__ import annotations
 
 import os
-import subprocess
 import zlib
 from collections.abc import Mapping
 from functools import cache
@@ -49,19 +48,15 @@ def patterns(top: Path, placeholders: list[Path]) -> list[str]:
 @cache
 def _person_excludes(cwd: str) -> str:
     """What the person's own excludes file holds (its `core.excludesFile`, else git's default),
-    read once a session. `git config --get` reads configuration; it runs no program."""
-    path = ""
-    try:
-        done = subprocess.run(
-            ["git", "-C", cwd, "config", "--path", "--get", "core.excludesFile"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-            stdin=subprocess.DEVNULL,
-        )
-        path = done.stdout.strip() if done.returncode == 0 else ""
-    except (OSError, subprocess.SubprocessError):
-        pass
+    read once a session (through `git_run`: `git config --get` reads configuration and runs no
+    program)."""
+    from agent_tui import git_run
+
+    try:  # exit 1 when it isn't set
+        out = git_run.run(Path(cwd), "config", "--path", "--get", "core.excludesFile", check=False)
+    except git_run.GitError:
+        out = b""
+    path = out.decode("utf-8", "replace").strip()
     if not path:
         xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
         path = str(Path(xdg) / "git" / "ignore")
