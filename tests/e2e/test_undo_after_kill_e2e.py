@@ -139,7 +139,8 @@ def test_a_kill_during_a_snapshot_leaves_no_index_copy_behind(tmp_path: Path) ->
     # git that stops inside `add` (the index copy made, the snapshot under way) until killed
     (fake_bin / "git").write_text(
         "#!/bin/sh\n"
-        f'if [ "$1" = add ]; then echo adding > "{tmp_path}/stalled"; sleep 30; fi\n'
+        # (`add` after the runner's neutralising `-c` settings, not as the first word)
+        f'for a; do [ "$a" = add ] && {{ echo adding > "{tmp_path}/stalled"; sleep 30; }}; done\n'
         f'exec "{real_git}" "$@"\n'
     )
     (fake_bin / "git").chmod(0o755)
