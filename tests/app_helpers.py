@@ -36,7 +36,7 @@ def fixed_length_dir(tmp_path: Path, length: int = FIXED_DIR_LENGTH) -> Path:
     return folder
 
 
-async def wait_for(pilot, condition, timeout: float = 10.0) -> None:  # type: ignore[no-untyped-def]
+async def wait_for(pilot, condition, timeout: float = 30.0) -> None:  # type: ignore[no-untyped-def]
     """Let the app run until `condition()` holds (a bound on waiting, not a timing assertion)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout

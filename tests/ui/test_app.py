@@ -170,25 +170,32 @@ async def test_live_search_query_grows_on_screen(
 ) -> None:
     from agent_tui.ui.widgets.tool_pane import ToolEntry, ToolPane
 
-    # slow enough to watch the query grow, under load too
+    # Each time the entry is re-described (what the next frame draws), the first search's line
+    # is noted: sampling the screen on a timer would miss steps when the machine is busy.
+    seen: list[str] = []
+    first: list[ToolEntry] = []
+    sync = ToolEntry.sync
+
+    def noting_sync(entry: ToolEntry) -> bool:
+        resized = sync(entry)
+        lines = [line for line in entry.text.splitlines() if "searching: " in line]
+        if lines and not first:
+            first.append(entry)
+        if lines and entry is first[0]:
+            query = lines[0].split("searching: ", 1)[1].split("  ")[0]
+            if not seen or seen[-1] != query:
+                seen.append(query)
+        return resized
+
+    monkeypatch.setattr(ToolEntry, "sync", noting_sync)
     monkeypatch.setenv("AGENT_TUI_OFFLINE_DELAY", "0.5")
     app = make_app(tmp_path, allow=["WebSearch"])
-    seen: list[str] = []
     async with app.run_test(size=(140, 40)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
         await type_prompt(pilot, "search the web for textual markdown")
-
-        def watch() -> bool:
-            for entry in app.query_one(ToolPane).query(ToolEntry):
-                # The first search's line, as drawn now.
-                lines = [line for line in entry.text.splitlines() if "searching: " in line]
-                if lines:
-                    query = lines[0].split("searching: ", 1)[1].split("  ")[0]
-                    if not seen or seen[-1] != query:
-                        seen.append(query)
-            return not app.agent.running and len(app.agent.messages) >= 4
-
-        await wait_for(pilot, watch, timeout=60)
+        await wait_for(
+            pilot, lambda: not app.agent.running and len(app.agent.messages) >= 4, timeout=60
+        )
         pane_text = "\n".join(e.text for e in app.query_one(ToolPane).query(ToolEntry))
     first_search = seen
     assert len(first_search) >= 3
