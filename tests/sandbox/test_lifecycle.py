@@ -22,7 +22,7 @@ pytestmark = needs_bwrap
 
 def setup(tmp_path: Path) -> tuple[Sandbox, ToolContext, Path]:
     project = tmp_path / "p"
-    project.mkdir()
+    project.mkdir(parents=True)
     sandbox = Sandbox(
         SandboxConfig(mode="on"), project, PermissionEngine(project), data_dir=tmp_path / "d"
     )
@@ -30,18 +30,25 @@ def setup(tmp_path: Path) -> tuple[Sandbox, ToolContext, Path]:
 
 
 async def test_a_timeout_stops_everything_inside_and_says_so(tmp_path: Path) -> None:
-    sandbox, ctx, project = setup(tmp_path)
-    tool = BashTool()
-    tool.kill_grace_s = 5
-    command = "trap 'echo got-term; exit 3' TERM; sleep 100 & wait"
-    try:
-        out = await tool.run(BashInput(command=command, timeout_ms=1500), ctx)
-    finally:
-        sandbox.close()
+    # The trap has to be set before the timeout fires: on a busy machine bwrap and bash may take
+    # longer than the timeout to get there, so a run that never said "ready" is tried again with
+    # a longer one (bounded), and the checks apply to a run whose trap was in place.
+    for attempt, timeout_ms in enumerate((1500, 6000, 24000)):
+        sandbox, ctx, project = setup(tmp_path / str(attempt))
+        tool = BashTool()
+        tool.kill_grace_s = 5
+        command = "trap 'echo got-term; exit 3' TERM; echo ready; sleep 100 & wait"
+        try:
+            out = await tool.run(BashInput(command=command, timeout_ms=timeout_ms), ctx)
+        finally:
+            sandbox.close()
+        if "ready" in out.content:
+            break
     assert out.meta["timed_out"] and out.meta["sandboxed"]
+    assert "ready" in out.content, "the command never got to set its trap"
     assert "got-term" in out.content  # the command's own trap ran: SIGTERM came first
     assert list(project.iterdir()) == []  # no placeholder left behind
-    assert not list((tmp_path / "d" / "running").glob("*.json"))
+    assert not list((tmp_path / str(attempt) / "d" / "running").glob("*.json"))
 
 
 async def test_a_cancel_stops_everything_inside(tmp_path: Path) -> None:
