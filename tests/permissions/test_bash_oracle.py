@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import signal
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -96,15 +97,23 @@ class Oracle:
 
     def runs_payload(self, command: str) -> bool:
         self.marker.unlink(missing_ok=True)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            subprocess.run(
-                [BASH or "bash", "-c", command],
-                cwd=self.work,
-                env=_env(),
-                stdin=subprocess.DEVNULL,
-                capture_output=True,
-                timeout=10,
-            )
+        # A group of its own, killed whole at the timeout: a generated command that waits for
+        # ever (`flock lk1 flock lk1 …` waits for its own lock) must not outlive the test.
+        proc = subprocess.Popen(
+            [BASH or "bash", "-c", command],
+            cwd=self.work,
+            env=_env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
         return self.marker.exists()
 
 
