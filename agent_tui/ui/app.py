@@ -236,6 +236,7 @@ class AgentApp(Boot, SessionActions, SlashActions):
     def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         """Enter in the prompt box: "r" retries a failed turn, a `/command` runs, anything else
         is a prompt for the turn controller (sent now, or queued behind the running turn)."""
+        self._last_escape = 0.0  # an Esc before this prompt and one after it are not Esc Esc
         text = message.text
         if text.strip() == "r" and self.turns.can_retry():
             self.turns.retry()
@@ -300,6 +301,7 @@ class AgentApp(Boot, SessionActions, SlashActions):
         self.undo.permissions()
 
     def action_retry(self) -> None:
+        self._last_escape = 0.0
         self.turns.retry()
 
     def action_cancel(self) -> None:

@@ -211,6 +211,27 @@ async def test_escape_twice_opens_rewind(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen))
 
 
+async def test_an_escape_before_a_prompt_and_one_after_it_are_not_escape_escape(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_tui.ui import app as app_module
+    from agent_tui.ui.screens.restore import RewindScreen
+
+    # a window wide enough for any turn: only the prompt in between may tell the two apart
+    monkeypatch.setattr(app_module, "DOUBLE_ESCAPE_S", 600.0)
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        await pilot.press("escape")
+        app.on_prompt_input_submitted(PromptInput.Submitted("hello"))
+        await wait_for(pilot, lambda: app.agent.messages and not app.turns.running, timeout=30)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, RewindScreen)
+        await pilot.press("escape")
+        await wait_for(pilot, lambda: isinstance(app.screen, RewindScreen))
+
+
 async def test_the_status_line_says_tools_run_not_streaming(tmp_path: Path) -> None:
     from agent_tui.protocol.events import MessageFinished, MessageStarted
     from agent_tui.protocol.usage import Usage
