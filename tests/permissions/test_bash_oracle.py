@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -391,6 +392,9 @@ WRAPPER_LAYERS = [
 def wrapped(draw: st.DrawFn, payload: str) -> str:
     """Class 1: wrappers whose option values hide which word is the command."""
     layers = draw(st.lists(st.sampled_from(WRAPPER_LAYERS), min_size=1, max_size=3))
+    # Each layer's flock takes a lock file of its own: `flock lk1 flock lk1 …` would wait for its
+    # own lock until the oracle's timeout (10 s a time) and never run the payload at all.
+    layers = [re.sub(r"\blk(\d)\b", rf"lk\g<1>-{i}", layer) for i, layer in enumerate(layers)]
     shell = draw(st.sampled_from(["sh -c", "bash -c", "flock lk3 -c"]))
     return " ".join(layers) + f" {shell} '{payload}'"
 
