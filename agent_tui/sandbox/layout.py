@@ -148,6 +148,7 @@ def plan_layout(
         if p.exists():
             read_only.append(p.resolve())
     read_only, placeholders = _through_links(read_only, placeholders, writable)
+    roots += _own_install(writable + roots)
     hidden: list[Path] = []
     candidates = [home / s for s in SECRETS] + [Path(d) for d in app_dirs]
     candidates += [_abs(raw, cwd, home) for raw in deny_read]
@@ -183,6 +184,18 @@ def plan_layout(
         notes=tuple(notes),
         read_only_roots=tuple(roots),
     )
+
+
+def _own_install(visible: list[Path]) -> list[Path]:
+    """The app's own Python and code, read-only, where the private /tmp or the empty /run would
+    hide them (a virtual environment or a checkout under /tmp): the bridge falls back to this
+    interpreter where there is no perl, and a project's MCP server may be started with it."""
+    import sys
+
+    import agent_tui
+
+    places = (sys.prefix, sys.base_prefix, Path(agent_tui.__file__).resolve().parents[1])
+    return [p for p in dict.fromkeys(Path(x).resolve() for x in places) if _unseen(p, visible)]
 
 
 def _abs(raw: str, cwd: Path, home: Path) -> Path:

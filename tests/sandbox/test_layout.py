@@ -127,3 +127,20 @@ def test_bare_repositories_and_case_variants_are_protected_too(tmp_path: Path) -
         assert repo / "config" in layout.read_only and repo / "hooks" in layout.read_only
         assert repo / "objects" not in layout.read_only  # pushes to it still work
     assert tmp_path / "sub" / ".ENVRC" in layout.read_only
+
+
+def test_the_apps_own_python_under_tmp_stays_visible(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A virtual environment (or a checkout) under /tmp would be hidden by the private /tmp: the
+    bridge's fallback interpreter and an MCP server started with it must still be there."""
+    venv = Path(tempfile.mkdtemp(dir="/tmp"))
+    try:
+        monkeypatch.setattr("sys.prefix", str(venv))
+        project = Path(tempfile.mkdtemp(dir="/var/tmp"))
+        layout = plan_layout(project, tmp_path / "t", home=Path("/nonexistent-home"))
+        assert venv.resolve() in layout.read_only_roots
+        assert project not in layout.read_only_roots  # the project stays writable
+        shutil.rmtree(project)
+    finally:
+        shutil.rmtree(venv, ignore_errors=True)
