@@ -21,7 +21,7 @@ from agent_tui.protocol.events import (
     Usage,
 )
 from agent_tui.ui.tool_activity import RESULT_HEAD_LINES, RESULT_TAIL_LINES, SEARCH_ERROR_TEXT
-from agent_tui.ui.widgets.tool_blocks import SearchBlock, ToolBlock, ToolCallBlock, tool_block_for
+from agent_tui.ui.widgets.tool_blocks import SearchBlock, ToolBlock, tool_block_for
 
 SIZE = (100, 30)
 BLOCKS_TCSS = Path(agent_tui.__file__).parent / "ui" / "styles" / "tool_blocks.tcss"
@@ -191,7 +191,7 @@ async def test_search_block_failed_tool() -> None:
 
 async def test_tool_call_block_header_and_capped_output() -> None:
     n = 1_000
-    block = ToolCallBlock("toolu_b", "Bash")
+    block = ToolBlock("toolu_b", "Bash")
     app = BlocksApp(block)
     async with app.run_test(size=SIZE) as pilot:
         feed(block, bash_events(n_lines=n))
@@ -209,7 +209,7 @@ async def test_tool_call_block_header_and_capped_output() -> None:
 
 
 async def test_tool_call_block_while_running_shows_the_live_tail() -> None:
-    block = ToolCallBlock("toolu_b", "Bash", expanded=True)
+    block = ToolBlock("toolu_b", "Bash", expanded=True)
     app = BlocksApp(block)
     async with app.run_test(size=SIZE) as pilot:
         block.handle(ToolCallReady(2, "toolu_b", "Bash", {"command": "make"}))
@@ -251,7 +251,7 @@ async def test_events_before_mount_and_of_other_calls() -> None:
         assert "not mine" not in block.body_text
 
 
-@pytest.mark.parametrize(("name", "cls"), [("WebSearch", SearchBlock), ("Bash", ToolCallBlock)])
+@pytest.mark.parametrize(("name", "cls"), [("WebSearch", SearchBlock), ("Bash", ToolBlock)])
 def test_tool_block_for_picks_the_block(name: str, cls: type[ToolBlock]) -> None:
     assert type(tool_block_for("toolu_1", name)) is cls
 
@@ -259,7 +259,7 @@ def test_tool_block_for_picks_the_block(name: str, cls: type[ToolBlock]) -> None
 def test_snapshot_expanded_search_block(snap_compare) -> None:  # type: ignore[no-untyped-def]
     search = SearchBlock("toolu_s", "WebSearch", expanded=True)
     collapsed = SearchBlock("toolu_s2", "WebSearch")
-    bash = ToolCallBlock("toolu_b", "Bash")
+    bash = ToolBlock("toolu_b", "Bash")
     feed(search, search_events("toolu_s"))
     feed(collapsed, search_events("toolu_s2"))
     feed(bash, bash_events())

@@ -1,7 +1,7 @@
 """Tool calls as they appear in the chat: compact, collapsed blocks the person can expand.
 
 `SearchBlock` (WebSearch) collapses to `Did N searches in X.Ys · N results`; expanded, it lists
-each query with its results' titles and links. `ToolCallBlock` (everything else) shows the tool,
+each query with its results' titles and links. `ToolBlock` itself (every other tool) shows the tool,
 its subject (command / path / url) and the result summary; expanded, the output, capped to its
 first and last lines. Both take the tool call's events through `handle(event)`, before or after
 mounting; `tool_block_for(tool_use_id, name)` picks the right one.
@@ -38,7 +38,7 @@ from agent_tui.ui.widgets.tool_rows import (
     summary_style,
 )
 
-__all__ = ["SearchBlock", "ToolBlock", "ToolCallBlock", "tool_block_for"]
+__all__ = ["SearchBlock", "ToolBlock", "tool_block_for"]
 
 _EXPANDED, _COLLAPSED = "▼", "▶"
 _SAFE_LINK_SCHEMES = ("https://", "http://")
@@ -106,11 +106,37 @@ class ToolBlock(Widget, can_focus=True):
             event.stop()
             self.toggle()
 
+    # Any tool's block: `✓ Bash  git status  exit 0 · 3 lines · 0.2s`; expanded, the output.
+    # (`SearchBlock` draws WebSearch's own.)
+
     def header_content(self) -> Content:
-        raise NotImplementedError
+        activity = self.activity
+        row = self._chevron() + header_row(activity, phase_icon(activity, None))
+        if activity.finished and activity.summary:
+            row += [("  ", ""), (activity.summary, summary_style(activity))]
+        elif activity.status:
+            style = ".tool--warning" if activity.status_is_warning else ".tool--dim"
+            row += [("  ", ""), (activity.status, style)]
+        return row_content(row)
 
     def body_content(self) -> Content:
-        raise NotImplementedError
+        activity = self.activity
+        lines: list[Content] = []
+        if activity.status and activity.finished:
+            lines.append(Content.styled(activity.status, ".tool--dim"))
+        if activity.result_lines:
+            head, tail = activity.result_head, activity.result_tail
+            omitted = activity.result_lines - len(head) - len(tail)
+        else:  # still running, or no result text: what the live output left behind
+            head, tail, omitted = [], activity.output_tail(), activity.hidden_lines
+        lines += [Content.styled(line, ".tool--output") for line in head]
+        if omitted > 0:
+            noun = "line" if omitted == 1 else "lines"
+            lines.append(Content.styled(f"… {omitted:,} {noun} not shown …", ".tool--dim"))
+        lines += [Content.styled(line, ".tool--output") for line in tail]
+        if not lines:
+            lines.append(Content.styled("(no output)", ".tool--dim"))
+        return Content("\n").join(lines)
 
     def compose(self) -> ComposeResult:
         yield self._header
@@ -177,39 +203,6 @@ class SearchBlock(ToolBlock):
         return lines
 
 
-class ToolCallBlock(ToolBlock):
-    """Any other tool: `✓ Bash  git status  exit 0 · 3 lines · 0.2s`; expanded, the output."""
-
-    def header_content(self) -> Content:
-        activity = self.activity
-        row = self._chevron() + header_row(activity, phase_icon(activity, None))
-        if activity.finished and activity.summary:
-            row += [("  ", ""), (activity.summary, summary_style(activity))]
-        elif activity.status:
-            style = ".tool--warning" if activity.status_is_warning else ".tool--dim"
-            row += [("  ", ""), (activity.status, style)]
-        return row_content(row)
-
-    def body_content(self) -> Content:
-        activity = self.activity
-        lines: list[Content] = []
-        if activity.status and activity.finished:
-            lines.append(Content.styled(activity.status, ".tool--dim"))
-        if activity.result_lines:
-            head, tail = activity.result_head, activity.result_tail
-            omitted = activity.result_lines - len(head) - len(tail)
-        else:  # still running, or no result text: what the live output left behind
-            head, tail, omitted = [], activity.output_tail(), activity.hidden_lines
-        lines += [Content.styled(line, ".tool--output") for line in head]
-        if omitted > 0:
-            noun = "line" if omitted == 1 else "lines"
-            lines.append(Content.styled(f"… {omitted:,} {noun} not shown …", ".tool--dim"))
-        lines += [Content.styled(line, ".tool--output") for line in tail]
-        if not lines:
-            lines.append(Content.styled("(no output)", ".tool--dim"))
-        return Content("\n").join(lines)
-
-
 def tool_block_for(
     tool_use_id: str,
     name: str,
@@ -217,6 +210,6 @@ def tool_block_for(
     expanded: bool = False,
     clock: Callable[[], float] = time.monotonic,
 ) -> ToolBlock:
-    """The chat block for a tool call: a `SearchBlock` for WebSearch, else a `ToolCallBlock`."""
-    cls = SearchBlock if name in SEARCH_TOOL_NAMES else ToolCallBlock
+    """The chat block for a tool call: a `SearchBlock` for WebSearch, else a `ToolBlock`."""
+    cls = SearchBlock if name in SEARCH_TOOL_NAMES else ToolBlock
     return cls(tool_use_id, name, expanded=expanded, clock=clock)
