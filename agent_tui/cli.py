@@ -281,7 +281,7 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         except KeyboardInterrupt:
             return 130
-    from agent_tui.ui.gc_tuning import for_startup
+    from agent_tui.ui.startup.gc_tuning import for_startup
 
     for_startup()  # before the UI is imported: start-up's objects live as long as the process
     from agent_tui.ui.app import AgentApp

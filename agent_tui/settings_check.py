@@ -57,12 +57,13 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "skip_web_fetch_preflight": Setting("true or false", lambda v: isinstance(v, bool)),
     },
     "ui": {
-        # the bell / desktop notification at a dialog or a long turn's end: ui/notifier.py
+        # the bell / desktop notification at a dialog or a long turn's end:
+        # ui/controllers/notifier.py
         "notify": Setting("true or false", lambda v: isinstance(v, bool)),
         "notify_after_s": Setting(
             "a number of seconds, 0 or more", lambda v: _number(v) and v >= 0
         ),
-        # the rubber-stamp guard of the approval dialog: ui/stamp_guard.py
+        # the rubber-stamp guard of the approval dialog: ui/controllers/stamp_guard.py
         "approval_pause": Setting("true or false", lambda v: isinstance(v, bool)),
         "approval_fast_s": Setting(
             "a number of seconds, 0 or more", lambda v: _number(v) and v >= 0

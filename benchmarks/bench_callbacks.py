@@ -88,7 +88,7 @@ async def run(earlier_kb: int, answer_kb: int, rate: float) -> LoopCPU:
     probe = LoopCPU()
     probe.install()  # before the app module is imported: start-up's collections count too
     from agent_tui.runtime import Options
-    from agent_tui.ui.gc_tuning import for_startup
+    from agent_tui.ui.startup.gc_tuning import for_startup
 
     for_startup()  # as the command line does (cli.main)
     from agent_tui.ui.app import AgentApp

@@ -39,7 +39,7 @@ class GcPauses:
         gc.callbacks.append(self._callback)
 
     def _callback(self, phase: str, info: dict[str, Any]) -> None:
-        from agent_tui.ui.gc_tuning import idle_collector
+        from agent_tui.ui.startup.gc_tuning import idle_collector
 
         if phase == "start":
             self._start = time.perf_counter()
@@ -75,7 +75,7 @@ def survivors() -> dict[str, int]:
 
 async def run(turns: int, answer_chars: int, max_messages: int = 0) -> None:
     from agent_tui.runtime import Options
-    from agent_tui.ui.gc_tuning import for_startup
+    from agent_tui.ui.startup.gc_tuning import for_startup
 
     for_startup()  # as the command line does (cli.main)
     from agent_tui.ui.app import AgentApp
@@ -86,7 +86,7 @@ async def run(turns: int, answer_chars: int, max_messages: int = 0) -> None:
         pauses = GcPauses()  # from the start: start-up's collections are reported on their own
         async with app.run_test(size=(120, 40)) as pilot:
             await app_ready(app)
-            from agent_tui.ui.gc_tuning import STARTUP_THRESHOLD
+            from agent_tui.ui.startup.gc_tuning import STARTUP_THRESHOLD
 
             while gc.get_threshold()[0] == STARTUP_THRESHOLD:  # until the app tunes the collector
                 await asyncio.sleep(0.01)

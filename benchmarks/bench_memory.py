@@ -26,7 +26,7 @@ from _common import machine, make_answer
 CHILD = """
 import asyncio, gc, json, sys, time
 from agent_tui.runtime import Options
-from agent_tui.ui.gc_tuning import for_startup
+from agent_tui.ui.startup.gc_tuning import for_startup
 for_startup()  # as the command line does (cli.main)
 from agent_tui.ui.app import AgentApp
 

@@ -52,7 +52,7 @@ def code_fence(chars: int) -> str:
 
 async def run(earlier_kb: int, answer_kb: int, rate: float, fence: bool = False) -> None:
     from agent_tui.runtime import Options
-    from agent_tui.ui.gc_tuning import for_startup
+    from agent_tui.ui.startup.gc_tuning import for_startup
 
     for_startup()  # as the command line does (cli.main)
     from agent_tui.ui.app import AgentApp

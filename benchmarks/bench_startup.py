@@ -49,7 +49,7 @@ AGENT = (
     FIRST_FRAME
     + """
 from agent_tui.runtime import Options
-from agent_tui.ui.gc_tuning import for_startup
+from agent_tui.ui.startup.gc_tuning import for_startup
 for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
 
@@ -71,7 +71,7 @@ INTERACTIVE = (
     FIRST_FRAME
     + """
 from agent_tui.runtime import Options
-from agent_tui.ui.gc_tuning import for_startup
+from agent_tui.ui.startup.gc_tuning import for_startup
 for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
 
@@ -90,7 +90,7 @@ Probe(Options(offline=True), tune_collector=True).run(headless=True)
 SETTLED = """
 import os
 from agent_tui.runtime import Options
-from agent_tui.ui.gc_tuning import for_startup
+from agent_tui.ui.startup.gc_tuning import for_startup
 for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
 
@@ -110,7 +110,7 @@ RESUMED = (
     + """
 import sys
 from agent_tui.runtime import Options
-from agent_tui.ui.gc_tuning import for_startup
+from agent_tui.ui.startup.gc_tuning import for_startup
 for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
 

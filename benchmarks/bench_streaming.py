@@ -51,7 +51,7 @@ class Result:
 async def stream_once(kb: int) -> Result:
     from agent_tui.protocol.events import TextDelta
     from agent_tui.runtime import Options
-    from agent_tui.ui.gc_tuning import for_startup
+    from agent_tui.ui.startup.gc_tuning import for_startup
 
     for_startup()  # as the command line does (cli.main)
     from agent_tui.ui.app import AgentApp

@@ -16,17 +16,17 @@ from typing import TYPE_CHECKING, Any
 from textual.binding import Binding
 
 from agent_tui.runtime import Options, offline_reason
-from agent_tui.ui import css_cache
-from agent_tui.ui.boot import Boot
-from agent_tui.ui.gc_tuning import idle_collector
-from agent_tui.ui.modes import PermissionModes
-from agent_tui.ui.notifier import load_notifier
+from agent_tui.ui.controllers.modes import PermissionModes
+from agent_tui.ui.controllers.notifier import load_notifier
+from agent_tui.ui.controllers.session_actions import SessionActions, decisions_of
+from agent_tui.ui.controllers.shortcuts import PromptShortcuts
+from agent_tui.ui.controllers.slash_actions import SlashActions
+from agent_tui.ui.controllers.turns import TurnController
+from agent_tui.ui.controllers.undo_flow import UndoFlow
 from agent_tui.ui.screens.main import MainScreen
-from agent_tui.ui.session_actions import SessionActions, decisions_of
-from agent_tui.ui.shortcuts import PromptShortcuts
-from agent_tui.ui.slash_actions import SlashActions
-from agent_tui.ui.turns import TurnController
-from agent_tui.ui.undo_flow import UndoFlow
+from agent_tui.ui.startup import css_cache
+from agent_tui.ui.startup.boot import Boot
+from agent_tui.ui.startup.gc_tuning import idle_collector
 from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
@@ -43,10 +43,10 @@ if TYPE_CHECKING:
     from agent_tui.protocol.events import Event
     from agent_tui.sessions.recorder import Recorder
     from agent_tui.sessions.store import SessionStore
-    from agent_tui.ui.approval_queue import ApprovalQueue
-    from agent_tui.ui.event_view import EventView
-    from agent_tui.ui.replay import Replay
+    from agent_tui.ui.controllers.approval_queue import ApprovalQueue
+    from agent_tui.ui.controllers.replay import Replay
     from agent_tui.ui.screens.sessions import BrowserChoice
+    from agent_tui.ui.views.event_view import EventView
 
 STYLES = Path(__file__).parent / "styles"
 

@@ -12,7 +12,7 @@ from agent_tui.ui.screens.main import MainScreen
 
 if TYPE_CHECKING:
     from agent_tui.agent.loop import Agent
-    from agent_tui.ui.event_view import EventView
+    from agent_tui.ui.views.event_view import EventView
     from agent_tui.ui.widgets.chat import ChatView
     from agent_tui.ui.widgets.status import StatusLine
 

@@ -211,7 +211,7 @@ def test_harmless_global_flags_still_match_allow_rules(tmp_path: Path) -> None:
         ".husky/pre-commit",
         "sub/.git/config",
         ".bashrc",
-        "cache/parsed-css.pickle",  # loaded (unpickled) at every start: see ui/css_cache.py
+        "cache/parsed-css.pickle",  # loaded (unpickled) at every start: see ui/startup/css_cache.py
     ],
 )
 def test_protected_paths_ask_in_every_mode_but_yolo(tmp_path: Path, path: str) -> None:
@@ -227,7 +227,7 @@ def test_protected_paths_ask_in_every_mode_but_yolo(tmp_path: Path, path: str) -
 
 def test_the_stylesheet_cache_the_app_loads_is_protected() -> None:
     from agent_tui.permissions.protected import protected_reason
-    from agent_tui.ui import css_cache
+    from agent_tui.ui.startup import css_cache
 
     assert protected_reason(Path.home() / ".cache" / "agent-tui" / css_cache.FILE_NAME)
 

@@ -13,7 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest, Decision
-from agent_tui.ui.approval_queue import ApprovalQueue
+from agent_tui.ui.controllers.approval_queue import ApprovalQueue
 from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.widgets.diff_view import MAX_DIFF_LINES as MAX_PREVIEW_LINES
 

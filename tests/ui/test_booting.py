@@ -7,7 +7,7 @@ from pathlib import Path
 
 from agent_tui.paths import data_dir
 from agent_tui.runtime import Options
-from agent_tui.ui.booting import boot_agent
+from agent_tui.ui.startup.booting import boot_agent
 
 
 def never_asked(question: str) -> bool:

@@ -1,4 +1,5 @@
-"""The parsed-stylesheet cache (`ui/css_cache.py`): a start after the first parses no CSS it kept,
+"""The parsed-stylesheet cache (`ui/startup/css_cache.py`): a start after the first parses no CSS it
+kept,
 draws the same screen, and ignores a cache that doesn't fit."""
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ import textual.css.stylesheet
 from textual.app import App
 from textual.css.stylesheet import Stylesheet, StylesheetParseError
 
-from agent_tui.ui import css_cache
+from agent_tui.ui.startup import css_cache
 
-STYLES = Path(css_cache.__file__).parent / "styles"
+STYLES = Path(css_cache.__file__).parent.parent / "styles"
 SHEETS = ("app.tcss", "tool_pane.tcss", "approval.tcss")
 
 

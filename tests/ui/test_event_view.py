@@ -7,8 +7,8 @@ import inspect
 import typing
 
 from agent_tui.protocol.events import EVENT_TYPES
-from agent_tui.ui import event_view
-from agent_tui.ui.event_view import IGNORED, ROUTED_TO_BLOCKS, EventView
+from agent_tui.ui.views import event_view
+from agent_tui.ui.views.event_view import IGNORED, ROUTED_TO_BLOCKS, EventView
 
 HANDLED = {name[3:] for name in vars(EventView) if name.startswith("on_")}
 

@@ -129,7 +129,7 @@ async def test_slash_copy_copies_the_last_answer_and_a_code_block(tmp_path: Path
 async def test_bang_runs_a_command_as_the_person_and_the_model_sees_its_output(
     tmp_path: Path,
 ) -> None:
-    from agent_tui.ui.shortcuts import CommandOutput
+    from agent_tui.ui.controllers.shortcuts import CommandOutput
 
     app = make_app(tmp_path)
     async with app.run_test(size=(110, 36)) as pilot:

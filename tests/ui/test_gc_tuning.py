@@ -12,8 +12,8 @@ from textual.app import App, ComposeResult
 from textual.strip import Strip
 from textual.widgets import Static
 
-from agent_tui.ui import gc_tuning
 from agent_tui.ui.patches import compositor_arrange, strip_lazy_caches, strip_self_cache
+from agent_tui.ui.startup import gc_tuning
 
 
 def refers_back(obj: object, depth: int = 4) -> bool:
@@ -132,7 +132,7 @@ def test_the_entry_point_quiets_the_collector_until_tuning_frees_what_start_up_l
     code = (
         "import gc, weakref; default = gc.get_threshold()[0]; import agent_tui.ui.app\n"
         "untouched = gc.get_threshold()[0] == default\n"  # importing the UI changes nothing
-        "from agent_tui.ui.gc_tuning import for_startup, tune_gc; for_startup()\n"
+        "from agent_tui.ui.startup.gc_tuning import for_startup, tune_gc; for_startup()\n"
         "before = gc.get_threshold()[0]\n"
         "class Node: pass\n"
         "cycle = Node(); cycle.me = cycle; left = weakref.ref(cycle); del cycle\n"

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from app_helpers import make_app, wait_for
 
-from agent_tui.ui.notifier import Notifier, notification_style
+from agent_tui.ui.controllers.notifier import Notifier, notification_style
 from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.widgets.prompt import PromptInput
 

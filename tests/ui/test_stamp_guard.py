@@ -11,9 +11,9 @@ from textual.content import Content
 from textual.widgets import Static
 
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest, Decision
-from agent_tui.ui.approval_queue import ApprovalQueue
+from agent_tui.ui.controllers.approval_queue import ApprovalQueue
+from agent_tui.ui.controllers.stamp_guard import GuardSettings, StampGuard, differences
 from agent_tui.ui.screens.approval import ApprovalScreen
-from agent_tui.ui.stamp_guard import GuardSettings, StampGuard, differences
 
 from .test_approval import SIZE, FakeClock, QueueApp, bash_request, rendered
 
@@ -153,7 +153,7 @@ def test_differences() -> None:
 
 def test_read_from_the_users_settings_file(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     from agent_tui.paths import config_dir
-    from agent_tui.ui.stamp_guard import load_settings
+    from agent_tui.ui.controllers.stamp_guard import load_settings
 
     monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path))
     assert load_settings() == GuardSettings()

@@ -20,7 +20,7 @@ from agent_tui.protocol.events import (
     TurnFinished,
     Usage,
 )
-from agent_tui.ui.tool_activity import RESULT_HEAD_LINES, RESULT_TAIL_LINES, SEARCH_ERROR_TEXT
+from agent_tui.ui.views.tool_activity import RESULT_HEAD_LINES, RESULT_TAIL_LINES, SEARCH_ERROR_TEXT
 from agent_tui.ui.widgets.tool_blocks import SearchBlock, ToolBlock, tool_block_for
 
 SIZE = (100, 30)

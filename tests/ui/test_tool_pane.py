@@ -24,7 +24,7 @@ from agent_tui.protocol.events import (
     TurnStarted,
     Usage,
 )
-from agent_tui.ui.tool_activity import (
+from agent_tui.ui.views.tool_activity import (
     MAX_LINE_CHARS,
     MAX_RAW_PARTIAL,
     SEARCH_ERROR_TEXT,

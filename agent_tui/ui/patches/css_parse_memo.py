@@ -1,7 +1,8 @@
 """Parsed stylesheets kept for the next start, through `Stylesheet._parse_cache` (Textual 8.2.8).
 
 Textual memoises the rules parsed from each source per process in the stylesheet's private
-`_parse_cache` (consulted by `Stylesheet._parse_rules`). `ui/css_cache.py` fills that memo from
+`_parse_cache` (consulted by `Stylesheet._parse_rules`). `ui/startup/css_cache.py` fills that memo
+from
 the last run's file before anything is styled, and saves it after the first frame (~15 ms of a
 ~300 ms first frame, see BENCHMARKS.md, start-up). This module is the one place that touches the
 memo: `memo(stylesheet)` gives it while `_parse_rules` is the one this was written for.

@@ -1,7 +1,8 @@
 """The approval dialog: one keystroke to allow, always allow, or deny a tool call.
 
 `ApprovalScreen` shows one `ApprovalRequest` and dismisses with an `ApprovalAnswer`; the queue
-that shows them one at a time is `ui/approval_queue.py`. An "always" answer carries the rules the
+that shows them one at a time is `ui/controllers/approval_queue.py`. An "always" answer carries
+the rules the
 person agreed to in `saved_rules` (the request's `decision.suggestions`); the caller writes them
 to the file the request names (`save_to`, the permission engine's local settings).
 """
@@ -24,7 +25,7 @@ from textual.widgets import Input, Static
 
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
 from agent_tui.text import visible
-from agent_tui.ui.stamp_guard import Pause
+from agent_tui.ui.controllers.stamp_guard import Pause
 from agent_tui.ui.widgets import approval_parts as parts
 from agent_tui.ui.widgets import review_lines
 from agent_tui.ui.widgets.approval_parts import DEFAULT_GUARD_S, plain, warm_up_dialog  # noqa: F401
@@ -82,7 +83,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         self._shown_at: float | None = None
         #: the rubber-stamp guard's pause (`stamp_guard.py`): keys wait until `_paused_until`
         self.pause = pause
-        #: the rule simulator, run in a thread for the "always" rules (`ui/rule_preview.py`)
+        #: the rule simulator, run in a thread for the "always" rules (`ui/views/rule_preview.py`)
         self._simulate = simulate
         self._paused_until: float | None = None
         self._first_shown: float | None = None

@@ -18,7 +18,7 @@ from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.status import StatusLine
 
 if TYPE_CHECKING:
-    from agent_tui.ui.event_view import EventView
+    from agent_tui.ui.views.event_view import EventView
     from agent_tui.ui.widgets.approvals_log import ApprovalsLog
     from agent_tui.ui.widgets.tool_pane import ToolPane
 
@@ -115,7 +115,7 @@ class MainScreen(Screen[None]):
     ) -> EventView:
         """An `EventView` on this screen's chat, panes and status line (a replay makes its own,
         so its totals stay apart from the live session's)."""
-        from agent_tui.ui.event_view import EventView
+        from agent_tui.ui.views.event_view import EventView
 
         return EventView(
             self.chat,

@@ -54,7 +54,7 @@ class PermissionsScreen(ModalScreen[str | None]):
         own_write: Callable[[], AbstractContextManager[None]] = nullcontext,
     ) -> None:
         super().__init__()
-        #: the rule simulator (`ui/rule_preview.py`), run in a thread for a rule typed in
+        #: the rule simulator (`ui/views/rule_preview.py`), run in a thread for a rule typed in
         self._preview = preview
         self.engine = engine
         #: wraps the settings write a deletion makes (an app's write, never a running call's)

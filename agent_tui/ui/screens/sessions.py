@@ -32,7 +32,7 @@ from agent_tui.sessions.session_lock import SessionInUse, holding
 from agent_tui.sessions.store import SessionStore
 from agent_tui.text import one_line
 from agent_tui.ui.screens.confirm import AskTextScreen, ConfirmScreen
-from agent_tui.ui.session_rows import (
+from agent_tui.ui.views.session_rows import (
     MARK_CLOSE,
     MARK_OPEN,
     PREVIEW_MESSAGES,

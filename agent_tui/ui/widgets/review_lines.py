@@ -9,7 +9,7 @@ from collections.abc import Callable
 from textual.content import Content
 
 from agent_tui.text import visible
-from agent_tui.ui.stamp_guard import Pause
+from agent_tui.ui.controllers.stamp_guard import Pause
 
 
 def pause_content(pause: Pause, left: float | None) -> Content:

@@ -27,7 +27,7 @@ from agent_tui.protocol.events import (
     Event,
     TurnFinished,
 )
-from agent_tui.ui.tool_activity import SEARCH_TOOL_NAMES, Phase, SearchRecord, ToolActivity
+from agent_tui.ui.views.tool_activity import SEARCH_TOOL_NAMES, Phase, SearchRecord, ToolActivity
 from agent_tui.ui.widgets.tool_rows import (
     TOOL_COMPONENT_CLASSES,
     Row,

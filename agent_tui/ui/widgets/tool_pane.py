@@ -2,7 +2,7 @@
 
 Feed it every domain event with `ToolPane.handle(event)`; it ignores the ones it has no use for.
 The last turn stays visible until the next `TurnStarted` clears it. State lives in
-`ToolActivities` (`ui/tool_activity.py`, no Textual), so the pane keeps up with events while
+`ToolActivities` (`ui/views/tool_activity.py`, no Textual), so the pane keeps up with events while
 hidden; rows are drawn by `tool_rows.py`.
 """
 
@@ -20,7 +20,7 @@ from textual.timer import Timer
 from textual.widget import Widget
 
 from agent_tui.protocol.events import Event, ToolCallReady, TurnStarted
-from agent_tui.ui.tool_activity import MAX_ENTRIES, Phase, ToolActivities, ToolActivity
+from agent_tui.ui.views.tool_activity import MAX_ENTRIES, Phase, ToolActivities, ToolActivity
 from agent_tui.ui.widgets.plan import PlanView, todos_of
 from agent_tui.ui.widgets.shells_list import ShellsList
 from agent_tui.ui.widgets.tool_rows import (

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from textual.content import Content, Span
 
-from agent_tui.ui.tool_activity import (
+from agent_tui.ui.views.tool_activity import (
     TAIL_LINES,
     Phase,
     SearchRecord,

@@ -23,8 +23,8 @@ if TYPE_CHECKING:
     from textual.app import App
 
     from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
+    from agent_tui.ui.controllers.stamp_guard import StampGuard
     from agent_tui.ui.screens.approval import ApprovalScreen
-    from agent_tui.ui.stamp_guard import StampGuard
 
 
 class ApprovalQueue:

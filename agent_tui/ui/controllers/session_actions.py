@@ -21,10 +21,10 @@ if TYPE_CHECKING:
     from agent_tui.sessions.recorder import Recorder
     from agent_tui.sessions.records import SessionInfo
     from agent_tui.sessions.store import SessionStore
-    from agent_tui.ui.event_view import EventView
-    from agent_tui.ui.replay import Replay
+    from agent_tui.ui.controllers.replay import Replay
+    from agent_tui.ui.controllers.turns import TurnController
     from agent_tui.ui.screens.sessions import BrowserChoice
-    from agent_tui.ui.turns import TurnController
+    from agent_tui.ui.views.event_view import EventView
 
 
 class SessionActions(AppParts):
@@ -307,7 +307,7 @@ class SessionActions(AppParts):
 
     def replay_session(self, session_id: str, speed: float = 1.0) -> Replay | None:
         """Play a stored session's events on this screen (see `replay.py`); nothing is run."""
-        from agent_tui.ui.replay import Replay
+        from agent_tui.ui.controllers.replay import Replay
 
         if self._busy():
             return None

@@ -2,7 +2,8 @@
 
 It builds the agent, the session's recorder (resuming the session asked for; a fork or a new
 session when another agent-tui records it; unrecorded, said in one line, when the database can't
-be had) and, for a resumed session, its recorded tool runs. The app's boot worker (`ui/boot.py`)
+be had) and, for a resumed session, its recorded tool runs. The app's boot worker
+(`ui/startup/boot.py`)
 runs it and hands the result to the UI thread; the one question it may need to ask (fork or
 new?) comes through `ask_yes_no`, which the app answers on screen.
 """
@@ -55,7 +56,7 @@ def boot_agent(
     recorder, agent = booted.recorder, booted.agent
     if recorder is not None and recorder.session_id and agent.messages:
         from agent_tui.sessions.faults import STORE_ERRORS
-        from agent_tui.ui.session_actions import stored_runs
+        from agent_tui.ui.controllers.session_actions import stored_runs
 
         with contextlib.suppress(*STORE_ERRORS):  # the history shows without its audit rows
             booted.runs = stored_runs(recorder.store, recorder.session_id)

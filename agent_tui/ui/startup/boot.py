@@ -11,9 +11,10 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.ui import css_cache, patches
+from agent_tui.ui import patches
 from agent_tui.ui.app_parts import AppParts
-from agent_tui.ui.gc_tuning import freeze_settled, tune_gc
+from agent_tui.ui.startup import css_cache
+from agent_tui.ui.startup.gc_tuning import freeze_settled, tune_gc
 from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
@@ -23,8 +24,8 @@ if TYPE_CHECKING:
     from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
     from agent_tui.runtime import Options
     from agent_tui.sessions.recorder import Recorder
-    from agent_tui.ui.approval_queue import ApprovalQueue
-    from agent_tui.ui.notifier import Notifier
+    from agent_tui.ui.controllers.approval_queue import ApprovalQueue
+    from agent_tui.ui.controllers.notifier import Notifier
 
 STARTING = "Starting up: your prompt will be sent in a moment."
 FAILED = "The agent could not start (see the chat): prompts can't be sent in this run."
@@ -92,10 +93,10 @@ class Boot(AppParts):
         """In the boot worker: build the agent (`booting.boot_agent`) and hand it to the UI
         thread; then what the first turn would otherwise wait for."""
         from agent_tui.runtime import warm_up
-        from agent_tui.ui.approval_queue import ApprovalQueue
-        from agent_tui.ui.booting import boot_agent
-        from agent_tui.ui.rule_preview import rule_preview
-        from agent_tui.ui.stamp_guard import StampGuard, load_settings
+        from agent_tui.ui.controllers.approval_queue import ApprovalQueue
+        from agent_tui.ui.controllers.stamp_guard import StampGuard, load_settings
+        from agent_tui.ui.startup.booting import boot_agent
+        from agent_tui.ui.views.rule_preview import rule_preview
 
         try:
             booted = boot_agent(

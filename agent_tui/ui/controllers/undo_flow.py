@@ -73,7 +73,7 @@ class UndoFlow:
             if review:
                 self.host.browse_sessions(review)
 
-        from agent_tui.ui.rule_preview import rule_preview
+        from agent_tui.ui.views.rule_preview import rule_preview
 
         preview = lambda rules, behavior: rule_preview(self.app, rules, behavior)  # noqa: E731
 

@@ -19,8 +19,8 @@ from agent_tui.ui.widgets.prompt import MAX_HINTS, PromptInput, SlashHints
 if TYPE_CHECKING:
     from agent_tui.sessions.recorder import Recorder
     from agent_tui.slash_commands import SlashCommand
-    from agent_tui.ui.modes import PermissionModes
-    from agent_tui.ui.turns import TurnController
+    from agent_tui.ui.controllers.modes import PermissionModes
+    from agent_tui.ui.controllers.turns import TurnController
 
 
 class SlashActions(AppParts):

@@ -28,7 +28,7 @@ from textual.widgets import Static
 from agent_tui.protocol.events import ApprovalRequested, Event, TurnStarted
 from agent_tui.sessions.records import SessionInfo, StoredEvent
 from agent_tui.sessions.store import SessionStore
-from agent_tui.ui.event_view import EventView
+from agent_tui.ui.views.event_view import EventView
 from agent_tui.ui.widgets.chat import NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 

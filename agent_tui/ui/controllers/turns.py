@@ -137,7 +137,8 @@ class TurnController:
     def finished(self) -> None:
         """The agent's `TurnFinished`: the next queued prompt goes once this one is painted."""
         self.worker = None
-        #: how long the turn that just ended ran (a long one is announced: `ui/notifier.py`)
+        #: how long the turn that just ended ran (a long one is announced:
+        #: `ui/controllers/notifier.py`)
         self.last_s = time.monotonic() - self.started
         if self.after_turn is not None:
             self.host.chat.call_after_refresh(self.after_turn)
