@@ -128,18 +128,22 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             # The risk comes first: what the call does, in one plain line, above the command.
             serious = decision.risk not in ("", "runs a command", "writes files")
             risky = "-ask-rule" if asked_by_rule or serious else "-no-rule"
-            yield Static(plain(decision.risk) if decision.risk else hint, id="risk", classes=risky)
-            if decision.risk:
-                yield Static(hint, id="hint")
-            if request.provenance:
-                yield Static(plain(request.provenance), id="provenance")
-            if self.pause is not None:
-                yield Static(review_lines.pause_content(self.pause, None), id="pause")
-                if self.pause.previous:
-                    yield Static(review_lines.differs_content(self.pause), id="differs")
-            if decision.highlights and parts.is_long(request.subject):
-                yield Static("what made it ask", classes="label")
-                yield Static(parts.highlights_content(decision.highlights), id="highlights")
+            # docked at the top, as the footer at the bottom: the body scrolls in what is left
+            with Vertical(id="head"):
+                yield Static(
+                    plain(decision.risk) if decision.risk else hint, id="risk", classes=risky
+                )
+                if decision.risk:
+                    yield Static(hint, id="hint")
+                if request.provenance:
+                    yield Static(plain(request.provenance), id="provenance")
+                if self.pause is not None:
+                    yield Static(review_lines.pause_content(self.pause, None), id="pause")
+                    if self.pause.previous:
+                        yield Static(review_lines.differs_content(self.pause), id="differs")
+                if decision.highlights and parts.is_long(request.subject):
+                    yield Static("what made it ask", classes="label")
+                    yield Static(parts.highlights_content(decision.highlights), id="highlights")
             with VerticalScroll(id="body"):
                 # a sandboxed command reaching a new host: the domain, as WebFetch asks it
                 host = "host" in request.input and request.tool != "WebFetch"
@@ -307,6 +311,10 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     def action_toggle_hunk(self) -> None:
         for picker in self.query(HunkPicker):
             picker.toggle()
+
+    def on_resize(self) -> None:
+        for picker in self.query(HunkPicker):  # the view's height changed: keep the hunk shown
+            picker.call_after_refresh(picker.show_cursor)
 
     def action_move_hunk(self, delta: int) -> None:
         pickers = self.query(HunkPicker)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Static
 
 from agent_tui.ui.widgets.diff_view import diff_content
@@ -47,8 +48,25 @@ class HunkPicker(Vertical):
             title.update(self._title(n))
             title.set_class(n == self.cursor, "-cursor")
             body.set_class(not self.kept[n], "-left-out")
-        if titles:
-            titles[self.cursor].scroll_visible(animate=False)
+        self.call_after_refresh(self.show_cursor)
+
+    def show_cursor(self) -> None:
+        """Scroll the selected hunk into view: the whole of it when it fits, else its start
+        (its title at the top). Called after each move and whenever the view's size changes."""
+        view = self.parent
+        titles = list(self.query(".hunk-title").results(Static))
+        bodies = list(self.query(".hunk").results(Static))
+        if not isinstance(view, Widget) or not view.allow_vertical_scroll or not titles:
+            return
+        title, body = titles[self.cursor], bodies[self.cursor]
+        # virtual regions (where the scroll offset counts from, not the screen's, which lag a
+        # scroll until the next paint): the hunk's in this picker, the picker's in the view
+        hunk = title.virtual_region.union(body.virtual_region)
+        window = view.scrollable_content_region
+        if not hunk or not window:
+            return  # not laid out yet (the screen's resize, once it is, asks again)
+        hunk = hunk.translate(self.virtual_region.offset + self.styles.gutter.top_left)
+        view.scroll_to_region(hunk, animate=False, immediate=True, top=hunk.height > window.height)
 
     def move(self, delta: int) -> None:
         self.cursor = max(0, min(len(self.hunks) - 1, self.cursor + delta))
