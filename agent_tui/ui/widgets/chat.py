@@ -23,140 +23,39 @@ import asyncio
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-from rich.console import Group, RenderableType
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.strip import Strip
-from textual.visual import Visual, visualize
 from textual.widget import Widget
 from textual.widgets import Static
 
 from agent_tui.ui.patches import render_caches
+from agent_tui.ui.widgets.markdown_pieces import PieceCache, render_markdown
+from agent_tui.ui.widgets.markdown_segment import MarkdownSegment
 from agent_tui.ui.widgets.markdown_split import _SplitScanner
+
+__all__ = [
+    "AssistantMessage",
+    "ChatView",
+    "MarkdownSegment",
+    "NoticeMessage",
+    "UserMessage",
+    "drop_painted_lines",
+    "release_render_caches",
+    "render_markdown",
+]
 
 #: markdown beyond this many characters (since the last frozen segment) is frozen at a safe point
 SEGMENT_CHARS = 2000
+#: characters of a stream taken in per step of an answer's pump: a faster stream is painted in
+#: several steps (each bounded), with the paint of the screen in between
+INTAKE_CHARS = 1000
 #: the live part is re-rendered at most this often (seconds); deltas in between are coalesced
 LIVE_INTERVAL = 1 / 15
 #: messages (prompts, answers, tool blocks, notices) kept mounted. Each one's widgets lengthen
 #: every full garbage collection, so a session's memory and pauses level off once this many are
 #: mounted (about 30 plain turns); older turns page back in when scrolled to (`EarlierMessages`).
 MAX_MESSAGES = 60
-
-
-def render_markdown(text: str) -> RenderableType:
-    from rich.markdown import Markdown as RichMarkdown  # markdown-it is not needed at startup
-
-    # hyperlinks=False prints each URL after its text: a person sees where a cited source points.
-    return RichMarkdown(text, code_theme="monokai", hyperlinks=False)
-
-
-class MarkdownSegment(Widget):
-    """A piece of an answer's markdown, rendered by Rich once per width and kept as lines.
-
-    A `Static` would render its renderable twice per change (once to measure its height, once to
-    paint) and keep the parsed Markdown (thousands of tokens) alive; this keeps the source text and
-    the painted lines only, and measuring its height is free.
-    """
-
-    DEFAULT_CSS = "MarkdownSegment { height: auto; }"
-
-    def __init__(
-        self,
-        markdown: str = "",
-        *,
-        gap: bool = False,
-        note: RenderableType | None = None,
-        classes: str = "",
-        trim: tuple[bool, bool] = (False, False),
-    ) -> None:
-        super().__init__(classes=classes)
-        self.markdown = markdown
-        self._gap = gap  # a blank line first: the one Rich puts between blocks of one document
-        self._note = note
-        #: (first, last): leave out the first / last painted line, the padding of a code block
-        #: cut in two (see `AssistantMessage._split_fence`)
-        self._trim = trim
-        # Lines by (width, style, selection). Two widths are kept: a layout measures with and
-        # without the vertical scrollbar, and must not re-render every segment each time.
-        self._renders: dict[tuple[Any, ...], list[Strip]] = {}
-        #: heights by width, kept when the lines are dropped (`drop_lines`): a layout of the
-        #: chat measures every segment, and must not render the ones far off screen to do it
-        self._heights: dict[int, int] = {}
-        #: lines dropped far off screen: a height at a new width is estimated, not rendered
-        self._dropped = False
-        self._estimated: set[int] = set()
-
-    def drop_lines(self) -> None:
-        """Forget the painted lines (far off screen); they are painted again when needed."""
-        self._renders.clear()
-        self._dropped = True
-
-    def update(
-        self,
-        markdown: str,
-        *,
-        gap: bool = False,
-        note: RenderableType | None = None,
-        trim: tuple[bool, bool] = (False, False),
-    ) -> None:
-        if (markdown, gap, note, trim) == (self.markdown, self._gap, self._note, self._trim):
-            return
-        self.markdown, self._gap, self._note, self._trim = markdown, gap, note, trim
-        height = len(next(iter(self._renders.values()), ()))
-        self._renders.clear()
-        self._heights.clear()
-        self._estimated.clear()
-        self._dropped = False
-        width = self.size.width
-        if width and self.is_mounted and len(self._render_at(width)) == height:
-            # Most deltas don't add a line: repaint only, so the screen needn't be laid out
-            # again (a layout also repaints every line that moves).
-            self.refresh()
-        else:
-            self.refresh(layout=True)
-
-    def _render_at(self, width: int) -> list[Strip]:
-        key = (width, self.visual_style, self.text_selection)
-        lines = self._renders.get(key)
-        if lines is None:
-            parts = [render_markdown(self.markdown)] if self.markdown.strip() else []
-            if self._note is not None:
-                parts.append(self._note)
-            lines = []
-            if parts:
-                visual = visualize(self, Group(*parts))
-                lines = Visual.to_strips(self, visual, width, None, self.visual_style)
-                first, last = self._trim
-                lines = lines[int(first) : len(lines) - int(last)]
-                if self._gap:
-                    lines.insert(0, Strip.blank(width, self.visual_style.rich_style))
-            if len(self._renders) >= 2:
-                del self._renders[next(iter(self._renders))]
-            self._renders[key] = lines
-            if width in self._estimated:  # painted at last: lay out again if it was off
-                self._estimated.discard(width)
-                if self._heights.get(width) != len(lines):
-                    self.call_after_refresh(self.refresh, layout=True)
-            self._heights[width] = len(lines)
-        return lines
-
-    def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
-        height = self._heights.get(width)
-        if height is None and self._dropped and self._heights:
-            # Far off screen after a resize: scale a known height instead of rendering every
-            # old answer at the new width (over a second with a long session on screen); it
-            # is rendered, and laid out again if need be, when it is scrolled to.
-            known, lines = min(self._heights.items(), key=lambda item: abs(item[0] - width))
-            height = self._heights[width] = max(1, round(lines * known / max(1, width)))
-            self._estimated.add(width)
-        return len(self._render_at(width)) if height is None else height
-
-    def render_line(self, y: int) -> Strip:
-        width = self.size.width
-        lines = self._render_at(width)
-        return lines[y] if y < len(lines) else Strip.blank(width, self.visual_style.rich_style)
 
 
 class UserMessage(Static):
@@ -191,7 +90,9 @@ class AssistantMessage(Widget):
         self._pending: list[str] = []
         self._scanner = _SplitScanner()  # split points of `_open`
         self._wake = asyncio.Event()
-        self._settled_view = MarkdownSegment(classes="settled")
+        #: the settled blocks' lines while it streams: each block renders once
+        self._pieces = PieceCache()
+        self._settled_view = MarkdownSegment(classes="settled", pieces=self._pieces)
         self._live_view = MarkdownSegment(classes="live")
         self._pump: asyncio.Task[None] | None = None
         self._done = False
@@ -236,17 +137,27 @@ class AssistantMessage(Widget):
                 self._live_view.update(self._open[cut:], **live)
             if self._done and not self._pending:
                 break
-            # Coalesce: whatever arrives meanwhile is rendered together at the next wake.
-            await asyncio.sleep(LIVE_INTERVAL)
+            if self._pending:  # a backlog (a fast stream): the next step after this paint
+                self._wake.set()
+                await asyncio.sleep(0)
+            else:  # coalesce: whatever arrives meanwhile is rendered together at the next wake
+                await asyncio.sleep(LIVE_INTERVAL)
 
     async def _take_pending(self) -> None:
-        self._open += "".join(self._pending)
-        self._pending.clear()
+        """Take up to `INTAKE_CHARS` of what was written (the rest waits for the next step),
+        freeze what is long enough, and paint the new segments here: each step of the pump, and
+        the layout after it, then renders about that much markdown, however fast it streams."""
+        pending = "".join(self._pending)
+        self._pending[:] = [pending[INTAKE_CHARS:]] if len(pending) > INTAKE_CHARS else []
+        self._open += pending[:INTAKE_CHARS]
         self._scanner.feed(self._open)
         if self.is_mounted:
-            await self._freeze()
+            width = self._settled_view.size.width
+            for segment in await self._freeze():
+                if width:  # the layout finds it measured (its blocks were mostly painted)
+                    segment.paint_ahead(width)
 
-    async def _freeze(self) -> None:
+    async def _freeze(self) -> list[MarkdownSegment]:
         """Move the head of `_open` into frozen segments while it is longer than a segment."""
         segments: list[MarkdownSegment] = []
         while len(self._open) > SEGMENT_CHARS:
@@ -260,11 +171,12 @@ class AssistantMessage(Widget):
                 continue
             head, self._open = self._open[:cut], self._open[cut:]
             lead = self._lead(True, bool(self._frozen))
-            segments.append(MarkdownSegment(head, classes="segment", **lead))
+            segments.append(MarkdownSegment(head, classes="segment", pieces=self._pieces, **lead))
             self._frozen.append(head[len(self._reopened) :])
             self._reopened = ""
         if segments:
             await self.mount_all(segments, before=self._settled_view)
+        return segments
 
     def _split_fence(self) -> MarkdownSegment | None:
         """Freeze the head of a long code block still being written: its complete lines up to
@@ -302,7 +214,7 @@ class AssistantMessage(Widget):
         self._wake.set()
         if self._pump is not None:
             await self._pump
-        if self._pending:  # written and finished before the pump first ran
+        while self._pending:  # written and finished before the pump first ran
             await self._take_pending()
         note = None
         if incomplete:
@@ -310,6 +222,7 @@ class AssistantMessage(Widget):
         await self._settled_view.remove()
         release_render_caches([self._settled_view])
         if self._open.strip() or note is not None:
+            self._live_view.pieces = self._pieces  # the settled blocks' lines are rendered
             self._live_view.update(self._open, note=note, **self._lead(True, bool(self._frozen)))
             self._live_view.set_classes("segment final")
         elif self._frozen:
@@ -321,6 +234,10 @@ class AssistantMessage(Widget):
             self.display = False
         # a removed view keeps its painted lines: not held for as long as the message lives
         self._settled_view = self._live_view
+        # nor the pieces' lines: a finished answer renders its segments whole (at a new width)
+        for segment in self.query(MarkdownSegment):
+            segment.pieces = None
+        self._pieces.clear()
 
 
 class ChatView(VerticalScroll):

@@ -1,0 +1,91 @@
+"""Markdown painted piece by piece: a streaming answer's blocks are rendered once each.
+
+Rich renders markdown at a few hundred characters a millisecond, so re-rendering the complete
+blocks of a streaming answer each time one more completes (and once more when they are frozen
+into a segment) made the paint of a frame take 60–90 ms of CPU (measured with
+benchmarks/bench_callbacks.py). Cut at the safe split points of `markdown_split` — where the
+pieces, rendered apart and joined by one blank line, look exactly like the whole — each piece is
+rendered once per width and kept in its answer's `PieceCache` while the answer streams: a block
+that completes renders itself only, and a segment frozen from blocks already shown is painted
+from lines already rendered.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from itertools import pairwise
+from typing import TYPE_CHECKING, Any
+
+from rich.console import RenderableType
+from textual.strip import Strip
+from textual.visual import Visual, visualize
+
+from agent_tui.ui.widgets.markdown_split import _SplitScanner
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
+
+#: pieces kept per streaming answer (a frozen segment is a few; a width change renders anew)
+PIECES_KEPT = 64
+# A link reference definition: markdown resolves `[text][ref]` across the whole document, so a
+# text that defines one is rendered whole.
+_REFERENCE = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.MULTILINE)
+
+
+def render_markdown(text: str) -> RenderableType:
+    from rich.markdown import Markdown as RichMarkdown  # markdown-it is not needed at startup
+
+    # hyperlinks=False prints each URL after its text: a person sees where a cited source points.
+    return RichMarkdown(text, code_theme="monokai", hyperlinks=False)
+
+
+def render_lines(widget: Widget, renderable: RenderableType, width: int) -> list[Strip]:
+    """`renderable` painted at `width` in `widget`'s style."""
+    visual = visualize(widget, renderable)
+    return Visual.to_strips(widget, visual, width, None, widget.visual_style)
+
+
+class PieceCache:
+    """The lines of the pieces an answer rendered, by (piece, width, style): bounded, newest
+    kept."""
+
+    def __init__(self, size: int = PIECES_KEPT) -> None:
+        self.size = size
+        self._lines: OrderedDict[tuple[Any, ...], list[Strip]] = OrderedDict()
+
+    def lines(self, widget: Widget, piece: str, width: int) -> list[Strip]:
+        key = (piece, width, widget.visual_style)
+        lines = self._lines.get(key)
+        if lines is None:
+            lines = render_lines(widget, render_markdown(piece), width)
+            self._lines[key] = lines
+            if len(self._lines) > self.size:
+                self._lines.popitem(last=False)
+        else:
+            self._lines.move_to_end(key)
+        return lines
+
+    def clear(self) -> None:
+        self._lines.clear()
+
+
+def pieces(markdown: str) -> list[str]:
+    """`markdown` cut at every safe split point (the whole when it defines a link reference)."""
+    if _REFERENCE.search(markdown):
+        return [markdown]
+    scanner = _SplitScanner()
+    scanner.feed(markdown)
+    points = [0, *scanner.points, len(markdown)]
+    return [markdown[start:end] for start, end in pairwise(points) if end > start]
+
+
+def markdown_lines(widget: Widget, markdown: str, width: int, cache: PieceCache) -> list[Strip]:
+    """`markdown` painted at `width` as the whole would be, from its pieces' lines in `cache`."""
+    blank = Strip([], 0)  # as Rich paints it: nothing (the widget pads the line)
+    lines: list[Strip] = []
+    for n, piece in enumerate(pieces(markdown)):
+        if n:
+            lines.append(blank)  # the blank line Rich puts between two top-level blocks
+        lines += cache.lines(widget, piece, width)
+    return lines

@@ -1,0 +1,136 @@
+"""A piece of an answer's markdown as a widget: rendered by Rich once per width, kept as lines
+(see `chat` for how an answer is cut into them while it streams)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Group, RenderableType
+from textual.strip import Strip
+from textual.widget import Widget
+
+from agent_tui.ui.widgets.markdown_pieces import (
+    PieceCache,
+    markdown_lines,
+    render_lines,
+    render_markdown,
+)
+
+
+class MarkdownSegment(Widget):
+    """A piece of an answer's markdown, rendered by Rich once per width and kept as lines.
+
+    A `Static` would render its renderable twice per change (once to measure its height, once to
+    paint) and keep the parsed Markdown (thousands of tokens) alive; this keeps the source text and
+    the painted lines only, and measuring its height is free.
+    """
+
+    DEFAULT_CSS = "MarkdownSegment { height: auto; }"
+
+    def __init__(
+        self,
+        markdown: str = "",
+        *,
+        gap: bool = False,
+        note: RenderableType | None = None,
+        classes: str = "",
+        trim: tuple[bool, bool] = (False, False),
+        pieces: PieceCache | None = None,
+    ) -> None:
+        super().__init__(classes=classes)
+        #: while its answer streams: the lines of pieces already rendered (`markdown_pieces`)
+        self.pieces = pieces
+        self.markdown = markdown
+        self._gap = gap  # a blank line first: the one Rich puts between blocks of one document
+        self._note = note
+        #: (first, last): leave out the first / last painted line, the padding of a code block
+        #: cut in two (see `AssistantMessage._split_fence`)
+        self._trim = trim
+        # Lines by (width, style, selection). Two widths are kept: a layout measures with and
+        # without the vertical scrollbar, and must not re-render every segment each time.
+        self._renders: dict[tuple[Any, ...], list[Strip]] = {}
+        #: heights by width, kept when the lines are dropped (`drop_lines`): a layout of the
+        #: chat measures every segment, and must not render the ones far off screen to do it
+        self._heights: dict[int, int] = {}
+        #: lines dropped far off screen: a height at a new width is estimated, not rendered
+        self._dropped = False
+        self._estimated: set[int] = set()
+
+    def drop_lines(self) -> None:
+        """Forget the painted lines (far off screen); they are painted again when needed."""
+        self._renders.clear()
+        self._dropped = True
+
+    def paint_ahead(self, width: int) -> None:
+        """Render at `width` now (in the caller's step), not in the next layout."""
+        self._render_at(width)
+
+    def update(
+        self,
+        markdown: str,
+        *,
+        gap: bool = False,
+        note: RenderableType | None = None,
+        trim: tuple[bool, bool] = (False, False),
+    ) -> None:
+        if (markdown, gap, note, trim) == (self.markdown, self._gap, self._note, self._trim):
+            return
+        self.markdown, self._gap, self._note, self._trim = markdown, gap, note, trim
+        height = len(next(iter(self._renders.values()), ()))
+        self._renders.clear()
+        self._heights.clear()
+        self._estimated.clear()
+        self._dropped = False
+        width = self.size.width
+        if width and self.is_mounted and len(self._render_at(width)) == height:
+            # Most deltas don't add a line: repaint only, so the screen needn't be laid out
+            # again (a layout also repaints every line that moves).
+            self.refresh()
+        else:
+            self.refresh(layout=True)
+
+    def _render_at(self, width: int) -> list[Strip]:
+        key = (width, self.visual_style, self.text_selection)
+        lines = self._renders.get(key)
+        if lines is None:
+            shown = bool(self.markdown.strip()) or self._note is not None
+            lines = []
+            if not shown:
+                pass
+            elif self.pieces is not None and self._note is None and self.text_selection is None:
+                lines = markdown_lines(self, self.markdown, width, self.pieces)
+            else:
+                parts = [render_markdown(self.markdown)] if self.markdown.strip() else []
+                if self._note is not None:
+                    parts.append(self._note)
+                lines = render_lines(self, Group(*parts), width)
+            if shown:
+                first, last = self._trim
+                lines = lines[int(first) : len(lines) - int(last)]
+                if self._gap:
+                    lines.insert(0, Strip.blank(width, self.visual_style.rich_style))
+            if len(self._renders) >= 2:
+                del self._renders[next(iter(self._renders))]
+            self._renders[key] = lines
+            if width in self._estimated:  # painted at last: lay out again if it was off
+                self._estimated.discard(width)
+                if self._heights.get(width) != len(lines):
+                    self.call_after_refresh(self.refresh, layout=True)
+            self._heights[width] = len(lines)
+        return lines
+
+    def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
+        height = self._heights.get(width)
+        if height is None and self._dropped and self._heights:
+            # Far off screen after a resize: scale a known height instead of rendering every
+            # old answer at the new width (over a second with a long session on screen); it
+            # is rendered, and laid out again if need be, when it is scrolled to.
+            known, lines = min(self._heights.items(), key=lambda item: abs(item[0] - width))
+            height = self._heights[width] = max(1, round(lines * known / max(1, width)))
+            self._estimated.add(width)
+        return len(self._render_at(width)) if height is None else height
+
+    def render_line(self, y: int) -> Strip:
+        width = self.size.width
+        lines = self._render_at(width)
+        return lines[y] if y < len(lines) else Strip.blank(width, self.visual_style.rich_style)

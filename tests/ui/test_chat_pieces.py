@@ -1,0 +1,146 @@
+"""A streaming answer paints each block once (`markdown_pieces`) and takes a fast stream in
+bounded steps (`AssistantMessage._take_pending`); neither may change what is shown. Their speed
+is measured in benchmarks/bench_callbacks.py, not here."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from agent_tui.ui.widgets import chat
+from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, MarkdownSegment
+from agent_tui.ui.widgets.markdown_pieces import PieceCache, pieces
+from tests.ui.test_chat_perf import BLOCKS, ChatApp, lines
+
+WORDS = [
+    "the",
+    "stream",
+    "paints",
+    "each",
+    "block",
+    "once",
+    "while",
+    "a",
+    "table",
+    "code",
+    "list",
+    "or",
+    "quote",
+    "grows",
+]
+
+
+def make_answer(size: int, seed: int) -> str:
+    """A markdown mix (prose, lists, tables, code fences, quotes), every section different."""
+    rng = random.Random(seed)
+    parts: list[str] = []
+    while sum(map(len, parts)) < size:
+        n = len(parts)
+        prose = " ".join(rng.choice(WORDS) for _ in range(rng.randint(20, 60))).capitalize()
+        parts.append(f"## Part {n}\n\n{prose}.\n\n")
+        kind = n % 4
+        if kind == 0:
+            parts.append("".join(f"- item {n}.{i}: {rng.choice(WORDS)}\n" for i in range(5)))
+        elif kind == 1:
+            rows = "".join(f"| {i} | {rng.choice(WORDS)} |\n" for i in range(6))
+            parts.append(f"| n | word |\n|---|---|\n{rows}")
+        elif kind == 2:
+            code = "".join(f"    value_{i} = step({i}, {n})\n" for i in range(8))
+            parts.append(f"```python\ndef part_{n}():\n{code}```\n")
+        else:
+            parts.append(f"> {prose[:80]}\n")
+        parts.append("\n")
+    return "".join(parts)
+
+
+def texts() -> list[str]:
+    rng = random.Random(5)
+    mixed = ["\n\n".join(rng.choice(BLOCKS) for _ in range(8)) + "\n" for _ in range(60)]
+    return [make_answer(4000, seed=seed) for seed in range(3)] + mixed
+
+
+async def test_pieces_paint_exactly_the_lines_and_styles_of_the_whole() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(90, 30)) as pilot:
+        whole, piecewise = MarkdownSegment("x"), MarkdownSegment("x", pieces=PieceCache())
+        await app.query_one(ChatView).mount_all([whole, piecewise])
+        await pilot.pause()
+        for text in texts():
+            whole.update(text)
+            piecewise.update(text)
+            for width in (37, 88):
+                assert piecewise._render_at(width) == whole._render_at(width), text
+
+
+def test_a_text_with_a_link_reference_is_one_piece() -> None:
+    """`[text][ref]` resolves across the whole document: such a text is not cut."""
+    text = "See [the docs][d].\n\nMore text.\n\n[d]: https://example.com\n"
+    assert pieces(text) == [text]
+    assert len(pieces("One.\n\nTwo.\n")) == 2
+
+
+async def test_each_block_is_rendered_once_while_it_streams(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The settled blocks are not rendered again when one more completes, nor when they are
+    frozen into a segment."""
+    rendered: list[str] = []
+    original = PieceCache.lines
+
+    def spy(self: PieceCache, widget: Any, piece: str, width: int) -> Any:
+        if (piece, width, widget.visual_style) not in self._lines:
+            rendered.append(piece)
+        return original(self, widget, piece, width)
+
+    monkeypatch.setattr(PieceCache, "lines", spy)
+    monkeypatch.setattr(chat, "SEGMENT_CHARS", 400)
+    answer = "".join(f"Paragraph {n} says something about step {n}.\n\n" for n in range(60))
+    app = ChatApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        message = AssistantMessage()
+        await app.query_one(ChatView).add(message)
+        for n in range(0, len(answer), 23):
+            message.write(answer[n : n + 23])
+            await pilot.pause()
+        await message.finish()
+        await pilot.pause()
+        segments = list(message.query(MarkdownSegment))
+        assert len(segments) > 3
+        assert len(rendered) == len(set(rendered))  # no piece rendered twice at one width
+        width = segments[0].size.width
+        painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
+        assert painted == lines(answer, width)
+        assert all(s.pieces is None for s in segments)  # a finished answer keeps no pieces
+
+
+async def test_a_burst_is_taken_in_bounded_steps_and_shown_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An answer written faster than it is painted (50 KB at once) is taken in steps of
+    `INTAKE_CHARS`, each frozen segment painted in its step; nothing is lost or reordered."""
+    taken: list[int] = []
+    original = AssistantMessage._take_pending
+
+    async def spy(self: AssistantMessage) -> None:
+        before = len(self.text) - len("".join(self._pending))
+        await original(self)
+        taken.append(len(self.text) - len("".join(self._pending)) - before)
+
+    monkeypatch.setattr(AssistantMessage, "_take_pending", spy)
+    answer = make_answer(50_000, seed=11)
+    app = ChatApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        message = AssistantMessage()
+        await app.query_one(ChatView).add(message)
+        message.write(answer)
+        await message.finish()
+        await pilot.pause()
+        assert message.text == answer
+        assert len(taken) >= len(answer) // chat.INTAKE_CHARS
+        assert max(taken) <= chat.INTAKE_CHARS
+        segments = list(message.query(MarkdownSegment))
+        width = segments[0].size.width
+        painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
+        assert painted == lines(answer, width)
