@@ -11,8 +11,10 @@ loop, handling Resize, Layout"), not just counted. Collections are timed through
 from __future__ import annotations
 
 import asyncio
+import cProfile
 import gc
 import heapq
+import pstats
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,8 +42,12 @@ class LoopCPU:
     """Installs itself on `asyncio.Handle` and Textual's message dispatch; `phase` labels what
     the benchmark is doing, so each callback and collection is counted under it."""
 
-    def __init__(self, keep: int = 10) -> None:
+    def __init__(self, keep: int = 10, profile_over_ms: float | None = None) -> None:
         self.keep = keep
+        #: profile every callback (cProfile, which slows them) and keep, per phase, the
+        #: statistics of those over this many ms of CPU: what the long ones spend their time in
+        self.profile_over_ms = profile_over_ms
+        self.profiles: dict[str, Any] = {}
         self.phase = "start-up"
         self.cpu: dict[str, list[float]] = {}
         self.longest: list[Slow] = []  # a min-heap of the `keep` longest
@@ -67,13 +73,20 @@ class LoopCPU:
             probe._depth = 1
             probe._noted = []
             probe._dropped = 0
+            profiler = cProfile.Profile() if probe.profile_over_ms is not None else None
             wall = time.perf_counter()
             cpu = time.thread_time()
             try:
-                handle_run(handle)
+                if profiler is None:
+                    handle_run(handle)
+                else:
+                    profiler.runcall(handle_run, handle)
             finally:
                 probe._depth = 0
-                probe._record(handle, time.thread_time() - cpu, time.perf_counter() - wall)
+                spent = time.thread_time() - cpu
+                probe._record(handle, spent, time.perf_counter() - wall)
+                if profiler is not None:
+                    probe._keep_profile(profiler, spent)
 
         async def _dispatch_message(pump: Any, message: Any) -> Any:
             if len(probe._noted) < _MAX_NOTED:
@@ -111,6 +124,16 @@ class LoopCPU:
             heapq.heappush(self.longest, item)
         else:
             heapq.heapreplace(self.longest, item)
+
+    def _keep_profile(self, profiler: cProfile.Profile, cpu: float) -> None:
+        assert self.profile_over_ms is not None
+        if cpu * 1000 <= self.profile_over_ms:
+            return
+        stats = self.profiles.get(self.phase)
+        if stats is None:
+            self.profiles[self.phase] = pstats.Stats(profiler)
+        else:
+            stats.add(profiler)
 
     def _on_gc(self, stage: str, info: dict[str, int]) -> None:
         if stage == "start":

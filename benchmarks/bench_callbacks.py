@@ -82,10 +82,12 @@ def live_answer(answer_kb: int) -> str:
     return make_answer(answer_kb * 1000, seed=99)
 
 
-async def run(earlier_kb: int, answer_kb: int, rate: float) -> LoopCPU:
+async def run(
+    earlier_kb: int, answer_kb: int, rate: float, profile_over_ms: float | None = None
+) -> LoopCPU:
     from agent_tui.providers import offline
 
-    probe = LoopCPU()
+    probe = LoopCPU(profile_over_ms=profile_over_ms)
     probe.install()  # before the app module is imported: start-up's collections count too
     from agent_tui.runtime import Options
     from agent_tui.ui.startup.gc_tuning import for_startup
@@ -166,13 +168,23 @@ def main() -> None:
     parser.add_argument("--earlier-kb", type=int, default=100)
     parser.add_argument("--answer-kb", type=int, default=5)
     parser.add_argument("--rate", type=float, default=100.0, help="tokens/s of the live answer")
+    parser.add_argument(
+        "--profile-over",
+        type=float,
+        metavar="MS",
+        help="profile every callback (cProfile: slower) and print, per phase, where those over "
+        "MS ms of CPU spent it",
+    )
     args = parser.parse_args()
     load = os.getloadavg() if hasattr(os, "getloadavg") else ()
-    probe = asyncio.run(run(args.earlier_kb, args.answer_kb, args.rate))
+    probe = asyncio.run(run(args.earlier_kb, args.answer_kb, args.rate, args.profile_over))
     print(
         f"machine: {machine()}; load average before the run: {' '.join(f'{x:.2f}' for x in load)}"
     )
     print("\n".join(probe.report()))
+    for phase, stats in probe.profiles.items():
+        print(f"--- where the callbacks over {args.profile_over} ms spent it: {phase}")
+        stats.sort_stats("cumulative").print_stats(40)
 
 
 if __name__ == "__main__":
