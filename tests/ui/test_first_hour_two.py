@@ -263,3 +263,32 @@ async def test_toasts_leave_the_status_line_and_prompt_visible(
         status = app.query_one(StatusLine)
         prompt = app.query_one(PromptInput)
         assert toast.region.bottom <= prompt.region.y < status.region.y
+
+
+@pytest.mark.parametrize("size", [(120, 40), (80, 24)])
+async def test_toasts_stay_above_a_prompt_of_several_lines(
+    tmp_path: Path, size: tuple[int, int]
+) -> None:
+    """The prompt box grows with what is typed (up to 8 lines): the toasts move up with it, and
+    back down when it shrinks, never over the text being typed or the status line."""
+    from textual.widgets._toast import Toast
+
+    from agent_tui.ui.widgets.status import StatusLine
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=size, notifications=True) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        prompt = app.query_one(PromptInput)
+        status = app.query_one(StatusLine)
+        prompt.load_text("\n".join(f"line {n} of a longer prompt" for n in range(6)))
+        await wait_for(pilot, lambda: prompt.region.height == 8)
+        app.notify("A message long enough to need the toast's whole width, and then some more.")
+        await wait_for(pilot, lambda: app.screen.query(Toast))
+        toast = app.screen.query_one(Toast)
+        await wait_for(pilot, lambda: toast.region.bottom <= prompt.region.y)
+        assert not toast.region.overlaps(status.region)
+        prompt.load_text("short again")
+        await wait_for(pilot, lambda: prompt.region.height == 3)
+        # back down to just above the box (not left high up over the chat)
+        await wait_for(pilot, lambda: toast.region.bottom == prompt.region.y)
+        assert not toast.region.overlaps(status.region)

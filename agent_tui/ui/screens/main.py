@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
+from textual.css.query import NoMatches
 from textual.screen import Screen
 
 from agent_tui.ui.widgets.chat import ChatView, NoticeMessage
@@ -42,8 +43,21 @@ class MainScreen(Screen[None]):
         self._mounted = mounted
 
     def on_mount(self) -> None:
+        self.screen_layout_refresh_signal.subscribe(self, self._lift_toasts)
         if self._mounted is not None:
             self._mounted()
+
+    def _lift_toasts(self, _screen: Screen[None]) -> None:
+        """Toasts sit over the chat, bottom right: above the prompt box whatever its height (it
+        grows with what is typed), the bars over it, the status line and the keys line."""
+        # by id among the screen's own children: no walk of the chat's many widgets
+        try:
+            lift = self.size.height - self.get_child_by_id("main").region.bottom
+            rack = self.get_child_by_id("textual-toastrack")
+        except NoMatches:
+            return
+        if lift > 0 and rack.styles.margin.bottom != lift:
+            rack.styles.margin = (0, 0, lift, 0)
 
     def compose(self) -> ComposeResult:
         self._width_classes()  # all the first frame shows is composed here, styled once
