@@ -113,11 +113,17 @@ from agent_tui.runtime import Options
 from agent_tui.ui.startup.gc_tuning import for_startup
 for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
+from agent_tui.ui.controllers.sessions import Sessions
+
+class Shown(Sessions):
+    def show_history(self, notice=None):
+        super().show_history(notice)
+        self.app.call_after_refresh(first_frame)
 
 class Probe(AgentApp):
-    def _show_history(self, notice=None):
-        super()._show_history(notice)
-        self.call_after_refresh(first_frame)
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.sessions = Shown(self, self)
 
 Probe(Options(offline=True, resume=sys.argv[1]), tune_collector=True).run(headless=True)
 """

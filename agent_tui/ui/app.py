@@ -8,19 +8,24 @@ app's event loop, so events arrive on the UI's own thread.
 from __future__ import annotations
 
 import shutil
-import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual.app import SystemCommand
 from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import TextArea
 
 from agent_tui.runtime import Options, offline_reason
 from agent_tui.ui.controllers.modes import PermissionModes
 from agent_tui.ui.controllers.notifier import load_notifier
-from agent_tui.ui.controllers.session_actions import SessionActions, decisions_of
+from agent_tui.ui.controllers.palette import palette_commands
+from agent_tui.ui.controllers.session_settings import SessionSettings
+from agent_tui.ui.controllers.sessions import Sessions
 from agent_tui.ui.controllers.shortcuts import PromptShortcuts
-from agent_tui.ui.controllers.slash_actions import SlashActions
+from agent_tui.ui.controllers.slash_commands import SlashCommands
 from agent_tui.ui.controllers.turns import TurnController
 from agent_tui.ui.controllers.undo_flow import UndoFlow
 from agent_tui.ui.screens.main import MainScreen
@@ -42,19 +47,13 @@ if TYPE_CHECKING:
     from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
     from agent_tui.protocol.events import Event
     from agent_tui.sessions.recorder import Recorder
-    from agent_tui.sessions.store import SessionStore
     from agent_tui.ui.controllers.approval_queue import ApprovalQueue
-    from agent_tui.ui.controllers.replay import Replay
-    from agent_tui.ui.screens.sessions import BrowserChoice
     from agent_tui.ui.views.event_view import EventView
 
 STYLES = Path(__file__).parent / "styles"
 
-#: the most earlier messages a resumed session shows at first (fewer if they fill the view)
-RESUME_TAIL = 40
 
-
-class AgentApp(Boot, SessionActions, SlashActions):
+class AgentApp(Boot):
     TITLE = "agent-tui"
     # Each screen names its own `.tcss`; the app, its own and its widgets' (parsed: `css_cache`).
     CSS_PATH = [
@@ -114,16 +113,14 @@ class AgentApp(Boot, SessionActions, SlashActions):
         self.shortcuts = PromptShortcuts(self, self)
         self._last_escape = 0.0  # when Esc was last pressed with nothing to stop (Esc Esc)
         self.notifier = load_notifier(self._write_terminal)
+        #: past sessions: the store, browse, resume, replay, new, export
+        self.sessions = Sessions(self, self)
+        #: the model, thinking, compaction, MCP servers and the sandbox
+        self.settings = SessionSettings(self, self)
+        #: /commands, their hints as the person types and Tab's completion (also of `@file`)
+        self.slash = SlashCommands(self, self)
         #: printed by the command line after the app exits (how to come back to this session)
         self.resume_hint = ""
-        #: the stored tool runs of a resumed session, by tool_use_id (history rows, approvals)
-        self._runs: dict[str, Any] = {}
-        #: the replay on screen, if any (see `replay.py`)
-        self.replay: Replay | None = None
-        # A resume/replay chosen before the agent was built (the `--resume` picker): run when ready.
-        self._pending_choice: BrowserChoice | None = None
-        self._store: SessionStore | None = None
-        self._store_lock = threading.Lock()
 
     # --- layout ------------------------------------------------------------------------------
 
@@ -160,7 +157,9 @@ class AgentApp(Boot, SessionActions, SlashActions):
         from agent_tui.agent.context import context_window
 
         self.live_view.window = context_window(agent.config.model)
-        self.live_view.page_from(lambda: (self.agent.messages if self.agent else [], self._runs))
+        self.live_view.page_from(
+            lambda: (self.agent.messages if self.agent else [], self.sessions.runs)
+        )
         if agent.session_cost or agent.session_usage.total_tokens:  # a resumed session
             self.live_view.set_totals(agent.session_usage, agent.session_cost)
         status = self.status
@@ -180,19 +179,13 @@ class AgentApp(Boot, SessionActions, SlashActions):
             from agent_tui.ui.screens.trust import TrustScreen
 
             self.push_screen(TrustScreen(str(self.options.cwd), grants), self._on_trust)
-        if agent.messages:
-            from agent_tui.ui.widgets.plan import last_plan
-
-            self._show_history("Session resumed.")
-            self.main.tool_pane.show_plan(last_plan(agent.messages) or [])
+        self.sessions.agent_ready()  # a resumed session's history
         if self.options.initial_prompt:  # `agent-tui "PROMPT"`: sent as if typed, once
             first, self.options.initial_prompt = self.options.initial_prompt, None
             self.on_prompt_input_submitted(PromptInput.Submitted(first))
         self.call_later(self.turns.next_queued)
-        self.start_mcp()
-        if self._pending_choice is not None:
-            choice, self._pending_choice = self._pending_choice, None
-            self._on_browser_choice(choice)
+        self.settings.start_mcp()
+        self.sessions.take_pending()  # chosen in the `--resume` picker meanwhile
 
     def _on_trust(self, trusted: bool | None) -> None:
         from agent_tui.permissions.engine import PermissionEngine  # loaded with the agent
@@ -212,25 +205,6 @@ class AgentApp(Boot, SessionActions, SlashActions):
                 )
             )
 
-    def _show_history(self, notice: str | None = None) -> None:
-        # Only the tail is drawn; `EarlierMessages` pages in older ones as the person scrolls up.
-        from agent_tui.ui.widgets.history import EarlierMessages, HistoryPager
-
-        assert self.agent is not None
-        pager = HistoryPager(self.agent.messages, RESUME_TAIL, self._runs)
-        # What fills two screens of the chat, estimated from the text: painted first and alone.
-        width, height = self.chat.size
-        tail = pager.first_page(rows=2 * max(height, 24), width=max(20, width - 4))
-        row = EarlierMessages(pager)
-        self.chat.header = self.chat.append(row)  # pruning leaves it there
-        self.chat.mount_all(tail)
-        self.chat.call_after_refresh(row.fill_view)
-        # The decisions of the session so far, as the approvals pane showed them live.
-        for decided in decisions_of(self._runs):
-            self.main.approvals_log.add(decided)
-        if notice:
-            self.chat.append(NoticeMessage(notice, "info"))
-
     # --- prompts and turns -------------------------------------------------------------------
 
     def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
@@ -241,11 +215,18 @@ class AgentApp(Boot, SessionActions, SlashActions):
         if text.strip() == "r" and self.turns.can_retry():
             self.turns.retry()
             return
-        if text.startswith("/") and self.handle_slash(text):
+        if text.startswith("/") and self.slash.handle(text):
             return
         if self.shortcuts.handle(text):  # `!command`, `#note`
             return
         self.turns.send(text)
+
+    def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if isinstance(event.text_area, PromptInput):  # a `/command` or `@file` half typed
+            self.slash.update_hints(event.text_area.text)
+
+    def on_prompt_input_tab_pressed(self, message: PromptInput.TabPressed) -> None:
+        self.slash.complete()
 
     async def run_async(
         self, *, headless: bool = False, size: tuple[int, int] | None = None, **kwargs: Any
@@ -269,6 +250,16 @@ class AgentApp(Boot, SessionActions, SlashActions):
     def action_focus_shells(self) -> None:
         self.main.action_focus_shells()
 
+    def action_sessions(self) -> None:
+        self.sessions.browse()
+
+    def action_toggle_thinking(self) -> None:
+        self.settings.toggle_thinking()
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield from palette_commands(self.sessions, self.undo, self.settings)
+
     def action_cycle_mode(self) -> None:
         self.modes.cycle()
 
@@ -291,22 +282,13 @@ class AgentApp(Boot, SessionActions, SlashActions):
     def action_permissions(self) -> None:
         self.undo.permissions()
 
-    def _slash_undo(self, args: str) -> None:
-        self.undo.undo()
-
-    def _slash_rewind(self, args: str) -> None:
-        self.undo.rewind()
-
-    def _slash_permissions(self, args: str) -> None:
-        self.undo.permissions()
-
     def action_retry(self) -> None:
         self._last_escape = 0.0
         self.turns.retry()
 
     def action_cancel(self) -> None:
-        if self.replay is not None:  # Esc stops (or leaves) a replay
-            self.call_later(self.replay.bar.action_escape)
+        if (replay := self.sessions.replay) is not None:  # Esc stops (or leaves) a replay
+            self.call_later(replay.bar.action_escape)
             return
         prompt = self.query_one(PromptInput)
         if self.turns.cancel():
@@ -326,8 +308,6 @@ class AgentApp(Boot, SessionActions, SlashActions):
         """Ctrl+C: copy the selection when there is one (chat text selected with the mouse, or
         text selected in the prompt), through OSC 52 so it works over ssh and in tmux; else stop
         the running turn as Esc does."""
-        from textual.widgets import TextArea
-
         text = self.screen.get_selected_text() or ""
         focused = self.screen.focused
         if not text and isinstance(focused, TextArea):
@@ -392,7 +372,7 @@ class AgentApp(Boot, SessionActions, SlashActions):
             self.agent.cancel()
             if self.agent.config.shells is not None:  # quitting kills every background shell
                 await self.agent.config.shells.kill_all()
-            await self.stop_mcp()
+            await self.settings.stop_mcp()
             if self.agent.config.sandbox is not None:
                 self.agent.config.sandbox.close()
         if self.recorder is not None:

@@ -1,4 +1,4 @@
-"""What the app's mixins (`boot`, `session_actions`, `slash_actions`) may use of `AgentApp`:
+"""What the app's mixins (`boot`) may use of `AgentApp`:
 declared once here, so each mixin type-checks on its own, and the main screen's parts reached
 through it."""
 

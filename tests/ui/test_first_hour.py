@@ -121,13 +121,13 @@ async def test_leaving_a_replay_does_not_say_resumed_and_its_counts_stay_its_own
     async with app.run_test(size=(110, 36)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
         live_session = app.status.session
-        replay = app.replay_session(recorded.id, speed=float("inf"))
+        replay = app.sessions.start_replay(recorded.id, speed=float("inf"))
         assert replay is not None
         await wait_for(pilot, lambda: replay.state == "finished", timeout=30)
         assert app.status.session == recorded.id  # the counts shown are the replayed session's
         assert app.status.cost == pytest.approx(recorded.cost_usd)
         await pilot.press("escape")
-        await wait_for(pilot, lambda: app.replay is None)
+        await wait_for(pilot, lambda: app.sessions.replay is None)
         await pilot.pause()
         assert not any(n.text == "Session resumed." for n in app.query(NoticeMessage))
         assert app.status.session == live_session
@@ -255,7 +255,7 @@ async def test_the_model_can_be_switched_from_the_palette(
     async with app.run_test(size=(110, 36)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
         assert any(c.title == "Model: switch" for c in app.get_system_commands(app.screen))
-        app.action_switch_model()
+        app.settings.switch_model()
         await pilot.pause()
         assert isinstance(app.screen, AskTextScreen)
         app.screen.query_one(Input).value = "claude-opus-4-5"

@@ -43,7 +43,7 @@ async def test_compact_on_an_empty_session_says_it_is_empty(tmp_path: Path) -> N
     app = make_app(tmp_path)
     async with app.run_test(size=(110, 36)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
-        app.handle_slash("/compact")
+        app.slash.handle("/compact")
         await pilot.pause()
         said = [str(n.message) for n in app._notifications]
         assert "Nothing to compact: the conversation is empty." in said
@@ -58,18 +58,18 @@ async def test_bare_mode_shows_the_current_mode_in_a_picker(tmp_path: Path) -> N
     app = make_app(tmp_path)
     async with app.run_test(size=(110, 36)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
-        app.handle_slash("/mode")
+        app.slash.handle("/mode")
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
         assert "now: default" in app.screen.question
         await pilot.press("escape")  # nothing changes
         await wait_for(pilot, lambda: not isinstance(app.screen, ChoiceScreen))
         assert app.agent.approvals.mode == "default"
-        app.handle_slash("/mode")
+        app.slash.handle("/mode")
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
         await pilot.press("down", "enter")
         await wait_for(pilot, lambda: app.agent.approvals.mode == "accept-edits")
         assert app.status.mode == "accept-edits"
-        app.handle_slash("/mode")
+        app.slash.handle("/mode")
         await wait_for(pilot, lambda: isinstance(app.screen, ChoiceScreen))
         await pilot.press("3")
         await wait_for(pilot, lambda: app.agent.approvals.mode == "plan")
@@ -83,7 +83,7 @@ async def test_a_command_file_added_while_the_app_runs_is_found(tmp_path: Path) 
     app = make_app(tmp_path)
     async with app.run_test(size=(110, 36)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
-        assert "greet" not in [c.name for c in app.slash_commands]  # read once, before the file
+        assert "greet" not in [c.name for c in app.slash.commands]  # read once, before the file
         commands = config_dir() / "commands"
         commands.mkdir(parents=True, exist_ok=True)
         (commands / "greet.md").write_text("hello $ARGUMENTS\n")
@@ -92,7 +92,7 @@ async def test_a_command_file_added_while_the_app_runs_is_found(tmp_path: Path) 
         assert app.agent.messages[0]["content"][0]["text"] == "hello world"
         # edited while running: the new text is used
         (commands / "greet.md").write_text("goodbye $ARGUMENTS, and more\n")
-        greet = next(c for c in app.slash_commands if c.name == "greet")
+        greet = next(c for c in app.slash.commands if c.name == "greet")
         assert greet.body is not None and greet.body.startswith("goodbye $ARGUMENTS, and more")
 
 
@@ -119,9 +119,9 @@ async def test_slash_copy_copies_the_last_answer_and_a_code_block(tmp_path: Path
         await wait_for(pilot, lambda: app.agent is not None)
         app.turns.send("hi")
         await wait_for(pilot, lambda: app.agent.messages and not app.turns.running, timeout=30)
-        app.handle_slash("/copy")
+        app.slash.handle("/copy")
         assert "Hello from the offline model" in app.clipboard
-        app.handle_slash("/copy 1")
+        app.slash.handle("/copy 1")
         assert "```" not in app.clipboard and app.clipboard.strip()
         assert app.clipboard in app.agent.messages[-1]["content"][0]["text"]
 

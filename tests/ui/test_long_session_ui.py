@@ -56,7 +56,7 @@ async def test_compact_from_the_palette_shows_the_summary(tmp_path: Path) -> Non
             await type_prompt(pilot, prompt)
             await wait_for(pilot, lambda: not app.turns.running, timeout=30)
         assert any(c.title == "Context: compact" for c in app.get_system_commands(app.screen))
-        app.action_compact()
+        app.settings.compact()
         await pilot.pause()
         assert isinstance(app.screen, AskTextScreen)
         app.screen.query_one(Input).value = "keep the greetings"

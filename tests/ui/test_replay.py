@@ -107,7 +107,7 @@ async def test_instant_replay_draws_everything_and_runs_nothing(
         await wait_for(pilot, lambda: app.agent is not None)
         sent: list[Any] = []
         monkeypatch.setattr(app.agent.provider, "stream", lambda *a, **k: sent.append(a))
-        replay = app.replay_session(sid, speed=INSTANT)
+        replay = app.sessions.start_replay(sid, speed=INSTANT)
         assert isinstance(replay, Replay)
         await wait_for(pilot, lambda: replay.state == "finished")
         answers = ["I'll create the marker.", "Done: the marker exists."]
@@ -127,7 +127,7 @@ async def test_instant_replay_draws_everything_and_runs_nothing(
             assert store.count_sessions() == 1
         # Esc leaves the replay: the prompt is back, the chat shows the (empty) conversation.
         await pilot.press("escape")
-        await wait_for(pilot, lambda: app.replay is None)
+        await wait_for(pilot, lambda: app.sessions.replay is None)
         assert not app.query_one(PromptInput).disabled and not app.query(ReplayBar)
         await wait_for(pilot, lambda: not app.query(UserMessage))
 
@@ -143,8 +143,11 @@ async def test_replay_from_the_browser_with_speed_keys_then_resume(
         await pilot.press("ctrl+o")
         await wait_for(pilot, lambda: isinstance(app.screen, SessionBrowser) and app.screen.loaded)
         await pilot.press("r")
-        await wait_for(pilot, lambda: app.replay is not None and app.replay.state == "playing")
-        replay = app.replay
+        await wait_for(
+            pilot,
+            lambda: app.sessions.replay is not None and app.sessions.replay.state == "playing",
+        )
+        replay = app.sessions.replay
         assert app.chat.on_pruned is None  # a replay's prompts are not the live conversation's
         assert replay.speed == 1.0
         assert app.query_one(ReplayBar).has_focus
@@ -157,7 +160,9 @@ async def test_replay_from_the_browser_with_speed_keys_then_resume(
         assert math.isinf(replay.speed)
         # Enter after the replay resumes that session.
         await pilot.press("enter")
-        await wait_for(pilot, lambda: app.recorder.session_id == sid and app.replay is None)
+        await wait_for(
+            pilot, lambda: app.recorder.session_id == sid and app.sessions.replay is None
+        )
         assert not app.query_one(PromptInput).disabled
         assert app.chat.on_pruned == app.live_view._pruned  # pruned turns page back in again
 
@@ -169,7 +174,7 @@ async def test_escape_stops_a_replay_midway(
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
-        replay = app.replay_session(sid)
+        replay = app.sessions.start_replay(sid)
         assert replay is not None
         await wait_for(pilot, lambda: replay.state == "playing" and replay.shown >= 2)
         await pilot.press("escape")

@@ -11,7 +11,7 @@ import pytest
 from app_helpers import make_app, wait_for
 
 from agent_tui.sessions.store import SessionStore
-from agent_tui.ui.app import RESUME_TAIL
+from agent_tui.ui.controllers.sessions import RESUME_TAIL
 from agent_tui.ui.widgets.chat import MarkdownSegment, UserMessage
 from agent_tui.ui.widgets.history import EarlierMessages
 

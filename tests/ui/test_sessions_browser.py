@@ -362,7 +362,7 @@ async def test_resume_refused_while_a_turn_runs(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
         app.agent.running = True  # as during a turn
-        app.resume_session(ids[0])
+        app.sessions.resume(ids[0])
         await wait_for(
             pilot, lambda: any("A turn is running" in n.message for n in app._notifications)
         )

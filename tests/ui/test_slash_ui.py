@@ -8,10 +8,9 @@ from pathlib import Path
 import pytest
 from app_helpers import make_app, type_prompt, wait_for
 
-from agent_tui.ui.controllers.slash_actions import SlashHints
 from agent_tui.ui.screens.confirm import ConfirmScreen
 from agent_tui.ui.widgets.chat import AssistantMessage, NoticeMessage, UserMessage
-from agent_tui.ui.widgets.prompt import PromptInput
+from agent_tui.ui.widgets.prompt import PromptInput, SlashHints
 
 pytestmark = pytest.mark.usefixtures("offline_env")
 
@@ -86,7 +85,7 @@ async def test_a_user_command_becomes_the_prompt(tmp_path: Path) -> None:
         commands = config_dir() / "commands"
         commands.mkdir(parents=True, exist_ok=True)
         (commands / "greet.md").write_text("---\ndescription: Say hello\n---\nhello $ARGUMENTS\n")
-        app._user_commands = None  # read the folder again
+        app.slash._user_commands = None  # read the folder again
         await type_prompt(pilot, "/greet world")
         await wait_for(pilot, lambda: bool(app.agent.messages), timeout=30)
         assert app.agent.messages[0]["content"][0]["text"] == "hello world"

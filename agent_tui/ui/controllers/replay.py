@@ -17,12 +17,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
-from collections.abc import Coroutine
-from typing import Any, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
-from textual.widget import Widget
 from textual.widgets import Static
 
 from agent_tui.protocol.events import ApprovalRequested, Event, TurnStarted
@@ -32,9 +30,14 @@ from agent_tui.ui.views.event_view import EventView
 from agent_tui.ui.widgets.chat import NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
+if TYPE_CHECKING:
+    from textual.app import App
+
 
 class ReplayHost(Protocol):
-    """What a replay needs from the app (the app's own module is never imported here)."""
+    """What a replay needs besides Textual's `App` API: the sessions controller
+    (`sessions.py`), which owns the replay on screen (the app's own module is never imported
+    here)."""
 
     replay: Replay | None
 
@@ -43,27 +46,11 @@ class ReplayHost(Protocol):
 
     def make_view(self) -> EventView: ...
 
-    def session_store(self) -> SessionStore: ...
+    def store(self) -> SessionStore: ...
 
-    async def redraw_conversation(
-        self, *, history: bool = True, notice: str | None = None
-    ) -> None: ...
+    async def redraw(self, *, history: bool = True, notice: str | None = None) -> None: ...
 
-    def resume_session(self, session_id: str) -> None: ...
-
-    # Textual's App API
-    def query_one(self, selector: type[PromptInput]) -> PromptInput: ...
-
-    def mount(self, *widgets: Widget, before: Widget | None = None) -> Any: ...
-
-    def run_worker(
-        self,
-        work: Coroutine[Any, Any, None],
-        *,
-        group: str = ...,
-        exclusive: bool = ...,
-        exit_on_error: bool = ...,
-    ) -> Any: ...
+    def resume(self, session_id: str) -> None: ...
 
 
 INSTANT = math.inf
@@ -122,10 +109,13 @@ class ReplayBar(Static):
 class Replay:
     """One replay of one session on `app`'s main screen; `start()` it, `stop()` or `close()`."""
 
-    def __init__(self, app: ReplayHost, session_id: str, speed: float = 1.0) -> None:
+    def __init__(
+        self, app: App[Any], host: ReplayHost, session_id: str, speed: float = 1.0
+    ) -> None:
         self.app = app
+        self.host = host
         #: draws the recorded events; its totals are the replayed session's, not the live one's
-        self.view = app.make_view()
+        self.view = host.make_view()
         self.view.chat.on_pruned = None  # its prompts are not the live conversation's to page
         self.session_id = session_id
         self.speed = speed
@@ -184,36 +174,36 @@ class Replay:
     def discard(self) -> None:
         """Stop and take the bar away, leaving the chat as it is (another view replaces it)."""
         self.stop()
-        app = self.app
-        if app.replay is self:
-            app.replay = None
-        prompt = app.query_one(PromptInput)
+        host = self.host
+        if host.replay is self:
+            host.replay = None
+        prompt = self.app.query_one(PromptInput)
         prompt.disabled = False
         self.bar.remove()
         prompt.focus()
-        app.live_view.show_totals()  # the live session's counts again
-        app.live_view.page_from()
+        host.live_view.show_totals()  # the live session's counts again
+        host.live_view.page_from()
         self.view.status.activity = "ready"
 
     async def close(self, *, resume: bool = False) -> None:
         """Leave the replay: back to the conversation, or into the replayed session."""
         self.discard()
         if resume:
-            self.app.resume_session(self.session_id)
+            self.host.resume(self.session_id)
         else:
-            await self.app.redraw_conversation()
+            await self.host.redraw()
 
     # --- playing ---------------------------------------------------------------------------
 
     async def _run(self) -> None:
-        store = self.app.session_store
+        store = self.host.store
         events, self.info = await asyncio.to_thread(
             lambda: (store().load_events(self.session_id), store().get_session(self.session_id))
         )
         if self.state != "loading":
             return
         self.total = len(events)
-        await self.app.redraw_conversation(history=False)
+        await self.host.redraw(history=False)
         self.view.set_totals(None, 0.0)
         self.view.status.session = self.session_id  # its counts are this session's, not ours
         title = self.info.title if self.info else ""

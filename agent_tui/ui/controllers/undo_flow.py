@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from agent_tui.checkpoints.restore import RestorePlan
     from agent_tui.protocol.events import FilesRestored
     from agent_tui.sessions.recorder import Recorder
-    from agent_tui.sessions.store import SessionStore
+    from agent_tui.ui.controllers.sessions import Sessions
     from agent_tui.ui.screens.restore import RewindChoice, RewindPoint
     from agent_tui.ui.widgets.chat import ChatView
 
@@ -32,18 +32,11 @@ class UndoHost(Protocol):
     agent: Agent | None
     recorder: Recorder | None
 
+    #: busy or not, the store, the browser, the conversation drawn again (`sessions.py`)
+    sessions: Sessions
+
     @property
     def chat(self) -> ChatView: ...
-
-    def _busy(self) -> bool: ...
-
-    def session_store(self) -> SessionStore: ...
-
-    def browse_sessions(self, review: str | None = None) -> None: ...
-
-    async def redraw_conversation(
-        self, *, history: bool = True, notice: str | None = None
-    ) -> None: ...
 
 
 class UndoFlow:
@@ -65,17 +58,18 @@ class UndoFlow:
             from agent_tui.sessions.faults import STORE_ERRORS
 
             try:
-                return self.host.session_store().rule_counts(cwd)
+                return self.host.sessions.store().rule_counts(cwd)
             except STORE_ERRORS:  # the rules are listed without how often each fired
                 return {}
 
         def chosen(review: str | None) -> None:
             if review:
-                self.host.browse_sessions(review)
+                self.host.sessions.browse(review)
 
         from agent_tui.ui.views.rule_preview import rule_preview
 
-        preview = lambda rules, behavior: rule_preview(self.app, rules, behavior)  # noqa: E731
+        agent, open_store = self.host.agent, self.host.sessions.store
+        preview = lambda rules, behavior: rule_preview(agent, open_store, rules, behavior)  # noqa: E731
 
         def own_write() -> AbstractContextManager[None]:
             assert self.host.agent is not None and cwd is not None
@@ -86,7 +80,7 @@ class UndoFlow:
 
     def undo(self) -> None:
         """Put back the files the last turn with changes changed (after a preview)."""
-        if self.host._busy():
+        if self.host.sessions.busy():
             return
         assert self.host.agent is not None
         history = self.host.agent.checkpoints.history
@@ -161,7 +155,7 @@ class UndoFlow:
         """Go back to just before an earlier prompt: its files, its conversation, or both."""
         from agent_tui.ui.screens.restore import RewindScreen
 
-        if self.host._busy():
+        if self.host.sessions.busy():
             return
         points = self.rewind_points()
         if not points:
@@ -224,7 +218,7 @@ class UndoFlow:
         if old is not None:
             old.detach()
             self.host.recorder = Recorder(old.store, agent, session, backlog=old.backlog)
-        await self.host.redraw_conversation(
+        await self.host.sessions.redraw(
             history=bool(agent.messages),
             notice="Rewound. The conversation goes on from here in a new session; the old one "
             "is in the sessions list (ctrl+o).",

@@ -1,9 +1,11 @@
 """Small questions: yes/no (`ConfirmScreen`) and one line of text, such as where to write a file
-or which model to use (`AskTextScreen`)."""
+or which model to use (`AskTextScreen`), and a yes/no asked from a worker thread
+(`ask_from_thread`)."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+import threading
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -11,6 +13,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
+
+if TYPE_CHECKING:
+    from textual.app import App
 
 
 class ConfirmScreen(ModalScreen[bool]):
@@ -115,3 +120,20 @@ class ChoiceScreen(ModalScreen[str | None]):
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+def ask_from_thread(app: App[Any], question: str) -> bool:
+    """From a worker thread: a yes/no question on screen; waits for the answer (no, if the app
+    quits with the question on screen)."""
+    answered = threading.Event()
+    answer: list[bool] = []
+
+    def done(yes: bool | None) -> None:
+        answer.append(bool(yes))
+        answered.set()
+
+    app.call_from_thread(app.push_screen, ConfirmScreen(question), done)
+    while not answered.wait(0.1):
+        if not app.is_running:  # quit with the question on screen: nothing to wait for
+            return False
+    return answer[0]

@@ -6,10 +6,9 @@ the boot worker; what it does with the result on screen is still a mixin of `Age
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from agent_tui.ui import patches
 from agent_tui.ui.app_parts import AppParts
@@ -26,6 +25,7 @@ if TYPE_CHECKING:
     from agent_tui.sessions.recorder import Recorder
     from agent_tui.ui.controllers.approval_queue import ApprovalQueue
     from agent_tui.ui.controllers.notifier import Notifier
+    from agent_tui.ui.controllers.sessions import Sessions
 
 STARTING = "Starting up: your prompt will be sent in a moment."
 FAILED = "The agent could not start (see the chat): prompts can't be sent in this run."
@@ -35,7 +35,7 @@ class Boot(AppParts):
     # Provided by AgentApp.
     options: Options
     record: bool
-    _runs: dict[str, Any]
+    sessions: Sessions
     #: the garbage collector's settings are the app's to make (`gc_tuning`): the entry point's
     tune_collector: bool = False
     #: why the agent could not be built, if it could not (`_boot_failed`)
@@ -95,6 +95,7 @@ class Boot(AppParts):
         from agent_tui.runtime import warm_up
         from agent_tui.ui.controllers.approval_queue import ApprovalQueue
         from agent_tui.ui.controllers.stamp_guard import StampGuard, load_settings
+        from agent_tui.ui.screens.confirm import ask_from_thread
         from agent_tui.ui.startup.booting import boot_agent
         from agent_tui.ui.views.rule_preview import rule_preview
 
@@ -102,7 +103,7 @@ class Boot(AppParts):
             booted = boot_agent(
                 self.options,
                 record=self.record,
-                ask_yes_no=self._ask_from_boot,
+                ask_yes_no=partial(ask_from_thread, self),
                 ask=self._ask,
                 confirm_spend=self._confirm_spend,
             )
@@ -110,11 +111,11 @@ class Boot(AppParts):
             self.call_from_thread(self._boot_failed, exc)
             return
         agent = booted.agent
-        self.store_unavailable, self._runs = booted.store_unavailable, booted.runs
+        self.store_unavailable, self.sessions.runs = booted.store_unavailable, booted.runs
         approvals = ApprovalQueue(
             type_ahead=partial(self.call_later, self._type_ahead),
             stamp=StampGuard(load_settings()),
-            simulate=lambda rules: rule_preview(self, rules),
+            simulate=lambda rules: rule_preview(agent, self.sessions.store, rules),
             on_show=lambda request: self.notifier.approval(request.tool, request.subject),
         )
         self.call_from_thread(self._agent_ready, agent, booted.recorder, approvals, booted.note)
@@ -152,23 +153,6 @@ class Boot(AppParts):
         self.chat.append(
             NoticeMessage("Recording started: this session so far is saved, and what follows.")
         )
-
-    def _ask_from_boot(self, question: str) -> bool:
-        """From the boot thread: a yes/no question on screen; waits for the answer."""
-        from agent_tui.ui.screens.confirm import ConfirmScreen
-
-        answered = threading.Event()
-        answer: list[bool] = []
-
-        def done(yes: bool | None) -> None:
-            answer.append(bool(yes))
-            answered.set()
-
-        self.call_from_thread(self.push_screen, ConfirmScreen(question), done)
-        while not answered.wait(0.1):
-            if not self.is_running:  # quit with the question on screen: nothing to wait for
-                return False
-        return answer[0]
 
     def keep_first_screen_css(self) -> None:
         """On the UI thread, once the first screen is styled and before it is painted: keep what

@@ -56,7 +56,7 @@ def boot_agent(
     recorder, agent = booted.recorder, booted.agent
     if recorder is not None and recorder.session_id and agent.messages:
         from agent_tui.sessions.faults import STORE_ERRORS
-        from agent_tui.ui.controllers.session_actions import stored_runs
+        from agent_tui.ui.controllers.sessions import stored_runs
 
         with contextlib.suppress(*STORE_ERRORS):  # the history shows without its audit rows
             booted.runs = stored_runs(recorder.store, recorder.session_id)

@@ -4,22 +4,31 @@ worker thread: it reads the session store and parses every distinct stored comma
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from agent_tui.permissions.types import Behavior
 
+if TYPE_CHECKING:
+    from agent_tui.agent.loop import Agent
+    from agent_tui.sessions.store import SessionStore
 
-def rule_preview(app: Any, rules: tuple[str, ...], behavior: Behavior = "allow") -> str:
+
+def rule_preview(
+    agent: Agent | None,
+    open_store: Callable[[], SessionStore],
+    rules: tuple[str, ...],
+    behavior: Behavior = "allow",
+) -> str:
     """The simulator's report, or one line saying why there is none."""
     from agent_tui.permissions.rules import RuleError
     from agent_tui.permissions.simulate import preview
     from agent_tui.sessions.records import StoreUnavailable
 
-    agent = app.agent
     if agent is None:
         return ""
     try:
-        store = app.session_store()
+        store = open_store()
         return preview(
             agent.permissions, lambda: store.past_calls(agent.config.cwd), rules, behavior
         )
