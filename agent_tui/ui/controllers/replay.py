@@ -17,16 +17,18 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
-from agent_tui.protocol.events import ApprovalRequested, Event, TurnStarted
+from agent_tui.protocol.events import ApprovalDecided, ApprovalRequested, Event, TurnStarted
 from agent_tui.sessions.records import SessionInfo, StoredEvent
 from agent_tui.sessions.store import SessionStore
 from agent_tui.ui.views.event_view import EventView
+from agent_tui.ui.views.tool_activity import ToolActivities
 from agent_tui.ui.widgets.chat import NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
@@ -106,6 +108,30 @@ class ReplayBar(Static):
             await self.replay.close(resume=True)
 
 
+@dataclass(frozen=True, slots=True)
+class LivePanes:
+    """The live session's side panes while a replay draws on them: its plan, its last turn's
+    calls and its approvals, as they were."""
+
+    view: EventView
+    plan: list[dict[str, Any]]
+    calls: ToolActivities
+    approvals: tuple[ApprovalDecided, ...]
+
+    @classmethod
+    def take(cls, view: EventView) -> LivePanes:
+        pane = view.tool_pane
+        live = cls(view, pane.plan.todos, pane.take_calls(), view.approvals_log.entries)
+        pane.show_plan([])
+        view.approvals_log.clear()
+        return live
+
+    def put_back(self) -> None:
+        self.view.tool_pane.show_plan(self.plan)
+        self.view.tool_pane.put_back(self.calls)
+        self.view.approvals_log.show(self.approvals)
+
+
 class Replay:
     """One replay of one session on `app`'s main screen; `start()` it, `stop()` or `close()`."""
 
@@ -125,6 +151,8 @@ class Replay:
         self.info: SessionInfo | None = None
         self._wake = asyncio.Event()
         self.bar = ReplayBar(self)
+        #: the live session's side panes, kept aside while this replay draws on them
+        self._live: LivePanes | None = None
 
     @property
     def label(self) -> str:
@@ -152,6 +180,9 @@ class Replay:
 
     def start(self) -> None:
         app = self.app
+        # The side panes show the replayed session only, from the first frame: the live
+        # session's plan, calls and decisions are kept aside and put back when it ends.
+        self._live = LivePanes.take(self.host.live_view)
         prompt = app.query_one(PromptInput)
         app.mount(self.bar, before=prompt)
         prompt.disabled = True
@@ -172,7 +203,24 @@ class Replay:
             self._refresh()
 
     def discard(self) -> None:
-        """Stop and take the bar away, leaving the chat as it is (another view replaces it)."""
+        """Stop and take the bar away, the live session's panes put back as they were, leaving
+        the chat as it is (another view replaces it)."""
+        self._leave()
+        if self._live is not None:
+            self._live.put_back()
+
+    async def close(self, *, resume: bool = False) -> None:
+        """Leave the replay: back to the conversation, or into the replayed session."""
+        if resume:
+            self.discard()
+            self.host.resume(self.session_id)
+            return
+        self._leave()
+        await self.host.redraw()
+        if self._live is not None:  # after the redraw (the panes drawn from the store alone)
+            self._live.put_back()
+
+    def _leave(self) -> None:
         self.stop()
         host = self.host
         if host.replay is self:
@@ -184,14 +232,6 @@ class Replay:
         host.live_view.show_totals()  # the live session's counts again
         host.live_view.page_from()
         self.view.status.activity = "ready"
-
-    async def close(self, *, resume: bool = False) -> None:
-        """Leave the replay: back to the conversation, or into the replayed session."""
-        self.discard()
-        if resume:
-            self.host.resume(self.session_id)
-        else:
-            await self.host.redraw()
 
     # --- playing ---------------------------------------------------------------------------
 

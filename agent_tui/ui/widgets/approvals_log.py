@@ -99,6 +99,12 @@ class ApprovalsLog(VerticalScroll):
             while len(self._rows) > self.max_entries:
                 self._rows.popleft().remove()
 
+    def show(self, entries: tuple[ApprovalDecided, ...]) -> None:
+        """Show these decisions instead (a replay's end puts the live session's back)."""
+        self.clear()
+        for event in entries:
+            self.add(event)
+
     def clear(self) -> None:
         self._entries.clear()
         while self._rows:

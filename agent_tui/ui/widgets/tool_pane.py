@@ -151,6 +151,20 @@ class ToolPane(VerticalScroll):
         """The model's plan, kept at the top across turns until it writes a new one."""
         self.plan.show_plan(todos)
 
+    def take_calls(self) -> ToolActivities:
+        """The calls shown, taken off the pane for `put_back` (a replay draws its own here)."""
+        calls = self._activities
+        self._activities = ToolActivities(self.max_entries)
+        self.clear()
+        return calls
+
+    def put_back(self, calls: ToolActivities) -> None:
+        """Show the calls `take_calls` took, as they were."""
+        self.clear()
+        self._activities = calls
+        self._dirty.update(calls.by_id)
+        self._schedule_flush()
+
     def clear(self) -> None:
         """Forget the turn's tool calls (the plan stays)."""
         self._activities.clear()
