@@ -78,7 +78,7 @@ async def test_a_replay_shows_only_the_replayed_sessions_panes_then_the_live_one
         before = panes(app)
         assert before[1] == LIVE_PLAN and len(before[2]) == 3
 
-        replay = app.replay_session(sid, speed=INSTANT)
+        replay = app.sessions.start_replay(sid, speed=INSTANT)
         assert replay is not None
         # From the first frame: not the live plan, calls or decisions.
         assert not pane.plan.display and pane.activities == [] and log.entries == ()
@@ -104,7 +104,7 @@ async def test_a_replay_shows_only_the_replayed_sessions_panes_then_the_live_one
         assert pane.plan.todos == REPLAYED_PLAN
 
         await pilot.press("escape")  # back to the conversation
-        await wait_for(pilot, lambda: app.replay is None)
+        await wait_for(pilot, lambda: app.sessions.replay is None)
         await wait_for(pilot, lambda: panes(app) == before and len(log._rows) == 2)
         await wait_for(pilot, lambda: len(pane.query("ToolEntry")) == 3)
 
@@ -117,11 +117,11 @@ async def test_leaving_a_replay_hides_its_plan_when_the_live_session_has_none(
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
         pane = app.query_one("#tools", ToolPane)
-        replay = app.replay_session(sid, speed=INSTANT)
+        replay = app.sessions.start_replay(sid, speed=INSTANT)
         assert replay is not None
         await wait_for(pilot, lambda: replay.state == "finished")
         assert pane.plan.display
         await pilot.press("escape")
-        await wait_for(pilot, lambda: app.replay is None)
+        await wait_for(pilot, lambda: app.sessions.replay is None)
         await wait_for(pilot, lambda: not pane.plan.display)
         assert app.main.approvals_log.entries == () and pane.activities == []
