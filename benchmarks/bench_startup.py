@@ -66,7 +66,7 @@ Probe(Options(offline=True), tune_collector=True).run(headless=True)
 
 
 # Time to interactive: the agent is built (tools, permissions, store) and a prompt typed now is
-# sent at once, not queued. Measured as the moment `_agent_ready` has run on the UI thread.
+# sent at once, not queued. Measured as the moment the boot's `ready` has run on the UI thread.
 INTERACTIVE = (
     FIRST_FRAME
     + """
@@ -76,9 +76,15 @@ for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
 
 class Probe(AgentApp):
-    def _agent_ready(self, *args):
-        super()._agent_ready(*args)
-        first_frame()
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        ready = self.boot.ready
+
+        def probed(*args):
+            ready(*args)
+            first_frame()
+
+        self.boot.ready = probed
 
 Probe(Options(offline=True), tune_collector=True).run(headless=True)
 """
@@ -95,9 +101,15 @@ for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
 
 class Probe(AgentApp):
-    def save_parsed_css(self):
-        super().save_parsed_css()
-        os._exit(0)
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        save = self.boot.save_parsed_css
+
+        def saved():
+            save()
+            os._exit(0)
+
+        self.boot.save_parsed_css = saved
 
 Probe(Options(offline=True), tune_collector=True).run(headless=True)
 """

@@ -68,8 +68,8 @@ async def test_an_agent_that_cant_be_built_is_said_not_waited_for(
 
     app.notify = heard  # type: ignore[method-assign]
     async with app.run_test(size=(110, 30)) as pilot:
-        await wait_for(pilot, lambda: app.boot_error is not None)
-        assert app.boot_error == "RuntimeError: no tools today"
+        await wait_for(pilot, lambda: app.boot.error is not None)
+        assert app.boot.error == "RuntimeError: no tools today"
         assert any("could not start: RuntimeError: no tools today" in n for n in notices(app))
         assert app.status.activity == "could not start"
         await type_prompt(pilot, "hello")

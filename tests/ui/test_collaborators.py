@@ -8,8 +8,11 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
+from textual.app import App
+
 from agent_tui.runtime import Options
 from agent_tui.sessions.store import SessionStore
+from agent_tui.ui.app import AgentApp
 from agent_tui.ui.controllers.sessions import Sessions
 from agent_tui.ui.controllers.slash_commands import SlashCommands
 from agent_tui.ui.views.session_rows import BrowserChoice
@@ -105,6 +108,12 @@ def stored_session(cwd: Path) -> tuple[str, list[dict[str, Any]]]:
         session_id = store.create_session(cwd, "offline", title="the folder")
         store.import_messages(session_id, messages)
     return session_id, messages
+
+
+def test_agent_app_is_wiring_over_textual_app_alone() -> None:
+    """No mixins: what the app does lives with its collaborators (`controllers/`, the boot)."""
+    assert AgentApp.__bases__ == (App,)
+    assert AgentApp.__mro__[1] is App
 
 
 def test_a_choice_made_while_starting_resumes_the_session_once_the_agent_is_built(

@@ -134,15 +134,18 @@ async def test_a_start_with_kept_rules_draws_the_same_screen(home: Path) -> None
         def __init__(self, *args: object, **kwargs: object) -> None:
             super().__init__(*args, **kwargs)  # type: ignore[arg-type]
             self.settled = asyncio.Event()
+            save = self.boot.save_parsed_css
+
+            def saved() -> None:  # the boot thread, once the app is ready
+                save()
+                self.call_from_thread(self.settled.set)
+
+            self.boot.save_parsed_css = saved  # type: ignore[method-assign]
 
         def main_mounted(self) -> None:
             # A steady cursor: a blinking one is drawn or not by when the screenshot falls.
             self.query_one(PromptInput).cursor_blink = False
             super().main_mounted()
-
-        def save_parsed_css(self) -> None:  # the boot thread, once the app is ready
-            super().save_parsed_css()
-            self.call_from_thread(self.settled.set)
 
     (home / "project").mkdir()
     for _ in range(2):
@@ -151,7 +154,7 @@ async def test_a_start_with_kept_rules_draws_the_same_screen(home: Path) -> None
             # Bounded: if the cache were never saved, `settled` would never be set.
             await asyncio.wait_for(app.settled.wait(), timeout=60)
             await pilot.pause()  # the side pane, mounted when the agent was ready, is drawn
-            loaded.append(app._css_loaded)
+            loaded.append(app.boot.css_loaded)
             screens.append(app.export_screenshot())
     assert loaded[0] == frozenset()  # the first start parsed everything and kept it
     assert len(loaded[1]) >= len(SHEETS)  # the second took it: ours and Textual's widgets'
@@ -169,12 +172,11 @@ async def test_a_start_cut_short_at_its_first_frame_still_keeps_the_rules(home: 
 
     class CutShort(AgentApp):
         def main_mounted(self) -> None:  # leave at the first frame
-            loaded.append(self._css_loaded)
+            loaded.append(self.boot.css_loaded)
             self.call_after_refresh(self.exit)
+            # the agent is never built, so its later save never runs
+            self.boot.start = lambda: None  # type: ignore[method-assign]
             super().main_mounted()
-
-        def _start_boot(self) -> None:  # the agent is never built, so its later save never runs
-            pass
 
     (home / "project").mkdir()
     for _ in range(2):

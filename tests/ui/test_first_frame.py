@@ -50,10 +50,16 @@ async def test_focus_goes_to_the_prompt_directly_not_through_the_chat(
     focused: list[Any] = []
 
     class Probe(AgentApp):
-        def _agent_ready(self, *args: Any) -> None:
-            super()._agent_ready(*args)
-            focused.append(self.focused)
-            self.exit()
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            ready = self.boot.ready
+
+            def probed(*args: Any) -> None:
+                ready(*args)
+                focused.append(self.focused)
+                self.exit()
+
+            self.boot.ready = probed  # type: ignore[method-assign]
 
     # As the app really starts (`run_test` orders its first focus differently).
     await Probe(Options(cwd=tmp_path), record=False).run_async(headless=True)

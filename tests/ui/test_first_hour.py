@@ -276,7 +276,7 @@ async def test_at_the_spending_cap_the_next_request_waits_for_a_keystroke(tmp_pa
         await wait_for(pilot, lambda: app.agent is not None)
         for key, expected in (("n", False), ("y", True)):
             question = CapQuestion(spent=4.9901, cap=5.0, needed=0.0213, raise_to=10.0)
-            waiting = asyncio.create_task(app._confirm_spend(question))
+            waiting = asyncio.create_task(app.boot.confirm_spend(question))
             await pilot.pause()
             assert isinstance(app.screen, ConfirmScreen) and not waiting.done()
             # the status line's precision, not cents ("$4.99 of $5.00")

@@ -214,11 +214,11 @@ async def test_escape_twice_opens_rewind(tmp_path: Path) -> None:
 async def test_an_escape_before_a_prompt_and_one_after_it_are_not_escape_escape(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent_tui.ui import app as app_module
+    from agent_tui.ui.controllers import stop_keys
     from agent_tui.ui.screens.restore import RewindScreen
 
     # a window wide enough for any turn: only the prompt in between may tell the two apart
-    monkeypatch.setattr(app_module, "DOUBLE_ESCAPE_S", 600.0)
+    monkeypatch.setattr(stop_keys, "DOUBLE_ESCAPE_S", 600.0)
     app = make_app(tmp_path)
     async with app.run_test(size=(110, 36)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)

@@ -27,23 +27,36 @@ if TYPE_CHECKING:
     from agent_tui.ui.widgets.status import StatusLine
 
 
+class BootState(Protocol):
+    """The boot as a turn sees it (`startup/boot.py`'s `BootFlow`)."""
+
+    #: why the agent could not be built, if it could not
+    error: str | None
+
+    @property
+    def waiting_note(self) -> str:
+        """What a prompt sent before the agent is ready is told."""
+        ...
+
+    def retry_recording(self) -> None:
+        """Before a prompt is sent: recording that failed at the start is tried again."""
+
+
 class TurnHost(Protocol):
     """What the controller needs of the app besides Textual's `App` API."""
 
     agent: Agent | None
-    boot_error: str | None
+
+    @property
+    def boot(self) -> BootState:
+        """Whether the agent could be built (`startup/boot.py`)."""
+        ...
 
     @property
     def chat(self) -> ChatView: ...
 
     @property
     def status(self) -> StatusLine: ...
-
-    @property
-    def waiting_note(self) -> str: ...
-
-    def retry_recording(self) -> None:
-        """Before a prompt is sent: recording that failed at the start is tried again."""
 
 
 class TurnController:
@@ -77,15 +90,17 @@ class TurnController:
         self.queued.append(text)
         QueuedPrompts.of(self.app).show(self.queued)
         if self.host.agent is None:
-            failed = bool(self.host.boot_error)
-            self.app.notify(self.host.waiting_note, severity="error" if failed else "information")
+            failed = bool(self.host.boot.error)
+            self.app.notify(
+                self.host.boot.waiting_note, severity="error" if failed else "information"
+            )
         else:
             self.app.notify("Queued: it will be sent when the current turn ends (Esc stops it).")
 
     def start(self, text: str) -> None:
         agent = self.host.agent
         assert agent is not None
-        self.host.retry_recording()
+        self.host.boot.retry_recording()
         chat = self.host.chat
         chat.append(UserMessage(text))
         chat.anchor()  # sending a prompt brings the view back to the newest message

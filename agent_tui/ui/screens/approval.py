@@ -1,10 +1,9 @@
 """The approval dialog: one keystroke to allow, always allow, or deny a tool call.
 
 `ApprovalScreen` shows one `ApprovalRequest` and dismisses with an `ApprovalAnswer`; the queue
-that shows them one at a time is `ui/controllers/approval_queue.py`. An "always" answer carries
-the rules the
-person agreed to in `saved_rules` (the request's `decision.suggestions`); the caller writes them
-to the file the request names (`save_to`, the permission engine's local settings).
+that shows them one at a time is `controllers/approval_queue.py`. An "always" answer carries the
+rules the person agreed to in `saved_rules` (the request's `decision.suggestions`); the caller
+writes them to the file the request names (`save_to`, the permission engine's local settings).
 """
 
 from __future__ import annotations

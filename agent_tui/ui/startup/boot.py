@@ -1,93 +1,102 @@
-"""Building the agent after the first frame, off the UI thread, and what the person is told when
-part of it can't be had: a session database that won't open (the session runs, unrecorded), an
-unknown `--resume` id (a new session), or a build that fails outright (said in the chat, rather
-than "starting…" for ever). The build itself is a function (`booting.boot_agent`) this runs in
-the boot worker; what it does with the result on screen is still a mixin of `AgentApp`."""
+"""The boot flow: building the agent after the first frame, off the UI thread, and handing it to
+the screen; what the person is told when part of it can't be had — a session database that won't
+open (the session runs, unrecorded), an unknown `--resume` id (a new session), or a build that
+fails outright (said in the chat, rather than "starting…" for ever). The build itself is a
+function (`booting.boot_agent`) run in the boot worker; this is its UI side, with the questions
+the agent asks of the screen (approvals, the spending cap, trusting the project's settings) and
+the parsed stylesheets kept for the next start (`css_cache`). A collaborator of the app, through
+a small host protocol (`BootHost`)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.ui import patches
-from agent_tui.ui.app_parts import AppParts
 from agent_tui.ui.startup import css_cache
 from agent_tui.ui.startup.gc_tuning import freeze_settled, tune_gc
 from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
+    from textual.app import App
+
     from agent_tui.agent.budget import CapQuestion
     from agent_tui.agent.loop import Agent
     from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
+    from agent_tui.protocol.events import Event
     from agent_tui.runtime import Options
     from agent_tui.sessions.recorder import Recorder
     from agent_tui.ui.controllers.approval_queue import ApprovalQueue
     from agent_tui.ui.controllers.notifier import Notifier
+    from agent_tui.ui.controllers.session_settings import SessionSettings
     from agent_tui.ui.controllers.sessions import Sessions
+    from agent_tui.ui.controllers.turns import TurnController
+    from agent_tui.ui.screens.main import MainScreen
+    from agent_tui.ui.views.event_view import EventView
+    from agent_tui.ui.widgets.chat import ChatView
+    from agent_tui.ui.widgets.status import StatusLine
 
 STARTING = "Starting up: your prompt will be sent in a moment."
 FAILED = "The agent could not start (see the chat): prompts can't be sent in this run."
 
 
-class Boot(AppParts):
-    # Provided by AgentApp.
+class BootHost(Protocol):
+    """What the boot flow needs of the app besides Textual's `App` API: where the built agent
+    goes, and the collaborators that take over once it is there."""
+
+    agent: Agent | None
+    recorder: Recorder | None
+    approvals: ApprovalQueue | None
+    view: EventView | None
     options: Options
     record: bool
-    sessions: Sessions
     #: the garbage collector's settings are the app's to make (`gc_tuning`): the entry point's
-    tune_collector: bool = False
-    #: why the agent could not be built, if it could not (`_boot_failed`)
-    boot_error: str | None = None
-    recorder: Recorder | None
+    tune_collector: bool
     notifier: Notifier
-    #: the session database couldn't be opened at the start (`retry_recording` tries again)
-    store_unavailable: bool = False
-    #: the sources whose parsed rules came from the last run (`css_cache.load`)
-    _css_loaded: frozenset[tuple[object, ...]] = frozenset()
-    #: the sources this run has kept for the next one (`keep_first_screen_css`)
-    _css_kept: frozenset[tuple[object, ...]] = frozenset()
+    turns: TurnController
+    sessions: Sessions
+    settings: SessionSettings
 
-    # Declared, not defined: `AgentApp` defines them.
-    _agent_ready: Callable[[Agent, Recorder | None, ApprovalQueue, str | None], None]
-    _ask: Callable[[ApprovalRequest], Awaitable[ApprovalAnswer]]
+    @property
+    def main(self) -> MainScreen: ...
 
-    # --- what the agent asks of the screen ---
+    @property
+    def chat(self) -> ChatView: ...
 
-    def _type_ahead(self, key: str) -> None:
-        """A key typed for the prompt as an approval dialog appeared: it goes to the prompt."""
-        prompt = self.query_one(PromptInput)
-        if key == "\b":
-            prompt.action_delete_left()
-        else:
-            prompt.insert(key)
+    @property
+    def status(self) -> StatusLine: ...
 
-    async def _confirm_spend(self, question: CapQuestion) -> bool:
-        """At the spending cap the next request waits for the person's keystroke: raise the cap
-        for this session (y), or stop (n). Amounts at the status line's precision."""
-        import asyncio
+    @property
+    def live_view(self) -> EventView: ...
 
-        from agent_tui.ui.screens.confirm import ConfirmScreen
+    def on_agent_event(self, event: Event) -> None: ...
 
-        answered: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self.status.activity = "at the spending cap: waiting for you"
-        screen = ConfirmScreen(question.text)
-        self.push_screen(screen, lambda yes: answered.set_result(bool(yes)))
-        try:
-            return await answered
-        finally:
-            self.status.activity = "working…"
+    def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None: ...
 
-    # --- the boot ---
+
+class BootFlow:
+    def __init__(self, app: App[Any], host: BootHost) -> None:
+        self.app = app
+        self.host = host
+        #: why the agent could not be built, if it could not (`failed`)
+        self.error: str | None = None
+        #: the session database couldn't be opened at the start (`retry_recording` tries again)
+        self.store_unavailable = False
+        #: the sources whose parsed rules came from the last run: before anything is styled
+        self.css_loaded = css_cache.load(app.stylesheet)
+        #: the sources this run has kept for the next one (`keep_first_screen_css`)
+        self.css_kept: frozenset[tuple[object, ...]] = frozenset()
 
     @property
     def waiting_note(self) -> str:
         """What a prompt sent before the agent is ready is told."""
-        return FAILED if self.boot_error else STARTING
+        return FAILED if self.error else STARTING
 
-    def _start_boot(self) -> None:
-        self.run_worker(self._boot, thread=True, group="boot", exit_on_error=False)
+    # --- the boot ---
+
+    def start(self) -> None:
+        self.app.run_worker(self._boot, thread=True, group="boot", exit_on_error=False)
 
     def _boot(self) -> None:
         """In the boot worker: build the agent (`booting.boot_agent`) and hand it to the UI
@@ -99,46 +108,111 @@ class Boot(AppParts):
         from agent_tui.ui.startup.booting import boot_agent
         from agent_tui.ui.views.rule_preview import rule_preview
 
+        app, host = self.app, self.host
         try:
             booted = boot_agent(
-                self.options,
-                record=self.record,
-                ask_yes_no=partial(ask_from_thread, self),
-                ask=self._ask,
-                confirm_spend=self._confirm_spend,
+                host.options,
+                record=host.record,
+                ask_yes_no=partial(ask_from_thread, app),
+                ask=self.ask_approval,
+                confirm_spend=self.confirm_spend,
             )
         except Exception as exc:  # a broken install or a bug: said, not a silent "starting…"
-            self.call_from_thread(self._boot_failed, exc)
+            app.call_from_thread(self.failed, exc)
             return
         agent = booted.agent
-        self.store_unavailable, self.sessions.runs = booted.store_unavailable, booted.runs
+        self.store_unavailable, host.sessions.runs = booted.store_unavailable, booted.runs
         approvals = ApprovalQueue(
-            type_ahead=partial(self.call_later, self._type_ahead),
+            type_ahead=partial(app.call_later, self._type_ahead),
             stamp=StampGuard(load_settings()),
-            simulate=lambda rules: rule_preview(agent, self.sessions.store, rules),
-            on_show=lambda request: self.notifier.approval(request.tool, request.subject),
+            simulate=lambda rules: rule_preview(agent, host.sessions.store, rules),
+            on_show=lambda request: host.notifier.approval(request.tool, request.subject),
         )
-        self.call_from_thread(self._agent_ready, agent, booted.recorder, approvals, booted.note)
-        self.call_from_thread(self._settle)  # on the UI thread: it patches how Textual paints
+        app.call_from_thread(self.ready, agent, booted.recorder, approvals, booted.note)
+        app.call_from_thread(self._settle)  # on the UI thread: it patches how Textual paints
         # the sandbox's probe (a bwrap run or two): here, off the way to a ready prompt
         for note in getattr(agent.config.sandbox, "start_notices", ()):
-            self.call_from_thread(self.chat.append, NoticeMessage(note, "warning"))
+            app.call_from_thread(host.chat.append, NoticeMessage(note, "warning"))
         from agent_tui.ui.screens.approval import warm_up_dialog
 
         warm_up_dialog()  # the first approval's dialog and highlighter, loaded ahead of it
         warm_up(agent)  # tools, shell analysis, the SDK: loaded now, not on the first turn
         unready = getattr(agent.provider, "setup_error", None)
         if unready:  # Bedrock/Vertex without region or credentials: said now, not at a prompt
-            self.call_from_thread(self.chat.append, NoticeMessage(unready, "error"))
+            app.call_from_thread(host.chat.append, NoticeMessage(unready, "error"))
         self.save_parsed_css()
-        if self.tune_collector:
+        if host.tune_collector:
             freeze_settled()
+
+    def ready(
+        self, agent: Agent, recorder: Recorder | None, approvals: ApprovalQueue, error: str | None
+    ) -> None:
+        """On the UI thread: the agent is built. It goes to the app, its events to the screen,
+        and what the person should know about the start is said."""
+        host = self.host
+        host.agent, host.recorder, host.approvals = agent, recorder, approvals
+        # After the agent, so a prompt is taken sooner (it has no events yet).
+        host.view = host.main.mount_side()
+        if agent.config.shells is not None:
+            host.main.tool_pane.shells.follow(agent.config.shells)
+        agent.listeners.append(host.on_agent_event)
+        from agent_tui.agent.context import context_window
+
+        view = host.live_view
+        view.window = context_window(agent.config.model)
+        view.page_from(lambda: (host.agent.messages if host.agent else [], host.sessions.runs))
+        if agent.session_cost or agent.session_usage.total_tokens:  # a resumed session
+            view.set_totals(agent.session_usage, agent.session_cost)
+        status = host.status
+        status.model = agent.provider.label
+        status.thinking = agent.config.thinking_budget or 0
+        status.activity = "ready"
+        if recorder is not None and recorder.session_id:
+            status.session = recorder.session_id
+        say = host.chat.append
+        if error:
+            say(NoticeMessage(error, "error"))
+        if agent.memory_files and not agent.messages:
+            names = ", ".join(m.label for m in agent.memory_files)
+            say(NoticeMessage(f"Memory loaded: {names}", "info"))
+        for warning in getattr(agent.permissions, "load_warnings", ()):
+            say(NoticeMessage(f"Settings: {warning}", "warning"))
+        if grants := getattr(agent.permissions, "trust_question", ()):
+            from agent_tui.ui.screens.trust import TrustScreen
+
+            self.app.push_screen(TrustScreen(str(host.options.cwd), grants), self._on_trust)
+        host.sessions.agent_ready()  # a resumed session's history
+        if host.options.initial_prompt:  # `agent-tui "PROMPT"`: sent as if typed, once
+            first, host.options.initial_prompt = host.options.initial_prompt, None
+            host.on_prompt_input_submitted(PromptInput.Submitted(first))
+        self.app.call_later(host.turns.next_queued)
+        host.settings.start_mcp()
+        host.sessions.take_pending()  # chosen in the `--resume` picker meanwhile
+
+    def failed(self, exc: Exception) -> None:
+        self.error = f"{type(exc).__name__}: {exc}"
+        self.host.chat.append(
+            NoticeMessage(
+                f"The agent could not start: {self.error}. Nothing can be sent in this run; "
+                "ctrl+q quits.",
+                "error",
+            )
+        )
+        self.host.status.activity = "could not start"
+        self._settle()
+
+    def _settle(self) -> None:
+        """On the UI thread, once the first frame is painted and the agent built (or not):
+        Textual's patches, and the collector's settings if the entry point asked for them."""
+        patches.apply_all()
+        if self.host.tune_collector:
+            tune_gc()
 
     def retry_recording(self) -> None:
         """Before a prompt is sent: if the session database couldn't be opened at the start, try
         again (the person may have moved the file aside); the conversation so far goes into a
         new session, and the chat says so."""
-        if not self.store_unavailable or self.agent is None:
+        if not self.store_unavailable or self.host.agent is None:
             return
         from agent_tui.sessions.recorder import record_from_here
         from agent_tui.sessions.records import StoreUnavailable
@@ -149,44 +223,79 @@ class Boot(AppParts):
         except StoreUnavailable:
             return  # said at the start already
         self.store_unavailable = False
-        self.recorder = record_from_here(store, self.agent)
-        self.chat.append(
+        self.host.recorder = record_from_here(store, self.host.agent)
+        self.host.chat.append(
             NoticeMessage("Recording started: this session so far is saved, and what follows.")
         )
+
+    # --- what the agent asks of the screen ---
+
+    async def ask_approval(self, request: ApprovalRequest) -> ApprovalAnswer:
+        self.host.status.activity = f"waiting for your approval: {request.tool}"
+        assert self.host.approvals is not None, "the agent asks only once it is built"
+        try:
+            return await self.host.approvals.ask(self.app, request)
+        finally:
+            self.host.status.activity = "working…"
+
+    def _type_ahead(self, key: str) -> None:
+        """A key typed for the prompt as an approval dialog appeared: it goes to the prompt."""
+        prompt = self.app.query_one(PromptInput)
+        if key == "\b":
+            prompt.action_delete_left()
+        else:
+            prompt.insert(key)
+
+    async def confirm_spend(self, question: CapQuestion) -> bool:
+        """At the spending cap the next request waits for the person's keystroke: raise the cap
+        for this session (y), or stop (n). Amounts at the status line's precision."""
+        import asyncio
+
+        from agent_tui.ui.screens.confirm import ConfirmScreen
+
+        answered: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self.host.status.activity = "at the spending cap: waiting for you"
+        screen = ConfirmScreen(question.text)
+        self.app.push_screen(screen, lambda yes: answered.set_result(bool(yes)))
+        try:
+            return await answered
+        finally:
+            self.host.status.activity = "working…"
+
+    def _on_trust(self, trusted: bool | None) -> None:
+        from agent_tui.permissions.engine import PermissionEngine  # loaded with the agent
+
+        agent = self.host.agent
+        assert agent is not None, "the trust question is asked once the agent is built"
+        if isinstance(agent.permissions, PermissionEngine):
+            agent.permissions.decide_trust(bool(trusted))
+        if trusted:
+            self.app.notify("This project's settings now apply.")
+            if agent.mcp is not None:
+                agent.mcp.start_pending()
+        else:
+            self.host.chat.append(
+                NoticeMessage(
+                    "This project's own grants are ignored; its deny and ask rules apply.", "info"
+                )
+            )
+
+    # --- the parsed stylesheets, kept for the next start ---
 
     def keep_first_screen_css(self) -> None:
         """On the UI thread, once the first screen is styled and before it is painted: keep what
         a first start had to parse (~3 ms, first starts only), so that the next start takes it
         even if this one is cut short before the agent is ready (a quick quit, a kill, a probe
         that leaves at its first frame)."""
-        data = css_cache.snapshot(self.stylesheet, self._css_loaded)
+        data = css_cache.snapshot(self.app.stylesheet, self.css_loaded)
         if data is not None:
             css_cache.save(data)
-            self._css_kept = frozenset(data["rules"])
+            self.css_kept = frozenset(data["rules"])
 
     def save_parsed_css(self) -> None:
         """From the boot thread once the app is ready: keep the stylesheets parsed so far, for
         the next start (`css_cache`), unless they all came from the last one or were kept."""
-        kept = self._css_loaded | self._css_kept
-        data = self.call_from_thread(css_cache.snapshot, self.stylesheet, kept)
+        kept = self.css_loaded | self.css_kept
+        data = self.app.call_from_thread(css_cache.snapshot, self.app.stylesheet, kept)
         if data is not None:
             css_cache.save(data)
-
-    def _boot_failed(self, exc: Exception) -> None:
-        self.boot_error = f"{type(exc).__name__}: {exc}"
-        self.chat.append(
-            NoticeMessage(
-                f"The agent could not start: {self.boot_error}. Nothing can be sent in this run; "
-                "ctrl+q quits.",
-                "error",
-            )
-        )
-        self.status.activity = "could not start"
-        self._settle()
-
-    def _settle(self) -> None:
-        """On the UI thread, once the first frame is painted and the agent built (or not):
-        Textual's patches, and the collector's settings if the entry point asked for them."""
-        patches.apply_all()
-        if self.tune_collector:
-            tune_gc()

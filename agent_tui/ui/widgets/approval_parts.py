@@ -34,7 +34,7 @@ def command_content(tool: str, subject: str) -> Content:
     code = "\n".join(visible_lines(subject))
     if tool != "Bash":
         return Content(code)
-    from textual.highlight import highlight  # pygments: loaded after start-up (`AgentApp._boot`)
+    from textual.highlight import highlight  # pygments: loaded after start-up (`BootFlow._boot`)
 
     return highlight(code, language="bash")
 
