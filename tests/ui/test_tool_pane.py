@@ -91,6 +91,11 @@ def bash_call(tool_id: str = "toolu_b", command: str = "seq 10000") -> ToolCallR
     return ToolCallReady(index=1, tool_use_id=tool_id, tool="Bash", input={"command": command})
 
 
+def allowed(command: str, tool_id: str = "toolu_b", by: str = "rule") -> ApprovalDecided:
+    """The call may run (every client call is decided before it runs)."""
+    return ApprovalDecided(tool_id, "Bash", command, "allow", by, "Bash")
+
+
 # --- searches ------------------------------------------------------------------------------------
 
 
@@ -410,11 +415,51 @@ async def test_approval_wait_and_denial() -> None:
         assert app.pane.activities[0].phase is Phase.ERROR
 
 
+async def test_a_call_waiting_its_turn_shows_as_waiting_with_no_clock() -> None:
+    """Calls are ready as the answer streams, then run one by one, each once allowed: until
+    then a call waits (○, no spinner, no clock), and its clock counts the run alone."""
+    clock = FakeClock()
+    app = PaneApp(clock, animate=True)
+    async with app.run_test(size=SIZE) as pilot:
+        pane = app.pane
+        assert pane._ticker is not None
+        await feed(pilot, TurnStarted("clean up"), bash_call("toolu_1", "rm -rf build"))
+        await feed(pilot, bash_call("toolu_2", "make"))
+        clock.now += 3
+        await feed(pilot, ApprovalRequested("toolu_1", "Bash", "rm -rf build", "no rule allows rm"))
+        assert lines(pane, "toolu_1") == ["○ Bash  rm -rf build", "  awaiting approval"]
+        assert lines(pane, "toolu_2") == ["○ Bash  make"]  # queued behind it
+        assert not pane._ticker._active.is_set()  # nothing runs: no spinner turns
+        clock.now += 20  # the person reads the dialog
+        assert lines(pane, "toolu_2") == ["○ Bash  make"]
+        await feed(pilot, allowed("rm -rf build", "toolu_1", by="user"))
+        assert pane._ticker._active.is_set()
+        clock.now += 2
+        await feed(pilot, ToolProgress("toolu_1", "Bash", output="removed\n"))
+        assert lines(pane, "toolu_1")[0].endswith("Bash  rm -rf build  2.0s")
+        assert lines(pane, "toolu_2") == ["○ Bash  make"]  # still waiting its turn
+        await feed(pilot, ToolFinished("toolu_1", "Bash", False, "exit 0", 2.0))
+        await feed(pilot, allowed("make", "toolu_2"))
+        clock.now += 1.5
+        await feed(pilot, ToolProgress("toolu_2", "Bash", output="cc main.c\n"))
+        assert lines(pane, "toolu_2")[0].endswith("Bash  make  1.5s")  # not 26.5 s
+
+
+def test_server_tools_run_from_their_ready_event() -> None:
+    """The API runs its own tools (web_search) as it streams: running, clock started, at once."""
+    activity = ToolActivity("srvtoolu_1", "web_search")
+    activity.apply(ToolCallReady(0, "srvtoolu_1", "web_search", {"query": "x"}, server=True), 5.0)
+    assert activity.phase is Phase.RUNNING and activity.started_at == 5.0
+    client = ToolActivity("toolu_b", "Bash")
+    client.apply(bash_call(), 5.0)
+    assert client.phase is Phase.PENDING and client.elapsed(9.0) is None
+
+
 async def test_elapsed_from_injected_clock_while_running() -> None:
     clock = FakeClock()
     app = PaneApp(clock)
     async with app.run_test(size=SIZE) as pilot:
-        await feed(pilot, bash_call(command="sleep 3"))
+        await feed(pilot, bash_call(command="sleep 3"), allowed("sleep 3"))
         assert lines(app.pane, "toolu_b")[0] == "● Bash  sleep 3"  # under a second: no clock
         clock.now += 2.5
         await feed(pilot, ToolProgress("toolu_b", "Bash", output="tick\n"))
@@ -429,6 +474,8 @@ async def test_spinner_turns_only_while_something_runs() -> None:
         pane = app.pane
         assert pane._ticker is not None and not pane._ticker._active.is_set()
         await feed(pilot, bash_call(command="sleep 1"))
+        assert not pane._ticker._active.is_set()  # ready, not yet allowed: nothing runs
+        await feed(pilot, allowed("sleep 1"))
         assert pane._ticker._active.is_set()
         first = lines(pane, "toolu_b")[0][0]
         pane._tick()  # driven by hand: no wall-clock waits in tests

@@ -57,7 +57,7 @@ def search_error_text(code: str) -> str:
 
 
 class Phase(StrEnum):
-    PENDING = "pending"  # input still streaming, or waiting for approval
+    PENDING = "pending"  # input still streaming, waiting its turn, or waiting for approval
     RUNNING = "running"
     DONE = "done"
     ERROR = "error"
@@ -154,9 +154,12 @@ class ToolActivity:
                     self.status = (
                         f"invalid input: {one_line(event.input_error, 200, first_line=True)}"
                     )
-                elif self.phase is Phase.PENDING:
+                elif event.server and self.phase is Phase.PENDING:
+                    # the API runs its own tools as it streams: no approval, no queue
                     self.phase = Phase.RUNNING
                     self.started_at = now
+                # A client call waits (○, no clock) until it is allowed: behind the calls
+                # before it, or in the approval queue. Its clock starts at `ApprovalDecided`.
             case ApprovalRequested():
                 self.phase = Phase.PENDING
                 self.status, self.status_is_warning = "awaiting approval", True
