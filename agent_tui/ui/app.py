@@ -62,8 +62,6 @@ class AgentApp(App[int]):
         STYLES / "approvals_log.tcss",
         STYLES / "key_footer.tcss",
     ]
-    # Below 100 columns the screen gets `-narrow`: the side pane yields (ctrl+t still shows it).
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]
     # The footer lists priority bindings first, so F1 survives an 80-column terminal.
     BINDINGS = [
         Binding("f1", "help", "Help", show=True, priority=True),

@@ -1,4 +1,4 @@
-"""The first frame is styled once: the screen has its width class before its widgets are."""
+"""The first frame is styled once: the side pane has its width class before it is styled."""
 
 from __future__ import annotations
 
@@ -12,26 +12,60 @@ from agent_tui.runtime import Options
 from agent_tui.ui.app import AgentApp
 
 
-@pytest.mark.parametrize(("width", "expected"), [(80, "-narrow"), (130, "-wide")])
-async def test_the_screen_has_its_width_class_when_its_widgets_are_composed(
-    tmp_path: Path, width: int, expected: str, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize(("width", "narrow"), [(80, True), (130, False)])
+async def test_the_side_pane_has_its_width_class_when_it_is_composed(
+    tmp_path: Path, width: int, narrow: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from agent_tui.ui.screens.main import MainScreen
 
-    seen: list[set[str]] = []
+    seen: list[bool] = []
     compose = MainScreen.compose
 
     def probed(self: MainScreen) -> Any:
-        yield from compose(self)
-        seen.append(set(self.classes))
+        for widget in compose(self):
+            if widget.id == "side":
+                seen.append(widget.has_class("-narrow"))
+            yield widget
 
     monkeypatch.setattr(MainScreen, "compose", probed)
     app = AgentApp(Options(cwd=tmp_path), record=False)
     async with app.run_test(size=(width, 30)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
-        assert seen[0] & {"-narrow", "-wide"} == {expected}  # set before the first styling
-        assert set(app.screen.classes) & {"-narrow", "-wide"} == {expected}
-        assert app.query_one("#side").display is (expected == "-wide")
+        assert seen == [narrow]  # set before the first styling
+        assert app.query_one("#side").display is not narrow
+
+
+async def test_a_resize_across_the_width_restyles_the_side_pane_not_the_screen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual's breakpoints put the width class on the screen, and styled every widget again
+    on each resize across it; only the side pane needs it. A resize while a dialog covers the
+    main screen is caught up with when the screen is back."""
+    restyled: list[Any] = []
+    update_styles = AgentApp.update_styles
+
+    def spied(self: AgentApp, node: Any = None, **kwargs: Any) -> None:
+        restyled.append(node)
+        update_styles(self, node, **kwargs)
+
+    monkeypatch.setattr(AgentApp, "update_styles", spied)
+    app = AgentApp(Options(cwd=tmp_path), record=False)
+    async with app.run_test(size=(130, 30)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        side = app.query_one("#side")
+        main = app.screen
+        restyled.clear()
+        await pilot.resize_terminal(90, 30)
+        await wait_for(pilot, lambda: not side.display)
+        assert main not in restyled and side in restyled
+        await pilot.resize_terminal(120, 30)
+        await wait_for(pilot, lambda: side.display)
+        await pilot.press("f1")  # the help screen covers the main one
+        await wait_for(pilot, lambda: app.screen is not main)
+        await pilot.resize_terminal(85, 30)
+        await pilot.pause()
+        app.pop_screen()
+        await wait_for(pilot, lambda: app.screen is main and not side.display)
 
 
 async def test_focus_goes_to_the_prompt_directly_not_through_the_chat(

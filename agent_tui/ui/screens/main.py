@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
@@ -17,6 +18,9 @@ from agent_tui.ui.widgets.chat import ChatView, NoticeMessage
 from agent_tui.ui.widgets.key_footer import KeyFooter
 from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.status import StatusLine
+
+#: below this many columns the side pane is hidden
+NARROW_BELOW = 100
 
 if TYPE_CHECKING:
     from agent_tui.ui.views.event_view import EventView
@@ -60,7 +64,6 @@ class MainScreen(Screen[None]):
             rack.styles.margin = (0, 0, lift, 0)
 
     def compose(self) -> ComposeResult:
-        self._width_classes()  # all the first frame shows is composed here, styled once
         with Horizontal(id="main"):
             with ChatView(id="chat"):
                 if self._offline:
@@ -69,7 +72,8 @@ class MainScreen(Screen[None]):
                         "the web for textual”).",
                         "info",
                     )
-            yield Vertical(id="side")  # filled after the first frame (`mount_side`)
+            # filled after the first frame (`mount_side`); styled narrow or not from the start
+            yield Vertical(id="side", classes=self._side_class(self.app.size.width))
         yield PromptInput(id="prompt")
         status = StatusLine(id="status")
         status.set_reactive(StatusLine.model, self._model)
@@ -78,16 +82,23 @@ class MainScreen(Screen[None]):
         yield status
         yield KeyFooter()
 
-    def _width_classes(self) -> None:
-        """Give the screen its width class (`-narrow`, `-wide`) before its widgets are first
-        styled. Textual adds the class on the first resize, and then styles every widget
-        again."""
-        breakpoints = self.app.HORIZONTAL_BREAKPOINTS or []
-        classes = {name: False for _, name in breakpoints}
-        fitting = [name for at, name in breakpoints if self.app.size.width >= at]
-        if fitting:
-            classes[fitting[-1]] = True
-        self.update_classes(classes, update=False)
+    @staticmethod
+    def _side_class(width: int) -> str:
+        return "-narrow" if width < NARROW_BELOW else ""
+
+    def _fit_width(self, width: int) -> None:
+        """Below `NARROW_BELOW` columns the side pane yields (ctrl+t still shows it). Only the
+        pane's class changes: a class on the screen (Textual's breakpoints) styled every widget
+        of the chat again on each resize across it, ~20 ms with a long answer on screen."""
+        side = self.query("#side")
+        if side:
+            side.first().set_class(bool(self._side_class(width)), "-narrow")
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit_width(event.size.width)
+
+    def on_screen_resume(self) -> None:
+        self._fit_width(self.app.size.width)  # resized while a dialog covered this screen
 
     # --- the widgets ---
 
