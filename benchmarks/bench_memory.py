@@ -1,6 +1,6 @@
 """Memory: resident set size once a 2,000-message session is open in the app.
 
-Builds a session with the store's own bulk path (`SessionStore.import_messages`) in a temporary
+Builds a session with the store's own bulk path (`store.messages.extend`) in a temporary
 AGENT_TUI_HOME: prompts, markdown answers with code and tables (about 1.5 KB each), and tool calls
 with their results. Then a fresh process opens it (`Options(resume=ID)`, headless, offline model),
 waits until the resumed history is on screen, and reports its RSS; a second fresh process opens
@@ -76,8 +76,8 @@ def build(home: Path, n: int) -> str:
     from agent_tui.sessions.store import SessionStore
 
     with SessionStore.open_default() as store:
-        session_id = store.create_session(home, "offline", title="memory benchmark")
-        store.import_messages(session_id, conversation(n))
+        session_id = store.sessions.create(home, "offline", title="memory benchmark")
+        store.messages.extend(session_id, conversation(n))
     return session_id
 
 

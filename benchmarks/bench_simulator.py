@@ -60,8 +60,8 @@ def seed(path: Path, project: Path, calls: int, rng: random.Random) -> int:
     pool = _commands(rng, 3_000)
     distinct: set[tuple[str, str]] = set()
     with SessionStore(path) as store, store.batch():
-        sessions = [store.create_session(project, "claude-test") for _ in range(200)]
-        other = store.create_session(project.parent, "claude-test")
+        sessions = [store.sessions.create(project, "claude-test") for _ in range(200)]
+        other = store.sessions.create(project.parent, "claude-test")
         for i in range(calls):
             r = rng.random()
             if r < 0.7:
@@ -76,10 +76,10 @@ def seed(path: Path, project: Path, calls: int, rng: random.Random) -> int:
             else:
                 tool, inp = "WebFetch", {"url": f"https://example.com/p{rng.randint(1, 300)}"}
             distinct.add((tool, str(sorted(inp.items()))))
-            store.record_tool_run(
+            store.runs.record(
                 rng.choice(sessions), f"t{i}", tool, inp, decision="allow", decided_by="user"
             )
-            store.record_tool_run(other, f"o{i}", "Bash", {"command": "git status"})
+            store.runs.record(other, f"o{i}", "Bash", {"command": "git status"})
     return len(distinct)
 
 
@@ -88,7 +88,7 @@ def run(db: Path, project: Path, rule: str) -> tuple[float, int, int]:
 
     started = time.perf_counter()
     with SessionStore(db) as store:
-        rows = store.past_calls(project)
+        rows = store.runs.past_calls(project)
     sim = simulate(load_engine(project), [rule], rows)
     return time.perf_counter() - started, sim.calls, sim.changed
 

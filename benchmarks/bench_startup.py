@@ -154,8 +154,8 @@ def resumable(home: str, turns: int) -> str:
     from agent_tui.sessions.store import SessionStore
 
     with SessionStore.open_default() as store:
-        session_id = store.create_session(Path(home), "offline", title="resume benchmark")
-        store.import_messages(session_id, messages)
+        session_id = store.sessions.create(Path(home), "offline", title="resume benchmark")
+        store.messages.extend(session_id, messages)
     return session_id
 
 

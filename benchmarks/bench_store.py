@@ -3,7 +3,7 @@
     python benchmarks/bench_store.py            # full size (a few minutes to build)
     python benchmarks/bench_store.py --scale 0.1
 
-Builds the database in a temporary directory with the store's own bulk path (`import_messages`
+Builds the database in a temporary directory with the store's own bulk path (`messages.extend`
 inside `batch()`, so redaction, indexing and titles run as in real use), then times, against the
 goals from the issue:
 
@@ -107,10 +107,10 @@ def build(path: Path, sessions: int, messages: int) -> str:
             for n in range(chunk, min(chunk + 100, sessions)):
                 at = start + n * (365 * 86400 / sessions)
                 cwd = f"/home/me/project{n % 50}"
-                sid = store.create_session(cwd, "claude-sonnet-4-5", created_at=at)
+                sid = store.sessions.create(cwd, "claude-sonnet-4-5", created_at=at)
                 count = BIG if n == sessions // 2 else per
-                store.import_messages(sid, corpus.conversation(count, n), at=at)
-                store.record_turn(sid, Usage(1000, 200), 0.01, finished_at=at)
+                store.messages.extend(sid, corpus.conversation(count, n), at=at)
+                store.turns.record(sid, Usage(1000, 200), 0.01, finished_at=at)
                 if n == sessions // 2:
                     big_id = sid
         done = min(chunk + 100, sessions)
@@ -161,19 +161,19 @@ def main(argv: list[str] | None = None) -> int:
 
         def open_tail() -> int:
             with SessionStore(path) as fresh:
-                assert fresh.get_session(big_id) is not None
-                return len(fresh.load_messages_tail(big_id, 50))
+                assert fresh.sessions.get(big_id) is not None
+                return len(fresh.messages.tail(big_id, 50))
 
         store = SessionStore(path)
         check("open", "open store", lambda: SessionStore(path).close(), lambda r: "")
-        check("list", "list newest 50", lambda: store.list_sessions(50), lambda r: f"{len(r)}")
+        check("list", "list newest 50", lambda: store.sessions.recent(50), lambda r: f"{len(r)}")
         check(
             "list",
             "list newest 50, one cwd",
-            lambda: store.list_sessions(50, cwd="/home/me/project7"),
+            lambda: store.sessions.recent(50, cwd="/home/me/project7"),
             lambda r: f"{len(r)}",
         )
-        check("list", "list page 100 (offset 5000)", lambda: store.list_sessions(50, 5000),
+        check("list", "list page 100 (offset 5000)", lambda: store.sessions.recent(50, 5000),
               lambda r: f"{len(r)}")  # fmt: skip
 
         def cli_list_all() -> tuple[float, int]:
@@ -212,17 +212,18 @@ def main(argv: list[str] | None = None) -> int:
             ("punctuation", 'npm run "test:unit*'),
             ("no match", "zzzzqqq"),
         ]:
-            check("search", f"search {label}: {query!r}", lambda q=query: store.search(q, 20),
+            check("search", f"search {label}: {query!r}",
+                  lambda q=query: store.sessions.search(q, 20),
                   lambda r: f"{len(r)} hits")  # fmt: skip
         common = Corpus().words[0]
         check(
             "search",
             "search common word, one cwd",
-            lambda: store.search(common, 20, cwd="/home/me/project7"),
+            lambda: store.sessions.search(common, 20, cwd="/home/me/project7"),
             lambda r: f"{len(r)} hits",
         )
         check("open", "open + tail 50 of 5,000-msg session", open_tail, lambda r: f"{r} msgs")
-        check("open", "load all 5,000 (resume, repaired)", lambda: store.load_messages(big_id),
+        check("open", "load all 5,000 (resume, repaired)", lambda: store.messages.load(big_id),
               lambda r: f"{len(r)} msgs")  # fmt: skip
         store.close()
 

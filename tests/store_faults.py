@@ -23,11 +23,11 @@ class FaultyStore(SessionStore):
     failed_writes = 0
 
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        if self.fault is not None and not self._depth:
+    def tx(self) -> Iterator[sqlite3.Connection]:
+        if self.fault is not None and not self.in_tx:
             self.failed_writes += 1
             raise sqlite3.OperationalError(self.fault)
-        with super()._tx() as conn:
+        with super().tx() as conn:
             yield conn
 
 
@@ -36,12 +36,10 @@ def make_sessions(db: Path, cwd: Path, n: int = 3) -> list[str]:
     ids = []
     with SessionStore(db) as store:
         for i in range(n):
-            sid = store.create_session(cwd, "claude-test")
-            store.add_message(sid, "user", f"prompt number {i} " + "words " * 400)
-            store.add_message(sid, "assistant", [{"type": "text", "text": "answer " * 400}])
-            store.record_tool_run(
-                sid, f"toolu_{i}", "Bash", {"command": "rm -rf /"}, decision="deny"
-            )
+            sid = store.sessions.create(cwd, "claude-test")
+            store.messages.add(sid, "user", f"prompt number {i} " + "words " * 400)
+            store.messages.add(sid, "assistant", [{"type": "text", "text": "answer " * 400}])
+            store.runs.record(sid, f"toolu_{i}", "Bash", {"command": "rm -rf /"}, decision="deny")
             ids.append(sid)
     return ids
 
@@ -49,7 +47,7 @@ def make_sessions(db: Path, cwd: Path, n: int = 3) -> list[str]:
 def schema_pages() -> int:
     """How many pages a new, empty session database has (its schema)."""
     with SessionStore(":memory:") as store:
-        return int(store._c.execute("PRAGMA page_count").fetchone()[0])
+        return int(store.conn.execute("PRAGMA page_count").fetchone()[0])
 
 
 def damage(db: Path, *, schema: bool = False) -> None:

@@ -82,7 +82,7 @@ def main(argv: list[str]) -> int:
     except Exception as exc:
         return _fail(f"cannot open the session database: {exc}")
     try:
-        rows = store.past_calls(project)
+        rows = store.runs.past_calls(project)
     except STORE_ERRORS as exc:  # a damaged database: one line, not a traceback
         return _fail(f"{store.path}: {describe(exc)}")
     finally:

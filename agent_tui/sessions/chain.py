@@ -1,7 +1,7 @@
 """The hash chain over a session's stored events: tamper evidence for the replay log.
 
 Each row of `events` carries `hash = sha256(previous row's hash + "\\n" + the row's canonical
-content)`, computed when the row is written (`event_log.EventLog.write`), never at export. The
+content)`, computed when the row is written (`event_buffer.EventBuffer.write`), never at export. The
 canonical content is the JSON array `[session_id, seq, ts, type, json]` (compact, `ts` as Python
 writes a float), so any change to a stored row, a row taken out of the middle, or rows swapped
 break the chain at that row. `verify` recomputes it and names the first row that no longer

@@ -181,7 +181,7 @@ def _list(store: SessionStore, args: argparse.Namespace, out: Any) -> int:
     while limit is None or shown < limit:
         want = page_size if limit is None else min(page_size, limit - shown)
         page_size *= 2
-        page = store.list_sessions(
+        page = store.sessions.recent(
             limit=want,
             offset=offset,
             cwd=args.cwd,
@@ -215,7 +215,7 @@ EXIT_BROKEN = 3
 
 
 def _verify(store: SessionStore, session_id: str, expect: str | None) -> int:
-    check = store.verify_chain(session_id)
+    check = store.events.verify_chain(session_id)
     if not check.ok:
         print(f"agent-tui sessions: {session_id}: {check.problem}", file=sys.stderr)
         print(f"  {check.rows} events before it verify (head {check.head or '-'})", file=sys.stderr)
@@ -233,10 +233,10 @@ def _verify(store: SessionStore, session_id: str, expect: str | None) -> int:
 
 def _calls(store: SessionStore, args: argparse.Namespace, out: Any) -> int:
     """One line a call, newest first: time, session, tool, subject, decision and what made it."""
-    calls = store.audited_calls(
+    calls = store.runs.audited(
         args.review,
         cwd=args.cwd,
-        session_id=store.resolve_id(args.session) if args.session else None,
+        session_id=store.sessions.resolve(args.session) if args.session else None,
         limit=args.limit if args.limit > 0 else None,
     )
     for call in calls:
@@ -259,7 +259,7 @@ def _run(store: SessionStore, args: argparse.Namespace) -> int:
         return _list(store, args, out)
 
     if args.command == "search":
-        hits = store.search(" ".join(args.text), limit=args.limit)
+        hits = store.sessions.search(" ".join(args.text), limit=args.limit)
         if args.json:
             from dataclasses import asdict
 
@@ -276,9 +276,9 @@ def _run(store: SessionStore, args: argparse.Namespace) -> int:
     if args.command == "calls":
         return _calls(store, args, out)
 
-    session_id = store.resolve_id(args.id)
+    session_id = store.sessions.resolve(args.id)
     if args.command == "show":
-        info = store.get_session(session_id)
+        info = store.sessions.get(session_id)
         assert info is not None
         if args.json:
             out.write(json.dumps(info.to_dict(), ensure_ascii=False) + "\n")
@@ -305,7 +305,7 @@ def _run(store: SessionStore, args: argparse.Namespace) -> int:
         return _verify(store, session_id, args.expect)
 
     if args.command == "delete":
-        info = store.get_session(session_id)
+        info = store.sessions.get(session_id)
         assert info is not None
         if not args.yes:
             if not sys.stdin.isatty():
@@ -316,7 +316,7 @@ def _run(store: SessionStore, args: argparse.Namespace) -> int:
                 return 1
         try:
             with holding(store.path, session_id):  # not from under an agent recording it
-                store.delete_session(session_id)
+                store.sessions.delete(session_id)
         except SessionInUse as exc:
             return _fail(f"{exc}; not deleted")
         print(f"deleted {session_id}", file=sys.stderr)

@@ -3,9 +3,9 @@ mid-answer loses at most the last second of it, not the whole answer.
 
 Blocks are recorded when they finish; a long answer is one text block, so until it finishes only
 the replay events in memory hold it. `Draft` gathers the block's text as it streams and says when
-it is due to be written (`store.put_draft`): at its first piece, then once a second has passed or
-`DRAFT_CHARS` more characters came, whichever is first, and a second after the last piece if the
-stream goes quiet. The finished block replaces it in the store.
+it is due to be written (`store.messages.put_draft`): at its first piece, then once a second has
+passed or `DRAFT_CHARS` more characters came, whichever is first, and a second after the last piece
+if the stream goes quiet. The finished block replaces it in the store.
 """
 
 from __future__ import annotations

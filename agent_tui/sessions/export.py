@@ -82,10 +82,10 @@ def write_markdown(store: SessionStore, session_id: str, path: Path) -> None:
 
 
 def export_markdown(store: SessionStore, session_id: str) -> str:
-    info = store.get_session(session_id)
+    info = store.sessions.get(session_id)
     if info is None:
         raise SessionNotFound(f"no session {session_id!r}")
-    runs = {r.tool_use_id: r for r in store.load_tool_runs(session_id)}
+    runs = {r.tool_use_id: r for r in store.runs.load(session_id)}
     out = [
         f"# {info.title or 'Untitled session'}",
         "",
@@ -99,7 +99,7 @@ def export_markdown(store: SessionStore, session_id: str) -> str:
         f" · cost: {_money(info.cost_usd)}",
         "",
     ]
-    return _transcript(out, store.load_messages(session_id, repair=False), runs)
+    return _transcript(out, store.messages.load(session_id, repair=False), runs)
 
 
 def memory_markdown(messages: list[dict[str, Any]], *, cwd: str, model: str, why: str) -> str:
@@ -177,7 +177,7 @@ def _block_md(block: dict[str, Any], runs: dict[str, ToolRun]) -> list[str]:
 
 def export_jsonl(store: SessionStore, session_id: str, *, repair: bool = True) -> str:
     """One API message a line: repaired (a valid conversation) unless `repair=False`."""
-    if store.get_session(session_id) is None:
+    if store.sessions.get(session_id) is None:
         raise SessionNotFound(f"no session {session_id!r}")
-    messages = store.load_messages(session_id, repair=repair)
+    messages = store.messages.load(session_id, repair=repair)
     return "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)

@@ -21,20 +21,20 @@ def fork_session(
 ) -> str:
     """A new session with the agent's messages before `upto`; returns its id (call from a
     thread: it writes the messages in one transaction). `suffix` ends its title."""
-    info = store.get_session(old) if old else None
+    info = store.sessions.get(old) if old else None
     title = (info.title if info is not None else "") or "session"
-    new = store.create_session(
+    new = store.sessions.create(
         agent.config.cwd, agent.config.model, title[: 200 - len(suffix)] + suffix
     )
-    store.set_system_prompt(new, agent.config.system)
+    store.sessions.set_system_prompt(new, agent.config.system)
     with store.batch():
         messages = agent.conversation.messages[:upto]
         if messages:
-            store.import_messages(new, messages)
+            store.messages.extend(new, messages)
         for checkpoint in agent.checkpoints.history:
             if checkpoint.message_index < upto:
-                store.append_event(new, checkpoint)
+                store.events.append(new, checkpoint)
         if old:
-            store.copy_blobs(old, new)
+            store.checkpoints.copy_blobs(old, new)
     store.flush()
     return new

@@ -1,6 +1,7 @@
-"""API messages as recorded: whole messages, or block by block as each block finishes, every call
-its own committed transaction (so `kill -9` mid-turn loses at most the block in flight); reading
-them back whole (repaired into a valid conversation) or a page at a time for display."""
+"""API messages as recorded (`store.messages`): whole messages, or block by block as each block
+finishes, every call its own committed transaction (so `kill -9` mid-turn loses at most the block
+in flight); reading them back whole (repaired into a valid conversation) or a page at a time for
+display."""
 
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ from typing import Any
 
 from agent_tui.redact import redact, redact_obj, secret_values
 from agent_tui.sessions import search as search_mod
-from agent_tui.sessions.event_log import dumps
+from agent_tui.sessions.database import Database, touch
+from agent_tui.sessions.event_buffer import dumps
 from agent_tui.sessions.records import Content, StoredMessage, title_from_prompt
 from agent_tui.sessions.repair import repair_messages
 from agent_tui.sessions.search import SEARCH_TEXT_MAX, search_text
-from agent_tui.sessions.store_base import StoreBase
 
 #: the `blocks` row of a message's block still streaming (`put_draft`): after every real one
 DRAFT_IDX = 1 << 30
@@ -24,12 +25,15 @@ DRAFT_IDX = 1 << 30
 CUT_OFF = "\n\n[cut off: agent-tui stopped while this answer was streaming]"
 
 
-class MessageLog(StoreBase):
-    def add_message(self, session_id: str, role: str, content: Content) -> int:
-        """Record a whole message (a prompt, or any message not streamed); returns its seq."""
-        return self.import_messages(session_id, [{"role": role, "content": content}])[0]
+class MessageLog:
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
-    def import_messages(
+    def add(self, session_id: str, role: str, content: Content) -> int:
+        """Record a whole message (a prompt, or any message not streamed); returns its seq."""
+        return self.extend(session_id, [{"role": role, "content": content}])[0]
+
+    def extend(
         self, session_id: str, messages: Iterable[Mapping[str, Any]], *, at: float | None = None
     ) -> list[int]:
         """Record whole messages in order, in one transaction; returns their seqs."""
@@ -39,7 +43,7 @@ class MessageLog(StoreBase):
         block_rows: list[tuple[Any, ...]] = []
         doc_rows: list[tuple[Any, ...]] = []
         first_prompt = ""
-        with self._tx() as conn:
+        with self._db.tx() as conn:
             seq = self._next_seq(conn, session_id)
             seqs: list[int] = []
             for message in messages:
@@ -60,7 +64,7 @@ class MessageLog(StoreBase):
                     first_prompt = _prompt_text(content)
                 seqs.append(seq)
                 seq += 1
-            self._touch(conn, session_id, now, messages=len(seqs))
+            touch(conn, session_id, now, messages=len(seqs))
             conn.executemany(
                 "INSERT INTO messages (session_id, seq, role, text, created_at) "
                 "VALUES (?, ?, ?, ?, ?)",
@@ -76,12 +80,12 @@ class MessageLog(StoreBase):
                 self._default_title(conn, session_id, first_prompt)
         return seqs
 
-    def begin_message(self, session_id: str, role: str) -> int:
+    def begin(self, session_id: str, role: str) -> int:
         """Start a message to be filled by `append_block`; returns its seq."""
         now = time.time()
-        with self._tx() as conn:
+        with self._db.tx() as conn:
             seq = self._next_seq(conn, session_id)
-            self._touch(conn, session_id, now, messages=1)
+            touch(conn, session_id, now, messages=1)
             conn.execute(
                 "INSERT INTO messages (session_id, seq, role, text, created_at) "
                 "VALUES (?, ?, ?, NULL, ?)",
@@ -96,7 +100,7 @@ class MessageLog(StoreBase):
         """
         now = time.time()
         block = redact_obj(block)
-        with self._tx() as conn:
+        with self._db.tx() as conn:
             row = conn.execute(
                 "SELECT role, text IS NOT NULL FROM messages WHERE session_id = ? AND seq = ?",
                 (session_id, message_seq),
@@ -121,7 +125,7 @@ class MessageLog(StoreBase):
                 "VALUES (?, ?, ?, ?, ?)",
                 (session_id, message_seq, idx, dumps(block), now),
             )
-            self._touch(conn, session_id, now)
+            touch(conn, session_id, now)
             found = search_text(role, block)
             if found:
                 search_mod.index(conn, [(session_id, message_seq, *found)])
@@ -135,13 +139,13 @@ class MessageLog(StoreBase):
         replaces it; if none does, it loads as a text block marked cut off (`CUT_OFF`)."""
         now = time.time()
         data = dumps({"type": "text", "text": redact(text)})
-        with self._tx() as conn:
+        with self._db.tx() as conn:
             conn.execute(
                 "INSERT OR REPLACE INTO blocks (session_id, message_seq, idx, json, created_at) "
                 "VALUES (?, ?, ?, ?, ?)",
                 (session_id, message_seq, DRAFT_IDX, data, now),
             )
-            self._touch(conn, session_id, now)
+            touch(conn, session_id, now)
 
     def _next_seq(self, conn: sqlite3.Connection, session_id: str) -> int:
         (seq,) = conn.execute(
@@ -156,7 +160,7 @@ class MessageLog(StoreBase):
                 "UPDATE sessions SET title = ? WHERE id = ? AND title = ''", (title, session_id)
             )
 
-    def load_messages(self, session_id: str, *, repair: bool = True) -> list[dict[str, Any]]:
+    def load(self, session_id: str, *, repair: bool = True) -> list[dict[str, Any]]:
         """The conversation as API messages, repaired into a valid one (see `repair.py`).
 
         With `repair=False`: exactly what was recorded. A repaired conversation may end with a
@@ -165,16 +169,14 @@ class MessageLog(StoreBase):
         messages = [m.to_api() for m in self._load_range(session_id, None, None)]
         return repair_messages(messages) if repair else messages
 
-    def load_messages_tail(
-        self, session_id: str, n: int, *, before: int | None = None
-    ) -> list[StoredMessage]:
+    def tail(self, session_id: str, n: int, *, before: int | None = None) -> list[StoredMessage]:
         """The last `n` recorded messages with seq < `before` (all when None), oldest first.
 
         For display: page backwards with `before=oldest_loaded.seq`. Not repaired.
         """
         if n <= 0:
             return []
-        with self._lock:
+        with self._db.lock:
             sql = "SELECT seq FROM messages WHERE session_id = ?"
             args: list[Any] = [session_id]
             if before is not None:
@@ -182,7 +184,7 @@ class MessageLog(StoreBase):
                 args.append(before)
             sql += " ORDER BY seq DESC LIMIT 1 OFFSET ?"
             args.append(n - 1)
-            row = self._c.execute(sql, args).fetchone()
+            row = self._db.conn.execute(sql, args).fetchone()
             start = int(row[0]) if row else 0
             return self._load_range(session_id, start, before)
 
@@ -192,8 +194,8 @@ class MessageLog(StoreBase):
         """Messages with start <= seq < end (None: unbounded)."""
         lo = -1 if start is None else start
         hi = (1 << 62) if end is None else end
-        with self._lock:
-            conn = self._c
+        with self._db.lock:
+            conn = self._db.conn
             rows = conn.execute(
                 "SELECT seq, role, text, created_at FROM messages "
                 "WHERE session_id = ? AND seq >= ? AND seq < ? ORDER BY seq",

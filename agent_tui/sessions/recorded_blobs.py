@@ -27,7 +27,7 @@ class RecordedBlobs:
             self._waiting[key] = data
 
         def write() -> None:
-            self._store.put_blob(self._session(), data)
+            self._store.checkpoints.put_blob(self._session(), data)
             with self._lock:
                 self._waiting.pop(key, None)
 
@@ -40,6 +40,6 @@ class RecordedBlobs:
         if waiting is not None:
             return waiting
         try:
-            return self._store.get_blob(blob)
+            return self._store.checkpoints.get_blob(blob)
         except STORE_ERRORS:
             return None

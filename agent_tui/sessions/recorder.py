@@ -121,7 +121,7 @@ class Recorder:
         """The agent's system prompt changed (a model switch): a resumed session sends it."""
         if self.session_id is not None or self.backlog.failing:
             system = self.agent.config.system
-            self._write(lambda: self.store.set_system_prompt(self._session(), system))
+            self._write(lambda: self.store.sessions.set_system_prompt(self._session(), system))
 
     def record_subagent(self, sub: Agent, label: str) -> None:
         """Record a sub-agent's conversation as a session linked to this one."""
@@ -133,10 +133,10 @@ class Recorder:
         if self.session_id is None:
             parent = self._parent._session() if self._parent is not None else None
             with self.store.batch():
-                session_id = self.store.create_session(
+                session_id = self.store.sessions.create(
                     self.agent.config.cwd, self.agent.config.model, self._title, parent_id=parent
                 )
-                self.store.set_system_prompt(session_id, self.agent.config.system)
+                self.store.sessions.set_system_prompt(session_id, self.agent.config.system)
             if parent is None:  # a new id: no one else can hold it yet
                 self._held = SessionLock.take(self.store.path, session_id)
             self.session_id = session_id
@@ -151,7 +151,7 @@ class Recorder:
         ref = self._message = Ref[int]()
 
         def begin() -> None:
-            ref.value = self.store.begin_message(self._session(), role)
+            ref.value = self.store.messages.begin(self._session(), role)
 
         self._write(begin)
 
@@ -161,7 +161,7 @@ class Recorder:
             self.message_started(self.agent.conversation.messages[-1]["role"])
             ref = self._message
             assert ref is not None
-        self._write(lambda: self.store.append_block(self._session(), ref.get(), block))
+        self._write(lambda: self.store.messages.append_block(self._session(), ref.get(), block))
 
     def on_event(self, event: Event) -> None:
         if isinstance(event, ToolInputDelta) or (
@@ -174,7 +174,7 @@ class Recorder:
         if isinstance(event, TurnStarted):
             self._turn_started = time.time()
             self.backlog.retry()  # a new prompt: is the store back?
-        self._write(lambda: self.store.append_event(self._session(), event), event=True)
+        self._write(lambda: self.store.events.append(self._session(), event), event=True)
         if isinstance(event, TextDelta):
             self._draft.add(event.index, event.text)
         elif isinstance(event, BlockFinished):
@@ -202,11 +202,11 @@ class Recorder:
                 session = self._session
 
                 def begin() -> None:
-                    ref.value = self.store.begin_message(session(), "assistant")
+                    ref.value = self.store.messages.begin(session(), "assistant")
 
                 self._write(begin)
             ref = self._adopt
-        self._write(lambda: self.store.put_draft(self._session(), ref.get(), text))
+        self._write(lambda: self.store.messages.put_draft(self._session(), ref.get(), text))
 
     def _say_held(self) -> None:
         held = self.backlog.held
@@ -219,7 +219,7 @@ class Recorder:
         started = time.time()
 
         def record() -> None:
-            ref.value = self.store.record_tool_run(
+            ref.value = self.store.runs.record(
                 self._session(),
                 event.tool_use_id,
                 event.tool,
@@ -247,11 +247,11 @@ class Recorder:
         finished = time.time()
         ref = self._tool_runs.pop(event.tool_use_id, None)
         if ref is not None:
-            self._write(lambda: self.store.finish_tool_run(ref.get(), **result))
+            self._write(lambda: self.store.runs.finish(ref.get(), **result))
             return
         # never reached a decision (invalid input, unknown tool): one record
         self._write(
-            lambda: self.store.record_tool_run(
+            lambda: self.store.runs.record(
                 self._session(),
                 event.tool_use_id,
                 event.tool,
@@ -264,7 +264,7 @@ class Recorder:
     def _record_turn(self, event: TurnFinished) -> None:
         started, finished, model = self._turn_started, time.time(), self.agent.config.model
         self._write(
-            lambda: self.store.record_turn(
+            lambda: self.store.turns.record(
                 self._session(),
                 event.usage,
                 event.cost_usd,
@@ -302,16 +302,16 @@ def record_from_here(store: SessionStore, agent: Agent) -> Recorder:
     recorder = Recorder(store, agent)
     if agent.messages:
         so_far = [dict(m) for m in agent.messages]
-        recorder._write(lambda: store.import_messages(recorder._session(), so_far))
+        recorder._write(lambda: store.messages.extend(recorder._session(), so_far))
     return recorder
 
 
 def find_session(store: SessionStore, options: Options) -> SessionInfo | None:
     """The session `--continue` / `--resume ID` asks for (None for a new session)."""
     if options.continue_:
-        return store.latest_session(options.cwd)
+        return store.sessions.latest(options.cwd)
     if options.resume:
-        return store.get_session(store.resolve_id(options.resume))
+        return store.sessions.get(store.sessions.resolve(options.resume))
     return None
 
 
@@ -359,13 +359,13 @@ def resume_into(
 
     lock = None if fork else SessionLock.take(store.path, session_id)
     try:
-        info = store.get_session(session_id)
-        raw = store.load_messages(session_id, repair=False)
-        fixed = repair_messages(raw)  # what `load_messages` does, without reading it all twice
-        stored = store.get_system_prompt(session_id)
-        last = store.last_event(session_id, "message_finished")
-        compacted = store.last_event(session_id, "context_compacted")
-        history, next_id = store.load_checkpoints(session_id)
+        info = store.sessions.get(session_id)
+        raw = store.messages.load(session_id, repair=False)
+        fixed = repair_messages(raw)  # what `messages.load` does, without reading it all twice
+        stored = store.sessions.system_prompt(session_id)
+        last = store.events.last(session_id, "message_finished")
+        compacted = store.events.last(session_id, "context_compacted")
+        history, next_id = store.checkpoints.load(session_id)
     except BaseException:
         if lock is not None:
             lock.release()
@@ -397,6 +397,6 @@ def resume_into(
     # stays valid as new messages follow it.
     if len(fixed) > len(raw) and fixed[: len(raw)] == raw:
         for message in fixed[len(raw) :]:
-            add = partial(store.add_message, session_id, message["role"], message["content"])
+            add = partial(store.messages.add, session_id, message["role"], message["content"])
             recorder._write(add)
     return recorder

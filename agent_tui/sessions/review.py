@@ -112,7 +112,7 @@ def _turns(store: SessionStore, session_id: str) -> tuple[list[_Turn], dict[int,
     turns: list[_Turn] = []
     undone: dict[int, FilesRestored] = {}
     seen: set[int] = set()  # checkpoints recorded so far: an undo takes back those from `to` on
-    for stored in store.load_events(session_id):
+    for stored in store.events.load(session_id):
         e = stored.event
         if isinstance(e, TurnStarted) or not turns:
             turns.append(_Turn(e.prompt if isinstance(e, TurnStarted) else "(before any prompt)"))
@@ -156,7 +156,7 @@ def _files(files: list[dict[str, Any]], restored: FilesRestored | None) -> list[
 
 
 def review_lines(store: SessionStore, session_id: str) -> list[Line]:
-    info = store.get_session(session_id)
+    info = store.sessions.get(session_id)
     if info is None:
         raise SessionNotFound(f"no session {session_id!r}")
     turns, undone = _turns(store, session_id)
@@ -215,7 +215,7 @@ def review_lines(store: SessionStore, session_id: str) -> list[Line]:
                     f"{turn.finished.requests} request(s){how}",
                 )
             )
-    check = store.verify_chain(session_id)
+    check = store.events.verify_chain(session_id)
     out += [("hr", ""), ("h2", "Hash chain")]
     out.append(("li", f"{check.rows} events · head {check.head or '(none)'}"))
     if check.ok:

@@ -1,5 +1,6 @@
-"""Tool runs (how each call was decided, its result summary and timing) and per-turn usage and
-cost, which also add up into the session's totals."""
+"""Tool runs (`store.runs`: how each call was decided, its result summary and timing, and the
+audit views over them) and turns (`store.turns`: per-turn usage and cost, which also add up
+into the session's totals)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,17 @@ from typing import Any
 
 from agent_tui.protocol.events import Usage
 from agent_tui.redact import redact, redact_obj, secret_values
-from agent_tui.sessions.event_log import dumps
+from agent_tui.sessions.audit import AuditedCall, list_calls
+from agent_tui.sessions.database import Database, touch
+from agent_tui.sessions.event_buffer import dumps
 from agent_tui.sessions.records import ToolRun, TurnRecord
-from agent_tui.sessions.store_base import StoreBase
 
 
-class RunLog(StoreBase):
-    def record_tool_run(
+class RunLog:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def record(
         self,
         session_id: str,
         tool_use_id: str,
@@ -40,12 +45,12 @@ class RunLog(StoreBase):
     ) -> int:
         """Record a tool call when it is decided (allow/deny, by what); returns the run id.
 
-        Pass the result fields too for a one-shot record, or call `finish_tool_run` later.
+        Pass the result fields too for a one-shot record, or call `finish` later.
         """
         now = time.time()
         values = secret_values()
-        with self._tx() as conn:
-            self._touch(conn, session_id, now)
+        with self._db.tx() as conn:
+            touch(conn, session_id, now)
             cur = conn.execute(
                 "INSERT INTO tool_runs (session_id, tool_use_id, tool, input_json, decision, "
                 "decided_by, rule, summary, is_error, exit_code, duration_s, started_at, "
@@ -74,7 +79,7 @@ class RunLog(StoreBase):
             )
             return int(cur.lastrowid or 0)
 
-    def finish_tool_run(
+    def finish(
         self,
         run_id: int,
         *,
@@ -85,7 +90,7 @@ class RunLog(StoreBase):
         finished_at: float | None = None,
     ) -> None:
         now = time.time() if finished_at is None else finished_at
-        with self._tx() as conn:
+        with self._db.tx() as conn:
             cur = conn.execute(
                 "UPDATE tool_runs SET summary = ?, is_error = ?, duration_s = ?, exit_code = ?, "
                 "finished_at = ? WHERE id = ? RETURNING session_id",
@@ -95,11 +100,11 @@ class RunLog(StoreBase):
             if row is None:
                 raise LookupError(f"no tool run {run_id}")
             cur.fetchall()
-            self._touch(conn, row[0], now)
+            touch(conn, row[0], now)
 
-    def load_tool_runs(self, session_id: str) -> list[ToolRun]:
-        with self._lock:
-            rows = self._c.execute(
+    def load(self, session_id: str) -> list[ToolRun]:
+        with self._db.lock:
+            rows = self._db.conn.execute(
                 "SELECT id, tool_use_id, tool, input_json, decision, decided_by, rule, summary, "
                 "is_error, exit_code, duration_s, started_at, finished_at, rule_source, answer, "
                 "mode, provenance, answer_s FROM tool_runs "
@@ -133,8 +138,8 @@ class RunLog(StoreBase):
     def past_calls(self, cwd: str | os.PathLike[str]) -> list[tuple[str, str, int, str]]:
         """Every distinct call made in sessions started in `cwd`: (tool, input JSON, how many
         times, the newest session it was made in). For the rule simulator: one grouped query."""
-        with self._lock:
-            rows = self._c.execute(
+        with self._db.lock:
+            rows = self._db.conn.execute(
                 "SELECT r.tool, r.input_json, count(*), max(r.session_id) FROM sessions s "
                 "JOIN tool_runs r ON r.session_id = s.id WHERE s.cwd = ? "
                 "GROUP BY r.tool, r.input_json",
@@ -142,7 +147,44 @@ class RunLog(StoreBase):
             ).fetchall()
         return [(str(t), str(j), int(n), str(sid)) for t, j, n, sid in rows]
 
-    def record_turn(
+    def rule_counts(self, cwd: str | os.PathLike[str] | None = None) -> dict[str, int]:
+        """How many tool calls each rule decided (in `cwd`'s sessions): rule text -> count. A
+        compound command allowed by several rules counts for each."""
+        sql = "SELECT r.rule, count(*) FROM tool_runs r"
+        args: list[Any] = []
+        if cwd is not None:
+            sql += " JOIN sessions s ON s.id = r.session_id WHERE s.cwd = ? AND"
+            args.append(os.path.abspath(os.fspath(cwd)))
+        else:
+            sql += " WHERE"
+        sql += " r.rule IS NOT NULL AND coalesce(r.decided_by, '') <> 'user' GROUP BY r.rule"
+        with self._db.lock:
+            rows = self._db.conn.execute(sql, args).fetchall()
+        counts: dict[str, int] = {}
+        for rule, n in rows:
+            for part in {rule, *rule.split(", ")}:
+                counts[part] = counts.get(part, 0) + n
+        return counts
+
+    def audited(
+        self,
+        review: str,
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        session_id: str | None = None,
+        limit: int | None = None,
+    ) -> list[AuditedCall]:
+        """The tool calls that ran without review ("unreviewed") or were "denied", newest
+        first, each with what decided it (`audit.list_calls`)."""
+        with self._db.lock:
+            return list_calls(self._db.conn, review, cwd=cwd, session_id=session_id, limit=limit)
+
+
+class TurnLog:
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def record(
         self,
         session_id: str,
         usage: Usage,
@@ -164,8 +206,8 @@ class RunLog(StoreBase):
             usage.web_search_requests,
             cost_usd,
         )
-        with self._tx() as conn:
-            self._touch(conn, session_id, now)
+        with self._db.tx() as conn:
+            touch(conn, session_id, now)
             (seq,) = conn.execute(
                 "SELECT coalesce(max(seq) + 1, 0) FROM turns WHERE session_id = ?", (session_id,)
             ).fetchone()
@@ -185,9 +227,9 @@ class RunLog(StoreBase):
             )
             return int(seq)
 
-    def load_turns(self, session_id: str) -> list[TurnRecord]:
-        with self._lock:
-            rows = self._c.execute(
+    def load(self, session_id: str) -> list[TurnRecord]:
+        with self._db.lock:
+            rows = self._db.conn.execute(
                 "SELECT seq, model, stop_reason, requests, input_tokens, output_tokens, "
                 "cache_read_tokens, cache_write_tokens, web_search_requests, cost_usd, "
                 "started_at, finished_at FROM turns WHERE session_id = ? ORDER BY seq",

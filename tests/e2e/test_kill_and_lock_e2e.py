@@ -114,8 +114,8 @@ async def test_kill_9_mid_answer_keeps_the_streamed_text_and_resumes_validly(
         kept_at_kill = draft(db)
 
         with SessionStore(db) as store:
-            (info,) = store.list_sessions()
-            messages = store.load_messages(info.id)
+            (info,) = store.sessions.recent()
+            messages = store.messages.load(info.id)
         assert conversation_problems(messages) == []
         answer = messages[-1]
         assert answer["role"] == "assistant"
@@ -140,7 +140,7 @@ async def test_two_processes_continuing_one_session(dirs: tuple[Path, Path]) -> 
         code, _, err = await run_agent_tui(server, project, home, "-p", "hello")
         assert code == 0, err.decode()
         with SessionStore(db) as store:
-            (original,) = store.list_sessions()
+            (original,) = store.sessions.recent()
 
         holder = await start(server, project, home, "-p", "tell me a long story", "--continue")
         try:
@@ -165,12 +165,12 @@ async def test_two_processes_continuing_one_session(dirs: tuple[Path, Path]) -> 
             await holder.wait()
 
         with SessionStore(db) as store:
-            sessions = {s.title: s for s in store.list_sessions()}
+            sessions = {s.title: s for s in store.sessions.recent()}
             fork = sessions["hello (fork)"]
-            copied = store.load_messages(fork.id)
+            copied = store.messages.load(fork.id)
             assert copied[0]["content"] in ("hello", [{"type": "text", "text": "hello"}])
             assert last_prompt({"messages": copied[:-1]}) == "hi"
-            assert store.load_messages(original.id)[-2]["role"] == "user"  # the holder's prompt
+            assert store.messages.load(original.id)[-2]["role"] == "user"  # the holder's prompt
 
         # the holder was killed: its session opens again at once
         code, out, err = await run_agent_tui(

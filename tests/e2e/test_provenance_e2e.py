@@ -94,8 +94,8 @@ async def test_the_dialog_says_the_command_came_from_the_fetched_page(
             session = app.recorder.session_id if app.recorder else None
     assert session is not None
     with SessionStore.open_default() as store:
-        runs = {r.tool_use_id: r for r in store.load_tool_runs(session)}
-        events = [e.event for e in store.load_events(session) if e.event.kind == "approval_decided"]
+        runs = {r.tool_use_id: r for r in store.runs.load(session)}
+        events = [e.event for e in store.events.load(session) if e.event.kind == "approval_decided"]
     assert runs["toolu_sh"].provenance == line and runs["toolu_sh"].answer == "deny"
     assert runs["toolu_sh"].answer_s is not None and runs["toolu_sh"].answer_s >= 0
     assert runs["toolu_fetch"].provenance is None  # the page's own URL came from the person

@@ -40,7 +40,7 @@ async def runs(s: SSEServer, tmp_path: Path, cap: str, n: int, *extra: str) -> l
 def stored(home: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Any, Any]:
     monkeypatch.setenv("AGENT_TUI_HOME", str(home))
     store = SessionStore.open_default()
-    (info,) = store.list_sessions()
+    (info,) = store.sessions.recent()
     return store, info
 
 
@@ -91,9 +91,9 @@ async def test_a_cent_never_overshoots_and_a_cut_answer_says_so(
     assert second[0] == 1 and "Spending cap reached" in second[2].decode()
     store, info = stored(tmp_path / "home", monkeypatch)
     try:
-        (turn, _) = store.load_turns(info.id)
+        (turn, _) = store.turns.load(info.id)
         assert turn.stop_reason == "max_cost"  # the stored turn says why it ended
-        events = [e.event.to_dict() for e in store.load_events(info.id)]
+        events = [e.event.to_dict() for e in store.events.load(info.id)]
         assert any("The answer was cut at" in str(e.get("text", "")) for e in events)
     finally:
         store.close()

@@ -76,8 +76,8 @@ async def test_the_disk_filling_mid_turn_keeps_the_answer_and_says_so_once(tmp_p
         assert "filled" in json.dumps(server.requests[1].json["messages"][-1])
         (project / "filler").unlink()
         with SessionStore(home / "sessions.db") as store:  # what was written before is intact
-            (info,) = store.list_sessions()
-            messages = store.load_messages(info.id)
+            (info,) = store.sessions.recent()
+            messages = store.messages.load(info.id)
             assert messages[0]["content"] == [{"type": "text", "text": "fill the disk"}]
             assert conversation_problems(messages) == []
 

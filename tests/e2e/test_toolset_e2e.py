@@ -131,8 +131,8 @@ async def test_the_toolset_through_the_cli(tmp_path: Path) -> None:
 
     # the sub-agent's conversation is a session of its own, linked to the parent
     with SessionStore(home / "sessions.db") as store:
-        sessions = store.list_sessions(cwd=work)
+        sessions = store.sessions.recent(cwd=work)
         titles = [s.title for s in sessions]
         assert "↳ Task: inspect handler" in titles
-        latest = store.latest_session(work)
+        latest = store.sessions.latest(work)
         assert latest is not None and not latest.title.startswith("↳")

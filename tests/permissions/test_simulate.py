@@ -42,11 +42,11 @@ def project(tmp_path: Path) -> Path:
 @pytest.fixture
 def store(tmp_path: Path, project: Path) -> SessionStore:
     store = SessionStore(tmp_path / "sessions.db")
-    sid = store.create_session(project, "claude-test")
-    other = store.create_session(tmp_path, "claude-test")  # another project: not looked at
+    sid = store.sessions.create(project, "claude-test")
+    other = store.sessions.create(tmp_path, "claude-test")  # another project: not looked at
     for i, (tool, tool_input) in enumerate(HISTORY):
-        store.record_tool_run(sid, f"t{i}", tool, tool_input, decision="allow", decided_by="user")
-    store.record_tool_run(other, "x", "Bash", {"command": "git push --force"}, decision="allow")
+        store.runs.record(sid, f"t{i}", tool, tool_input, decision="allow", decided_by="user")
+    store.runs.record(other, "x", "Bash", {"command": "git push --force"}, decision="allow")
     return store
 
 
@@ -56,7 +56,9 @@ def engine(project: Path, config: Path, *rules: tuple[str, str]) -> PermissionEn
 
 
 def test_a_broad_allow_rule(store: SessionStore, project: Path, tmp_path: Path) -> None:
-    sim = simulate(engine(project, tmp_path / "cfg"), ["Bash(git:*)"], store.past_calls(project))
+    sim = simulate(
+        engine(project, tmp_path / "cfg"), ["Bash(git:*)"], store.runs.past_calls(project)
+    )
     assert sim.calls == len(HISTORY) and sim.distinct == len(HISTORY) - 2
     changed = {c.subject: (c.before.behavior, c.after.behavior, c.call.count) for c in sim.changes}
     assert changed == {
@@ -80,19 +82,19 @@ def test_a_rule_already_in_force_or_for_another_tool_changes_nothing(
     store: SessionStore, project: Path, tmp_path: Path
 ) -> None:
     base = engine(project, tmp_path / "cfg", ("Bash(git add:*)", "allow"))
-    sim = simulate(base, ["Bash(git add:*)"], store.past_calls(project))
+    sim = simulate(base, ["Bash(git add:*)"], store.runs.past_calls(project))
     assert sim.changes == [] and "would change nothing about the 12 stored calls" in sim.summary()
-    assert simulate(base, ["WebSearch"], store.past_calls(project)).changes == []
+    assert simulate(base, ["WebSearch"], store.runs.past_calls(project)).changes == []
 
 
 def test_deny_and_ask_rules(store: SessionStore, project: Path, tmp_path: Path) -> None:
     base = engine(project, tmp_path / "cfg", ("Bash(git:*)", "allow"))
-    denied = simulate(base, ["Bash(git push:*)"], store.past_calls(project), "deny")
+    denied = simulate(base, ["Bash(git push:*)"], store.runs.past_calls(project), "deny")
     assert [(c.subject, c.before.behavior, c.after.behavior) for c in denied.changes] == [
         ("git push --force origin main", "allow", "deny")
     ]
     assert denied.summary().startswith("`Bash(git push:*)` would have denied 2 past calls")
-    asked = simulate(base, ["Bash(git commit:*)"], store.past_calls(project), "ask")
+    asked = simulate(base, ["Bash(git commit:*)"], store.runs.past_calls(project), "ask")
     assert asked.summary() == (
         "`Bash(git commit:*)` would have asked before 1 past call that ran without asking"
     )
@@ -100,12 +102,12 @@ def test_deny_and_ask_rules(store: SessionStore, project: Path, tmp_path: Path) 
 
 def test_other_tools(store: SessionStore, project: Path, tmp_path: Path) -> None:
     base = engine(project, tmp_path / "cfg")
-    fetch = simulate(base, ["WebFetch(domain:example.com)"], store.past_calls(project))
+    fetch = simulate(base, ["WebFetch(domain:example.com)"], store.runs.past_calls(project))
     assert [c.subject for c in fetch.changes] == ["https://example.com/page"]
-    edit = simulate(base, ["Edit(src/**)"], store.past_calls(project))
+    edit = simulate(base, ["Edit(src/**)"], store.runs.past_calls(project))
     assert [c.subject for c in edit.changes] == ["src/app.py"]
     # the redirect outside the project asks whatever rule matched
-    assert simulate(base, ["Bash(echo:*)"], store.past_calls(project)).changes == []
+    assert simulate(base, ["Bash(echo:*)"], store.runs.past_calls(project)).changes == []
 
 
 def test_cli(

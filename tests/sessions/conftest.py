@@ -115,8 +115,8 @@ def record_messages(store: SessionStore, session_id: str, messages: list[dict[st
     """Record messages the way the agent loop does: prompts whole, the rest block by block."""
     for message in messages:
         if isinstance(message["content"], str):
-            store.add_message(session_id, message["role"], message["content"])
+            store.messages.add(session_id, message["role"], message["content"])
             continue
-        seq = store.begin_message(session_id, message["role"])
+        seq = store.messages.begin(session_id, message["role"])
         for block in message["content"]:
-            store.append_block(session_id, seq, block)
+            store.messages.append_block(session_id, seq, block)

@@ -23,10 +23,10 @@ def seeded(path: Path) -> tuple[SessionStore, dict[str, str]]:
         "denied": [("deny", "user")],
         "quiet": [],
     }.items():
-        sid = store.create_session(path.parent, "m", title=name)
-        store.add_message(sid, "user", name)
+        sid = store.sessions.create(path.parent, "m", title=name)
+        store.messages.add(sid, "user", name)
         for n, (decision, by) in enumerate(runs):
-            store.record_tool_run(
+            store.runs.record(
                 sid, f"toolu_{n}", "Bash", {"command": "ls"}, decision=decision, decided_by=by
             )
         ids[name] = sid
@@ -36,10 +36,10 @@ def seeded(path: Path) -> tuple[SessionStore, dict[str, str]]:
 def test_the_store_filters_on_how_calls_were_decided(tmp_path: Path) -> None:
     store, _ = seeded(tmp_path / "s.db")
     with store:
-        titles = {s.title for s in store.list_sessions(review="unreviewed")}
+        titles = {s.title for s in store.sessions.recent(review="unreviewed")}
         assert titles == {"by-rule", "headless"}
-        assert {s.title for s in store.list_sessions(review="denied")} == {"denied"}
-        assert len(store.list_sessions()) == 5
+        assert {s.title for s in store.sessions.recent(review="denied")} == {"denied"}
+        assert len(store.sessions.recent()) == 5
 
 
 def test_the_cli_lists_them(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -89,19 +89,19 @@ def test_the_rule_filter_and_fire_counts(
         "both": ["Bash(ls:*), Bash(git status:*)"],
         "asked": [],
     }.items():
-        sid = store.create_session(tmp_path, "m", title=title)
-        store.add_message(sid, "user", title)
+        sid = store.sessions.create(tmp_path, "m", title=title)
+        store.messages.add(sid, "user", title)
         for n, rule in enumerate(rules):
-            store.record_tool_run(
+            store.runs.record(
                 sid, f"t{n}", "Bash", {}, decision="allow", decided_by="rule", rule=rule
             )
         ids[title] = sid
     # a call the person allowed by hand doesn't count for a rule, even with one recorded
-    store.record_tool_run(ids["asked"], "t9", "Bash", {}, decision="allow", decided_by="user")
-    found = {s.title for s in store.list_sessions(review="rule:Bash(git status:*)")}
+    store.runs.record(ids["asked"], "t9", "Bash", {}, decision="allow", decided_by="user")
+    found = {s.title for s in store.sessions.recent(review="rule:Bash(git status:*)")}
     assert found == {"git", "both"}
-    assert {s.title for s in store.list_sessions(review="rule:Bash(ls:*)")} == {"both"}
-    counts = store.rule_counts(tmp_path)
+    assert {s.title for s in store.sessions.recent(review="rule:Bash(ls:*)")} == {"both"}
+    counts = store.runs.rule_counts(tmp_path)
     assert counts["Bash(git status:*)"] == 3 and counts["Bash(ls:*)"] == 1
     store.close()
     code = sessions_main(["--db", str(tmp_path / "s.db"), "list", "--rule", "Bash(ls:*)", "--json"])
@@ -111,7 +111,7 @@ def test_the_rule_filter_and_fire_counts(
 def test_the_cli_streams_a_long_listing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with SessionStore(tmp_path / "s.db") as store, store.batch():
         for n in range(450):
-            store.create_session(tmp_path, "m", title=f"s{n}", created_at=1_700_000_000 + n)
+            store.sessions.create(tmp_path, "m", title=f"s{n}", created_at=1_700_000_000 + n)
     db = ["--db", str(tmp_path / "s.db")]
     assert sessions_main([*db, "list", "--limit", "0"]) == 0
     header, *rows = capsys.readouterr().out.splitlines()
@@ -148,10 +148,10 @@ def audited(path: Path) -> tuple[SessionStore, dict[str, str]]:
         "edited": [("Edit", {"file_path": "a.py"}, "mode", None, None)],
         "mcp": [("mcp__github__create_issue", {"title": "x"}, "headless", None, None)],
     }.items():
-        sid = store.create_session(path.parent, "m", title=title)
-        store.add_message(sid, "user", f"{title} words")
+        sid = store.sessions.create(path.parent, "m", title=title)
+        store.messages.add(sid, "user", f"{title} words")
         for n, (tool, tool_input, by, rule, source) in enumerate(runs):
-            store.record_tool_run(
+            store.runs.record(
                 sid, f"t{n}", tool, tool_input, decision="allow", decided_by=by, rule=rule,
                 rule_source=source, started_at=1_750_000_000 + n,
             )  # fmt: skip
@@ -162,20 +162,20 @@ def audited(path: Path) -> tuple[SessionStore, dict[str, str]]:
 def test_unreviewed_leaves_out_what_only_reads_or_plans(tmp_path: Path) -> None:
     store, _ = audited(tmp_path / "s.db")
     with store:
-        found = {s.title for s in store.list_sessions(review="unreviewed")}
+        found = {s.title for s in store.sessions.recent(review="unreviewed")}
         assert found == {"pushed", "fetched", "edited", "mcp"}
 
 
 def test_the_filter_holds_while_searching(tmp_path: Path) -> None:
     store, _ = audited(tmp_path / "s.db")
     with store:
-        assert {h.title for h in store.search("words")} == {
+        assert {h.title for h in store.sessions.search("words")} == {
             "reading", "pushed", "fetched", "edited", "mcp"
         }  # fmt: skip
-        found = {h.title for h in store.search("words", review="unreviewed")}
+        found = {h.title for h in store.sessions.search("words", review="unreviewed")}
         assert found == {"pushed", "fetched", "edited", "mcp"}
-        assert {h.title for h in store.search("pushed", review="unreviewed")} == {"pushed"}
-        assert store.search("reading", review="unreviewed") == []
+        assert {h.title for h in store.sessions.search("pushed", review="unreviewed")} == {"pushed"}
+        assert store.sessions.search("reading", review="unreviewed") == []
 
 
 async def test_the_browser_filter_combines_with_a_search(tmp_path: Path) -> None:
@@ -208,7 +208,7 @@ def test_sessions_calls_lists_each_call_with_its_rule_and_file(
 ) -> None:
     monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "home"))
     store, ids = audited(tmp_path / "s.db")
-    store.record_tool_run(
+    store.runs.record(
         ids["reading"], "d1", "Bash", {"command": "rm -rf /"}, decision="deny",
         decided_by="rule", rule="Bash(rm:*)", rule_source="user", started_at=1_750_000_100,
     )  # fmt: skip

@@ -16,11 +16,11 @@ from agent_tui.sessions.schema import MIGRATIONS, SCHEMA_VERSION, migrate
 
 
 def _session(store: SessionStore, tmp_path: Path, n: int = 6) -> str:
-    sid = store.create_session(tmp_path, "claude-test")
-    store.append_event(sid, TurnStarted("hello"))
+    sid = store.sessions.create(tmp_path, "claude-test")
+    store.events.append(sid, TurnStarted("hello"))
     for i in range(n - 2):
-        store.append_event(sid, TextDelta(0, f"piece {i} "))
-    store.append_event(sid, ToolFinished("t1", "Bash", False, "done", 0.1, "ok"))
+        store.events.append(sid, TextDelta(0, f"piece {i} "))
+    store.events.append(sid, ToolFinished("t1", "Bash", False, "done", 0.1, "ok"))
     store.flush()
     return sid
 
@@ -28,9 +28,9 @@ def _session(store: SessionStore, tmp_path: Path, n: int = 6) -> str:
 def test_every_row_is_chained_as_written(tmp_path: Path) -> None:
     with SessionStore(tmp_path / "s.db") as store:
         sid = _session(store, tmp_path)
-        store.append_event(sid, Notice("info", "later, in another commit"))
+        store.events.append(sid, Notice("info", "later, in another commit"))
         store.flush()
-        rows = store._c.execute(
+        rows = store.conn.execute(
             "SELECT seq, ts, type, json, hash FROM events WHERE session_id = ? ORDER BY seq",
             (sid,),
         ).fetchall()
@@ -38,7 +38,7 @@ def test_every_row_is_chained_as_written(tmp_path: Path) -> None:
         for seq, ts, kind, text, stored in rows:
             prev = chain.row_hash(prev, sid, seq, ts, kind, text)
             assert stored == prev
-        check = store.verify_chain(sid)
+        check = store.events.verify_chain(sid)
     assert check.ok and check.rows == len(rows) == 7 and check.head == prev
 
 
@@ -55,8 +55,8 @@ def test_every_row_is_chained_as_written(tmp_path: Path) -> None:
 def test_verify_names_the_first_changed_row(tmp_path: Path, edit: str) -> None:
     with SessionStore(tmp_path / "s.db") as store:
         sid = _session(store, tmp_path)
-        store._c.execute(edit + " AND session_id = ?", (sid,))
-        check = store.verify_chain(sid)
+        store.conn.execute(edit + " AND session_id = ?", (sid,))
+        check = store.events.verify_chain(sid)
     assert not check.ok and check.bad_seq == 4 and check.rows == 4
     assert "event 4" in check.problem
 
@@ -64,7 +64,7 @@ def test_verify_names_the_first_changed_row(tmp_path: Path, edit: str) -> None:
 def test_a_row_rewritten_with_a_fresh_hash_breaks_the_next_one(tmp_path: Path) -> None:
     with SessionStore(tmp_path / "s.db") as store:
         sid = _session(store, tmp_path)
-        conn = store._c
+        conn = store.conn
         (prev,) = conn.execute(
             "SELECT hash FROM events WHERE session_id=? AND seq=1", (sid,)
         ).fetchone()
@@ -77,16 +77,18 @@ def test_a_row_rewritten_with_a_fresh_hash_breaks_the_next_one(tmp_path: Path) -
             "UPDATE events SET json = ?, hash = ? WHERE session_id = ? AND seq = 2",
             (text, chain.row_hash(prev, sid, seq, ts, kind, text), sid),
         )
-        check = store.verify_chain(sid)
+        check = store.events.verify_chain(sid)
     assert check.bad_seq == 3
 
 
 def test_sessions_do_not_share_a_chain(tmp_path: Path) -> None:
     with SessionStore(tmp_path / "s.db") as store:
         a, b = _session(store, tmp_path), _session(store, tmp_path)
-        store._c.execute("DELETE FROM events WHERE session_id = ? AND seq = 5", (a,))
-        assert store.verify_chain(b).ok and store.verify_chain(a).ok  # the end cut off: holds
-        assert store.verify_chain(a).rows == 5
+        store.conn.execute("DELETE FROM events WHERE session_id = ? AND seq = 5", (a,))
+        assert (
+            store.events.verify_chain(b).ok and store.events.verify_chain(a).ok
+        )  # the end cut off: holds
+        assert store.events.verify_chain(a).rows == 5
 
 
 def test_migration_chains_rows_recorded_before_it(tmp_path: Path) -> None:
@@ -112,10 +114,10 @@ def test_migration_chains_rows_recorded_before_it(tmp_path: Path) -> None:
     assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     conn.close()
     with SessionStore(path) as store:
-        assert store.verify_chain("s1").rows == 3
-        store.append_event("s1", Notice("info", "after the upgrade"))
+        assert store.events.verify_chain("s1").rows == 3
+        store.events.append("s1", Notice("info", "after the upgrade"))
         store.flush()
-        check = store.verify_chain("s1")
+        check = store.events.verify_chain("s1")
     assert check.ok and check.rows == 4
 
 
@@ -125,7 +127,7 @@ def test_cli_verify_and_expect(
     monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "home"))
     with SessionStore.open_default() as store:
         sid = _session(store, tmp_path)
-        head = store.verify_chain(sid).head
+        head = store.events.verify_chain(sid).head
     assert main(["verify", sid[:10]]) == 0
     assert capsys.readouterr().out == f"{sid}: 6 events verify; head {head}\n"
     assert main(["verify", sid, "--expect", head.upper()]) == 0
@@ -136,8 +138,8 @@ def test_cli_verify_and_expect(
 
 def test_the_audit_keeps_provenance_and_answer_time(tmp_path: Path) -> None:
     with SessionStore(tmp_path / "s.db") as store:
-        sid = store.create_session(tmp_path, "claude-test")
+        sid = store.sessions.create(tmp_path, "claude-test")
         line = "this command text appeared in WebFetch https://x.example 1 step ago"
-        store.record_tool_run(sid, "t", "Bash", {"command": "x"}, provenance=line, answer_s=0.25)
-        (run,) = store.load_tool_runs(sid)
+        store.runs.record(sid, "t", "Bash", {"command": "x"}, provenance=line, answer_s=0.25)
+        (run,) = store.runs.load(sid)
     assert run.provenance == line and run.answer_s == 0.25

@@ -27,10 +27,10 @@ async def test_a_recorder_sees_everything_once_attached_and_nothing_once_detache
     assert agent.subagents.on_start == recorder.record_subagent
     await agent.submit("first")
     session = recorder.session_id
-    assert session is not None and len(store.load_messages(session)) == 2
+    assert session is not None and len(store.messages.load(session)) == 2
     recorder.detach()
     assert recorder not in agent.conversation.observers
     assert recorder.on_event not in agent.listeners
     await agent.submit("second")
-    assert len(store.load_messages(session)) == 2  # nothing more recorded there
+    assert len(store.messages.load(session)) == 2  # nothing more recorded there
     store.close()

@@ -31,7 +31,7 @@ PARTIAL = (
 
 
 def record(store: SessionStore, cwd: Path) -> str:
-    sid = store.create_session(cwd, "claude-test", "Tidy <b>up</b>")
+    sid = store.sessions.create(cwd, "claude-test", "Tidy <b>up</b>")
     events = [
         TurnStarted("tidy up the *repo* <script>"),
         ToolCallReady(0, "t1", "Bash", {"command": "git status"}),
@@ -77,7 +77,7 @@ def record(store: SessionStore, cwd: Path) -> str:
         TurnFinished("end_turn", Usage(1, 1), 0.001, 1),
     ]
     for e in events:
-        store.append_event(sid, e)
+        store.events.append(sid, e)
     store.flush()
     return sid
 
@@ -86,7 +86,7 @@ def test_markdown(tmp_path: Path) -> None:
     with SessionStore(tmp_path / "s.db") as store:
         sid = record(store, tmp_path)
         text = export_review(store, sid)
-        head = store.verify_chain(sid).head
+        head = store.events.verify_chain(sid).head
     assert text.startswith("# Review: Tidy \\<b\\>up\\</b\\>\n")
     assert "## Turn 1\n\nPrompt:\n\n```\ntidy up the *repo* <script>\n```" in text
     rule = "- allowed by rule Bash(git status:\\*) from user settings (\\<config dir\\>/"
@@ -118,7 +118,7 @@ def test_html_escapes_everything(tmp_path: Path) -> None:
 def test_a_changed_row_shows_in_the_report(tmp_path: Path) -> None:
     with SessionStore(tmp_path / "s.db") as store:
         sid = record(store, tmp_path)
-        store._c.execute("UPDATE events SET ts = ts + 5 WHERE session_id = ? AND seq = 3", (sid,))
+        store.conn.execute("UPDATE events SET ts = ts + 5 WHERE session_id = ? AND seq = 3", (sid,))
         text = export_review(store, sid)
     assert "- BROKEN at export: event 3 (tool\\_finished," in text
 
@@ -138,7 +138,7 @@ def test_cli(
 
 def test_changes_recorded_call_by_call(tmp_path: Path) -> None:
     with SessionStore(tmp_path / "s.db") as store:
-        sid = store.create_session(tmp_path, "claude-test")
+        sid = store.sessions.create(tmp_path, "claude-test")
         events = [
             TurnStarted("make two files"),
             ToolCallReady(0, "w1", "Write", {"file_path": "a.txt", "content": "a"}),
@@ -158,7 +158,7 @@ def test_changes_recorded_call_by_call(tmp_path: Path) -> None:
             FilesRestored(3, restored=["a.txt"], kept=["b.txt (refused: read-only)"]),
         ]
         for e in events:
-            store.append_event(sid, e)
+            store.events.append(sid, e)
         text = export_review(store, sid)
     write = text.index("### Write")
     bash = text.index("### Bash")

@@ -21,13 +21,13 @@ def home(
 ) -> tuple[str, str]:
     monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "home"))
     with SessionStore.open_default() as store:
-        first = store.create_session(tmp_path / "a", "claude-test", created_at=1_700_000_000)
+        first = store.sessions.create(tmp_path / "a", "claude-test", created_at=1_700_000_000)
         record(store, first, turn)
-        store.record_tool_run(first, "toolu_01", "Bash", {"command": "git status"},
+        store.runs.record(first, "toolu_01", "Bash", {"command": "git status"},
                               decision="allow", decided_by="rule", rule="Bash(git status)",
                               exit_code=0)  # fmt: skip
-        second = store.create_session(tmp_path / "b", "claude-test")
-        store.add_message(second, "user", "second session prompt")
+        second = store.sessions.create(tmp_path / "b", "claude-test")
+        store.messages.add(second, "user", "second session prompt")
     return first, second
 
 
@@ -118,6 +118,6 @@ def test_list_can_hide_empty_and_failed_sessions(
     assert main(["list", "--hide-empty", "--no-header"]) == 0
     assert [ln.split()[0] for ln in capsys.readouterr().out.splitlines()] == [first]
     with SessionStore.open_default() as store:
-        store.record_turn(first, Usage(), 0.0, stop_reason=None)  # the last turn failed
+        store.turns.record(first, Usage(), 0.0, stop_reason=None)  # the last turn failed
     assert main(["list", "--hide-failed", "--no-header"]) == 0
     assert [ln.split()[0] for ln in capsys.readouterr().out.splitlines()] == [second]

@@ -21,23 +21,23 @@ CHILD = textwrap.dedent(
     from agent_tui.sessions import SessionStore
 
     store = SessionStore(sys.argv[1])
-    sid = store.create_session(sys.argv[2], "claude-test")
-    store.add_message(sid, "user", "list the files, then read two")
-    store.append_event(sid, ev.TurnStarted(prompt="list the files, then read two"))
-    seq = store.begin_message(sid, "assistant")
+    sid = store.sessions.create(sys.argv[2], "claude-test")
+    store.messages.add(sid, "user", "list the files, then read two")
+    store.events.append(sid, ev.TurnStarted(prompt="list the files, then read two"))
+    seq = store.messages.begin(sid, "assistant")
     for t in ("I will ", "look."):
-        store.append_event(sid, ev.TextDelta(index=0, text=t))
+        store.events.append(sid, ev.TextDelta(index=0, text=t))
     text = {"type": "text", "text": "I will look."}
-    store.append_event(sid, ev.BlockFinished(index=0, block=text))
-    store.append_block(sid, seq, text)
+    store.events.append(sid, ev.BlockFinished(index=0, block=text))
+    store.messages.append_block(sid, seq, text)
     for i in (1, 2):
         block = {"type": "tool_use", "id": f"toolu_{i}", "name": "Bash", "input": {"command": "ls"}}
-        store.append_block(sid, seq, block)
-    res = store.begin_message(sid, "user")
+        store.messages.append_block(sid, seq, block)
+    res = store.messages.begin(sid, "user")
     result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a b"}
-    store.append_block(sid, res, result)
+    store.messages.append_block(sid, res, result)
     # In flight when killed: deltas of the next block, never committed.
-    store.append_event(sid, ev.ToolProgress(tool_use_id="toolu_2", tool="Bash", output="partial"))
+    store.events.append(sid, ev.ToolProgress(tool_use_id="toolu_2", tool="Bash", output="partial"))
     print(sid, flush=True)
     time.sleep(60)
     """
@@ -62,17 +62,17 @@ def test_sigkill_mid_turn(tmp_path: Path) -> None:
     assert proc.returncode == -signal.SIGKILL
 
     store = SessionStore(db)
-    latest = store.latest_session(tmp_path)  # what --continue picks
+    latest = store.sessions.latest(tmp_path)  # what --continue picks
     assert latest is not None and latest.id == sid
     assert latest.title == "list the files, then read two"
-    raw = store.load_messages(sid, repair=False)
+    raw = store.messages.load(sid, repair=False)
     assert [m["role"] for m in raw] == ["user", "assistant", "user"]
     assert [b.get("id") for b in raw[1]["content"]] == [None, "toolu_1", "toolu_2"]
     assert raw[2]["content"] == [
         {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a b"}
     ]
 
-    messages = store.load_messages(sid)
+    messages = store.messages.load(sid)
     assert conversation_problems(messages) == []
     assert messages[2]["content"][1] == {
         "type": "tool_result",
@@ -80,12 +80,12 @@ def test_sigkill_mid_turn(tmp_path: Path) -> None:
         "content": INTERRUPTED,
         "is_error": True,
     }
-    kinds = [type(e.event) for e in store.load_events(sid)]
+    kinds = [type(e.event) for e in store.events.load(sid)]
     assert kinds == [ev.TurnStarted, ev.TextDelta, ev.TextDelta, ev.BlockFinished]
 
     # Continuing: the next prompt goes after the repaired conversation and is recorded.
-    store.add_message(sid, "user", "go on")
-    after = store.load_messages(sid)
+    store.messages.add(sid, "user", "go on")
+    after = store.messages.load(sid)
     assert conversation_problems(after) == []
     assert after[-1] == {"role": "user", "content": "go on"}
     store.close()

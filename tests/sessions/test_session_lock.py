@@ -69,7 +69,7 @@ def test_a_recorder_holds_its_session_until_it_lets_go(tmp_path: Path, monkeypat
     assert other.messages == []  # refused before anything changed
     forked = resume_into(store, other, sid, fork=True)
     assert forked.session_id != sid and other.messages == agent.messages
-    assert store.get_session(forked.session_id).title.endswith("(fork)")
+    assert store.sessions.get(forked.session_id).title.endswith("(fork)")
     recorder.detach()
     third = make_agent(Options(cwd=tmp_path, offline=True, headless=True))
     assert resume_into(store, third, sid).session_id == sid
@@ -86,7 +86,7 @@ def test_the_streaming_answer_is_kept_and_replaced_by_the_finished_block(tmp_pat
     agent.emit(TextDelta(0, "Once upon "))  # the first piece is written at once
     sid = recorder.session_id
     assert sid is not None
-    cut = store.load_messages(sid)
+    cut = store.messages.load(sid)
     assert cut[-1] == {
         "role": "assistant",
         "content": [{"type": "text", "text": "Once upon " + CUT_OFF}],
@@ -97,7 +97,7 @@ def test_the_streaming_answer_is_kept_and_replaced_by_the_finished_block(tmp_pat
     agent.conversation.begin("assistant")  # the loop commits the finished block...
     agent.conversation.append(block)
     agent.emit(BlockFinished(0, block))  # ...then says so
-    done = store.load_messages(sid, repair=False)
+    done = store.messages.load(sid, repair=False)
     assert done == agent.messages  # one assistant message, the draft replaced by the block
     store.close()
 
@@ -109,8 +109,8 @@ def test_a_session_in_use_is_not_deleted_from_under_it(
 
     db = tmp_path / "sessions.db"
     with SessionStore(db) as store:
-        sid = store.create_session(tmp_path, "m", title="busy")
-        store.add_message(sid, "user", "hello")
+        sid = store.sessions.create(tmp_path, "m", title="busy")
+        store.messages.add(sid, "user", "hello")
     held = SessionLock.take(db, sid)
     assert sessions_main(["--db", str(db), "delete", sid, "--yes"]) == 1
     err = capsys.readouterr().err
@@ -119,4 +119,4 @@ def test_a_session_in_use_is_not_deleted_from_under_it(
     held.release()
     assert sessions_main(["--db", str(db), "delete", sid, "--yes"]) == 0
     with SessionStore(db) as store:
-        assert store.get_session(sid) is None
+        assert store.sessions.get(sid) is None

@@ -56,37 +56,37 @@ def test_add_secret() -> None:
 
 def test_secrets_never_reach_the_database(tmp_path: Path) -> None:
     store = SessionStore(tmp_path / "sessions.db")
-    sid = store.create_session(".", "m", title=f"title {KEY}")
-    store.add_message(sid, "user", f"my key is {KEY} and {GH}")
-    seq = store.begin_message(sid, "assistant")
-    store.append_block(sid, seq, {"type": "text", "text": f"echo {KEY}"})
+    sid = store.sessions.create(".", "m", title=f"title {KEY}")
+    store.messages.add(sid, "user", f"my key is {KEY} and {GH}")
+    seq = store.messages.begin(sid, "assistant")
+    store.messages.append_block(sid, seq, {"type": "text", "text": f"echo {KEY}"})
     block = {
         "type": "tool_use",
         "id": "t1",
         "name": "Bash",
         "input": {"command": f"curl -H 'x-api-key: {KEY}'"},
     }
-    store.append_block(sid, seq, block)
-    store.record_tool_run(sid, "t1", "Bash", block["input"], decision="allow", summary=GH,
+    store.messages.append_block(sid, seq, block)
+    store.runs.record(sid, "t1", "Bash", block["input"], decision="allow", summary=GH,
                           rule=f"Bash(echo {GH})")  # fmt: skip
-    res = store.begin_message(sid, "user")
-    store.append_block(
+    res = store.messages.begin(sid, "user")
+    store.messages.append_block(
         sid, res, {"type": "tool_result", "tool_use_id": "t1", "content": f"{KEY}\n"}
     )
     # A key split across streamed deltas is caught too.
     half = len(KEY) // 2
-    store.append_event(sid, ev.TextDelta(index=0, text=f"here: {KEY[:half]}"))
-    store.append_event(sid, ev.TextDelta(index=0, text=f"{KEY[half:]} done"))
-    store.append_event(
+    store.events.append(sid, ev.TextDelta(index=0, text=f"here: {KEY[:half]}"))
+    store.events.append(sid, ev.TextDelta(index=0, text=f"{KEY[half:]} done"))
+    store.events.append(
         sid, ev.ToolInputDelta(index=1, tool_use_id="t1", partial_json=f'{{"command": "{GH[:5]}')
     )
-    store.append_event(
+    store.events.append(
         sid, ev.ToolInputDelta(index=1, tool_use_id="t1", partial_json=f'{GH[5:]}"}}')
     )
-    store.append_event(sid, ev.ToolFinished(tool_use_id="t1", tool="Bash", is_error=False,
+    store.events.append(sid, ev.ToolFinished(tool_use_id="t1", tool="Bash", is_error=False,
                                             summary="ok", duration_s=0.1, content=KEY))  # fmt: skip
-    store.set_title(sid, f"renamed {GH}")
-    store.record_turn(sid, ev.Usage(1, 1), 0.0)
+    store.sessions.set_title(sid, f"renamed {GH}")
+    store.turns.record(sid, ev.Usage(1, 1), 0.0)
     store.close()
 
     data = b"".join(p.read_bytes() for p in tmp_path.glob("sessions.db*"))
@@ -95,7 +95,7 @@ def test_secrets_never_reach_the_database(tmp_path: Path) -> None:
         assert secret.encode() not in data
 
     reopened = SessionStore(tmp_path / "sessions.db")
-    texts = [e.event for e in reopened.load_events(sid)]
+    texts = [e.event for e in reopened.events.load(sid)]
     merged = [e for e in texts if isinstance(e, ev.TextDelta)]
     assert merged == [ev.TextDelta(index=0, text="here: [REDACTED] done")]
     reopened.close()

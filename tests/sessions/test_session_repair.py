@@ -146,17 +146,17 @@ def test_orphan_results_dropped() -> None:
 
 
 def test_repair_on_load(store: SessionStore) -> None:
-    sid = store.create_session(".", "m")
-    store.add_message(sid, "user", "go")
-    seq = store.begin_message(sid, "assistant")
-    store.append_block(sid, seq, tool_use("a"))
-    store.append_block(sid, seq, tool_use("b"))
-    res = store.begin_message(sid, "user")
-    store.append_block(sid, res, result("a"))
-    loaded = store.load_messages(sid)
+    sid = store.sessions.create(".", "m")
+    store.messages.add(sid, "user", "go")
+    seq = store.messages.begin(sid, "assistant")
+    store.messages.append_block(sid, seq, tool_use("a"))
+    store.messages.append_block(sid, seq, tool_use("b"))
+    res = store.messages.begin(sid, "user")
+    store.messages.append_block(sid, res, result("a"))
+    loaded = store.messages.load(sid)
     assert loaded[-1]["content"] == [result("a"), interrupted("b")]
     assert conversation_problems(loaded) == []
-    assert store.load_messages(sid, repair=False)[-1]["content"] == [result("a")]
+    assert store.messages.load(sid, repair=False)[-1]["content"] == [result("a")]
 
 
 _block = st.one_of(

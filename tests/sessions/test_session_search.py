@@ -14,7 +14,7 @@ Rec = Callable[[SessionStore, str, Turn], None]
 
 @pytest.fixture
 def filled(store: SessionStore, turn: Turn, record: Rec) -> tuple[SessionStore, str]:
-    sid = store.create_session("/proj", "m")
+    sid = store.sessions.create("/proj", "m")
     record(store, sid, turn)
     return store, sid
 
@@ -34,7 +34,7 @@ def filled(store: SessionStore, turn: Turn, record: Rec) -> tuple[SessionStore, 
 )
 def test_finds_each_kind(filled: tuple[SessionStore, str], query: str, kind: str) -> None:
     store, sid = filled
-    hits = store.search(query)
+    hits = store.sessions.search(query)
     assert kind in {h.kind for h in hits}
     hit = next(h for h in hits if h.kind == kind)
     assert hit.session_id == sid and hit.title.startswith("What is new in Python")
@@ -43,23 +43,28 @@ def test_finds_each_kind(filled: tuple[SessionStore, str], query: str, kind: str
 
 def test_hit_points_at_message(filled: tuple[SessionStore, str]) -> None:
     store, _ = filled
-    (hit,) = store.search("nothing to commit")
+    (hit,) = store.sessions.search("nothing to commit")
     assert hit.message_seq == 2 and hit.kind == "tool_output"
     assert hit.snippet.startswith("On branch main\n[nothing] [to] [commit]")
 
 
 def test_prefix_and_newest_first(store: SessionStore) -> None:
-    old = store.create_session("/a", "m")
-    store.add_message(old, "user", "deploy the frontend")
-    new = store.create_session("/b", "m")
-    store.add_message(new, "user", "deploying the backend")
-    assert [h.session_id for h in store.search("deplo")] == [new, old]
-    assert [h.session_id for h in store.search("deplo ")] == []  # trailing space: whole word
-    assert [h.session_id for h in store.search("deploy ")] == [old]
-    assert [h.session_id for h in store.search("deplo", cwd="/a")] == [old]
-    assert [h.session_id for h in store.search("deplo", session_id=new)] == [new]
-    assert len(store.search("deplo", limit=1)) == 1
-    assert store.search("deplo", marks=("<b>", "</b>"))[0].snippet == "<b>deploying</b> the backend"
+    old = store.sessions.create("/a", "m")
+    store.messages.add(old, "user", "deploy the frontend")
+    new = store.sessions.create("/b", "m")
+    store.messages.add(new, "user", "deploying the backend")
+    assert [h.session_id for h in store.sessions.search("deplo")] == [new, old]
+    assert [
+        h.session_id for h in store.sessions.search("deplo ")
+    ] == []  # trailing space: whole word
+    assert [h.session_id for h in store.sessions.search("deploy ")] == [old]
+    assert [h.session_id for h in store.sessions.search("deplo", cwd="/a")] == [old]
+    assert [h.session_id for h in store.sessions.search("deplo", session_id=new)] == [new]
+    assert len(store.sessions.search("deplo", limit=1)) == 1
+    assert (
+        store.sessions.search("deplo", marks=("<b>", "</b>"))[0].snippet
+        == "<b>deploying</b> the backend"
+    )
 
 
 @pytest.mark.parametrize(
@@ -88,24 +93,28 @@ def test_prefix_and_newest_first(store: SessionStore) -> None:
 )
 def test_special_characters_never_crash(filled: tuple[SessionStore, str], query: str) -> None:
     store, _ = filled
-    assert isinstance(store.search(query), list)
-    assert store.get_session(filled[1]) is not None
+    assert isinstance(store.sessions.search(query), list)
+    assert store.sessions.get(filled[1]) is not None
 
 
 def test_punctuation_is_plain_text(filled: tuple[SessionStore, str]) -> None:
     store, _ = filled
-    assert store.search('"git status"')  # quotes are not a syntax error
-    assert store.search("git-status")  # a phrase of its parts
-    assert store.search("OR") == []  # not an operator
+    assert store.sessions.search('"git status"')  # quotes are not a syntax error
+    assert store.sessions.search("git-status")  # a phrase of its parts
+    assert store.sessions.search("OR") == []  # not an operator
     assert fts_query('say "hi"') == '"say" """hi"""'
     assert fts_query("-- ;") is None
 
 
 def test_large_output_indexed_bounded(store: SessionStore) -> None:
-    sid = store.create_session(".", "m")
-    seq = store.begin_message(sid, "user")
+    sid = store.sessions.create(".", "m")
+    seq = store.messages.begin(sid, "user")
     big = "word " * 20_000 + "needle"
-    store.append_block(sid, seq, {"type": "tool_result", "tool_use_id": "t", "content": big})
-    assert store.search("word")
-    assert store.search("needle") == []  # past the indexed part; the message itself is whole
-    assert store.load_messages(sid, repair=False)[0]["content"][0]["content"] == big
+    store.messages.append_block(
+        sid, seq, {"type": "tool_result", "tool_use_id": "t", "content": big}
+    )
+    assert store.sessions.search("word")
+    assert (
+        store.sessions.search("needle") == []
+    )  # past the indexed part; the message itself is whole
+    assert store.messages.load(sid, repair=False)[0]["content"][0]["content"] == big

@@ -28,13 +28,13 @@ Rec = Callable[[SessionStore, str, Turn], None]
 
 
 def test_round_trip_block_by_block_is_exact(store: SessionStore, turn: Turn, record: Rec) -> None:
-    sid = store.create_session("/work/p", "claude-sonnet-4-5")
+    sid = store.sessions.create("/work/p", "claude-sonnet-4-5")
     record(store, sid, turn)
-    assert store.load_messages(sid, repair=False) == turn
+    assert store.messages.load(sid, repair=False) == turn
     # A valid conversation is not changed by repair, byte for byte.
-    assert json.dumps(store.load_messages(sid)) == json.dumps(turn)
+    assert json.dumps(store.messages.load(sid)) == json.dumps(turn)
     assert conversation_problems(turn) == []
-    info = store.get_session(sid)
+    info = store.sessions.get(sid)
     assert info is not None and info.message_count == 4
     assert export_jsonl(store, sid).splitlines() == [
         json.dumps(m, ensure_ascii=False) for m in turn
@@ -42,52 +42,52 @@ def test_round_trip_block_by_block_is_exact(store: SessionStore, turn: Turn, rec
 
 
 def test_round_trip_whole_messages(store: SessionStore, turn: Turn) -> None:
-    sid = store.create_session(".", "m")
+    sid = store.sessions.create(".", "m")
     for m in turn:
-        store.add_message(sid, m["role"], m["content"])
-    assert store.load_messages(sid) == turn
+        store.messages.add(sid, m["role"], m["content"])
+    assert store.messages.load(sid) == turn
 
 
 def test_resume_request_is_stored_messages_plus_prompt(
     store: SessionStore, tmp_path: Path, turn: Turn, record: Rec
 ) -> None:
-    sid = store.create_session(".", "m")
+    sid = store.sessions.create(".", "m")
     record(store, sid, turn)
     store.close()
     reopened = SessionStore(tmp_path / "sessions.db")
-    messages = reopened.load_messages(sid)
+    messages = reopened.messages.load(sid)
     body = [*messages, {"role": "user", "content": "and now?"}]
     assert body[:-1] == turn
     reopened.close()
 
 
 def test_tail_paging(store: SessionStore) -> None:
-    sid = store.create_session(".", "m")
-    store.import_messages(
+    sid = store.sessions.create(".", "m")
+    store.messages.extend(
         sid,
         [{"role": "user" if i % 2 == 0 else "assistant", "content": f"m{i}"} for i in range(25)],
     )
-    tail = store.load_messages_tail(sid, 10)
+    tail = store.messages.tail(sid, 10)
     assert [m.seq for m in tail] == list(range(15, 25))
-    older = store.load_messages_tail(sid, 10, before=tail[0].seq)
+    older = store.messages.tail(sid, 10, before=tail[0].seq)
     assert [m.seq for m in older] == list(range(5, 15))
-    oldest = store.load_messages_tail(sid, 10, before=older[0].seq)
+    oldest = store.messages.tail(sid, 10, before=older[0].seq)
     assert [m.content for m in oldest] == [f"m{i}" for i in range(5)]
-    assert store.load_messages_tail(sid, 10, before=0) == []
-    assert store.load_messages_tail(sid, 0) == []
+    assert store.messages.tail(sid, 10, before=0) == []
+    assert store.messages.tail(sid, 0) == []
 
 
 def test_append_block_errors(store: SessionStore) -> None:
-    sid = store.create_session(".", "m")
-    seq = store.add_message(sid, "user", "hi")
+    sid = store.sessions.create(".", "m")
+    seq = store.messages.add(sid, "user", "hi")
     with pytest.raises(ValueError):
-        store.append_block(sid, seq, {"type": "text", "text": "x"})
+        store.messages.append_block(sid, seq, {"type": "text", "text": "x"})
     with pytest.raises(LookupError):
-        store.append_block(sid, 99, {"type": "text", "text": "x"})
+        store.messages.append_block(sid, 99, {"type": "text", "text": "x"})
     with pytest.raises(SessionNotFound):
-        store.add_message("nope", "user", "hi")
+        store.messages.add("nope", "user", "hi")
     with pytest.raises(SessionNotFound):
-        store.begin_message("nope", "user")
+        store.messages.begin("nope", "user")
 
 
 def test_titles_from_first_prompt(store: SessionStore) -> None:
@@ -98,87 +98,87 @@ def test_titles_from_first_prompt(store: SessionStore) -> None:
     assert long.startswith(title[:-1])
     assert len(title_from_prompt("x" * 200)) == 60
 
-    sid = store.create_session(".", "m")
-    store.add_message(sid, "user", "first prompt\nmore")
-    store.add_message(sid, "user", "second prompt")
-    assert store.get_session(sid).title == "first prompt"  # type: ignore[union-attr]
-    store.set_title(sid, "Renamed")
-    assert store.get_session(sid).title == "Renamed"  # type: ignore[union-attr]
+    sid = store.sessions.create(".", "m")
+    store.messages.add(sid, "user", "first prompt\nmore")
+    store.messages.add(sid, "user", "second prompt")
+    assert store.sessions.get(sid).title == "first prompt"  # type: ignore[union-attr]
+    store.sessions.set_title(sid, "Renamed")
+    assert store.sessions.get(sid).title == "Renamed"  # type: ignore[union-attr]
 
-    sid2 = store.create_session(".", "m")
-    seq = store.begin_message(sid2, "user")
-    store.append_block(sid2, seq, {"type": "text", "text": "block prompt"})
-    assert store.get_session(sid2).title == "block prompt"  # type: ignore[union-attr]
-    sid3 = store.create_session(".", "m", title="Given")
-    store.add_message(sid3, "user", "ignored for the title")
-    assert store.get_session(sid3).title == "Given"  # type: ignore[union-attr]
+    sid2 = store.sessions.create(".", "m")
+    seq = store.messages.begin(sid2, "user")
+    store.messages.append_block(sid2, seq, {"type": "text", "text": "block prompt"})
+    assert store.sessions.get(sid2).title == "block prompt"  # type: ignore[union-attr]
+    sid3 = store.sessions.create(".", "m", title="Given")
+    store.messages.add(sid3, "user", "ignored for the title")
+    assert store.sessions.get(sid3).title == "Given"  # type: ignore[union-attr]
 
 
 def test_list_order_cwd_filter_latest(store: SessionStore, tmp_path: Path) -> None:
     a, b = tmp_path / "a", tmp_path / "b"
-    s1 = store.create_session(a, "m", created_at=1000.0)
-    s2 = store.create_session(b, "m", created_at=2000.0)
-    s3 = store.create_session(a, "m", created_at=3000.0)
-    assert [s.id for s in store.list_sessions()] == [s3, s2, s1]
-    assert [s.id for s in store.list_sessions(cwd=a)] == [s3, s1]
-    assert [s.id for s in store.list_sessions(limit=1, offset=1)] == [s2]
-    assert store.count_sessions() == 3 and store.count_sessions(cwd=b) == 1
+    s1 = store.sessions.create(a, "m", created_at=1000.0)
+    s2 = store.sessions.create(b, "m", created_at=2000.0)
+    s3 = store.sessions.create(a, "m", created_at=3000.0)
+    assert [s.id for s in store.sessions.recent()] == [s3, s2, s1]
+    assert [s.id for s in store.sessions.recent(cwd=a)] == [s3, s1]
+    assert [s.id for s in store.sessions.recent(limit=1, offset=1)] == [s2]
+    assert store.sessions.count() == 3 and store.sessions.count(cwd=b) == 1
     # Activity moves a session to the front.
-    store.add_message(s1, "user", "back to this one")
-    assert store.list_sessions()[0].id == s1
-    assert store.latest_session(a).id == s1  # type: ignore[union-attr]
-    assert store.latest_session(str(b) + "/").id == s2  # type: ignore[union-attr]
-    assert store.latest_session(tmp_path / "c") is None
+    store.messages.add(s1, "user", "back to this one")
+    assert store.sessions.recent()[0].id == s1
+    assert store.sessions.latest(a).id == s1  # type: ignore[union-attr]
+    assert store.sessions.latest(str(b) + "/").id == s2  # type: ignore[union-attr]
+    assert store.sessions.latest(tmp_path / "c") is None
 
 
 def test_ids_sortable_unique_and_prefix(store: SessionStore) -> None:
-    ids = [store.create_session(".", "m") for _ in range(50)]
+    ids = [store.sessions.create(".", "m") for _ in range(50)]
     assert ids == sorted(ids) and len(set(ids)) == 50
     assert all(len(i) == 13 for i in ids)
-    assert store.resolve_id(ids[7]) == ids[7]
-    assert store.resolve_id(ids[7][:12].upper()) in ids
+    assert store.sessions.resolve(ids[7]) == ids[7]
+    assert store.sessions.resolve(ids[7][:12].upper()) in ids
     with pytest.raises(AmbiguousSessionId):
-        store.resolve_id(ids[0][:3])
+        store.sessions.resolve(ids[0][:3])
     with pytest.raises(SessionNotFound):
-        store.resolve_id("zzzz")
+        store.sessions.resolve("zzzz")
 
 
 def test_turns_and_totals(store: SessionStore) -> None:
-    sid = store.create_session(".", "m")
-    store.record_turn(sid, Usage(100, 20, 5, 50, 1), 0.25, stop_reason="end_turn", requests=2)
-    store.record_turn(sid, Usage(10, 2), 0.05)
-    info = store.get_session(sid)
+    sid = store.sessions.create(".", "m")
+    store.turns.record(sid, Usage(100, 20, 5, 50, 1), 0.25, stop_reason="end_turn", requests=2)
+    store.turns.record(sid, Usage(10, 2), 0.05)
+    info = store.sessions.get(sid)
     assert info is not None
     assert (info.input_tokens, info.output_tokens, info.cache_write_tokens) == (110, 22, 5)
     assert (info.cache_read_tokens, info.web_search_requests) == (50, 1)
     assert info.cost_usd == pytest.approx(0.30)
     assert info.usage == Usage(110, 22, 5, 50, 1)
-    turns = store.load_turns(sid)
+    turns = store.turns.load(sid)
     assert [t.seq for t in turns] == [0, 1]
     assert turns[0].usage == Usage(100, 20, 5, 50, 1) and turns[0].requests == 2
 
 
 def test_tool_runs(store: SessionStore) -> None:
-    sid = store.create_session(".", "m")
-    run = store.record_tool_run(
+    sid = store.sessions.create(".", "m")
+    run = store.runs.record(
         sid, "toolu_1", "Bash", {"command": "ls"}, decision="allow", decided_by="rule",
         rule="Bash(ls)",
     )  # fmt: skip
-    store.finish_tool_run(run, summary="3 files", is_error=False, duration_s=0.1, exit_code=0)
-    store.record_tool_run(sid, "toolu_2", "Bash", {"command": "rm -rf /"}, decision="deny",
+    store.runs.finish(run, summary="3 files", is_error=False, duration_s=0.1, exit_code=0)
+    store.runs.record(sid, "toolu_2", "Bash", {"command": "rm -rf /"}, decision="deny",
                           decided_by="user")  # fmt: skip
-    runs = store.load_tool_runs(sid)
+    runs = store.runs.load(sid)
     assert [(r.tool_use_id, r.decision, r.rule, r.exit_code, r.is_error) for r in runs] == [
         ("toolu_1", "allow", "Bash(ls)", 0, False),
         ("toolu_2", "deny", None, None, None),
     ]
     assert runs[0].input == {"command": "ls"} and runs[0].finished_at is not None
     with pytest.raises(LookupError):
-        store.finish_tool_run(999, summary="", is_error=True)
+        store.runs.finish(999, summary="", is_error=True)
 
 
 def test_events_round_trip(store: SessionStore, tmp_path: Path) -> None:
-    sid = store.create_session(".", "m")
+    sid = store.sessions.create(".", "m")
     events: list[ev.Event] = [
         ev.TurnStarted(prompt="hi"),
         ev.RequestStarted(n=1),
@@ -206,52 +206,52 @@ def test_events_round_trip(store: SessionStore, tmp_path: Path) -> None:
         ev.TurnFinished(stop_reason="end_turn", usage=Usage(3, 4), cost_usd=0.01, requests=1),
     ]
     for e in events:
-        store.append_event(sid, e)
-    loaded = store.load_events(sid)
+        store.events.append(sid, e)
+    loaded = store.events.load(sid)
     assert [s.event for s in loaded] == events
     assert [s.seq for s in loaded] == list(range(len(events)))
     assert all(a.ts <= b.ts for a, b in itertools.pairwise(loaded))
-    assert [s.event for s in store.load_events(sid, after=10, limit=2)] == events[11:13]
+    assert [s.event for s in store.events.load(sid, after=10, limit=2)] == events[11:13]
 
     # Buffered deltas are written by close(); sequence numbers continue across reopen.
-    store.append_event(sid, ev.TextDelta(index=0, text="tail"))
+    store.events.append(sid, ev.TextDelta(index=0, text="tail"))
     store.close()
     again = SessionStore(tmp_path / "sessions.db")
-    again.append_event(sid, ev.Notice(level="info", text="resumed"))
-    seqs = [s.seq for s in again.load_events(sid)]
+    again.events.append(sid, ev.Notice(level="info", text="resumed"))
+    seqs = [s.seq for s in again.events.load(sid)]
     assert seqs == list(range(len(events) + 2))
     again.close()
 
 
 def test_events_buffered_until_boundary(store: SessionStore, tmp_path: Path) -> None:
-    sid = store.create_session(".", "m")
-    store.append_event(sid, ev.TextDelta(index=0, text="a"))
+    sid = store.sessions.create(".", "m")
+    store.events.append(sid, ev.TextDelta(index=0, text="a"))
     other = sqlite3.connect(tmp_path / "sessions.db")
     count = "SELECT count(*) FROM events"
     assert other.execute(count).fetchone()[0] == 0  # not one commit per delta
-    seq = store.begin_message(sid, "assistant")
-    store.append_block(sid, seq, {"type": "text", "text": "a"})
+    seq = store.messages.begin(sid, "assistant")
+    store.messages.append_block(sid, seq, {"type": "text", "text": "a"})
     assert other.execute(count).fetchone()[0] == 1  # written with the block
-    store.append_event(sid, ev.TextDelta(index=1, text="b"))
-    store.append_event(sid, ev.BlockFinished(index=1, block={"type": "text", "text": "b"}))
+    store.events.append(sid, ev.TextDelta(index=1, text="b"))
+    store.events.append(sid, ev.BlockFinished(index=1, block={"type": "text", "text": "b"}))
     assert other.execute(count).fetchone()[0] == 3
     other.close()
 
 
 def test_delete_session(store: SessionStore, turn: Turn, record: Rec) -> None:
-    sid = store.create_session(".", "m")
-    keep = store.create_session(".", "m")
+    sid = store.sessions.create(".", "m")
+    keep = store.sessions.create(".", "m")
     record(store, sid, turn)
     record(store, keep, turn)
-    store.append_event(sid, ev.TextDelta(index=0, text="x"))
-    store.record_tool_run(sid, "t", "Bash", {})
-    store.record_turn(sid, Usage(1, 1), 0.0)
-    assert store.delete_session(sid) is True
-    assert store.delete_session(sid) is False
-    assert store.get_session(sid) is None
-    assert store.load_messages(sid) == [] and store.load_events(sid) == []
-    assert all(h.session_id == keep for h in store.search("git"))
-    assert store.load_messages(keep) == turn
+    store.events.append(sid, ev.TextDelta(index=0, text="x"))
+    store.runs.record(sid, "t", "Bash", {})
+    store.turns.record(sid, Usage(1, 1), 0.0)
+    assert store.sessions.delete(sid) is True
+    assert store.sessions.delete(sid) is False
+    assert store.sessions.get(sid) is None
+    assert store.messages.load(sid) == [] and store.events.load(sid) == []
+    assert all(h.session_id == keep for h in store.sessions.search("git"))
+    assert store.messages.load(keep) == turn
 
 
 def test_migrations_from_empty_db(tmp_path: Path) -> None:
@@ -273,7 +273,7 @@ def test_migrations_from_empty_db(tmp_path: Path) -> None:
 def test_open_default_uses_agent_tui_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "home"))
     with SessionStore.open_default() as s:
-        s.create_session(".", "m")
+        s.sessions.create(".", "m")
     db = tmp_path / "home" / "sessions.db"
     assert db.exists()
     if os.name == "posix":
@@ -283,20 +283,20 @@ def test_open_default_uses_agent_tui_home(tmp_path: Path, monkeypatch: pytest.Mo
 def test_threads_share_one_store(store: SessionStore) -> None:
     import threading
 
-    sid = store.create_session(".", "m")
+    sid = store.sessions.create(".", "m")
 
     def work(n: int) -> None:
         for i in range(20):
-            store.add_message(sid, "user", f"t{n} {i}")
-            store.append_event(sid, ev.TextDelta(index=0, text=str(i)))
+            store.messages.add(sid, "user", f"t{n} {i}")
+            store.events.append(sid, ev.TextDelta(index=0, text=str(i)))
 
     threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert len(store.load_messages(sid, repair=False)) == 80
-    assert [e.seq for e in store.load_events(sid)] == list(range(80))
+    assert len(store.messages.load(sid, repair=False)) == 80
+    assert [e.seq for e in store.events.load(sid)] == list(range(80))
 
 
 @pytest.mark.parametrize("broken", ["garbage", "directory"])

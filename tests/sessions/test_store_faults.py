@@ -62,17 +62,17 @@ def test_a_full_disk_mid_session_is_said_once_and_everything_is_saved_when_it_is
     asyncio.run(agent.submit("and once more"))
     assert not recorder.unrecorded
     assert sum(RESUMED in n for n in notices(seen)) == 1
-    assert store.load_messages(recorder.session_id, repair=False) == agent.messages
-    assert conversation_problems(store.load_messages(recorder.session_id)) == []
+    assert store.messages.load(recorder.session_id, repair=False) == agent.messages
+    assert conversation_problems(store.messages.load(recorder.session_id)) == []
     prompts = [
         e.event.prompt
-        for e in store.load_events(recorder.session_id)
+        for e in store.events.load(recorder.session_id)
         if e.event.kind == "turn_started"
     ]
     assert prompts == ["hello", "run a command", "hello again", "and once more"]
-    runs = store.load_tool_runs(recorder.session_id)
+    runs = store.runs.load(recorder.session_id)
     assert [r.tool for r in runs] == ["Bash"] and runs[0].finished_at is not None
-    assert len(store.load_turns(recorder.session_id)) == 4
+    assert len(store.turns.load(recorder.session_id)) == 4
     store.close()
 
 
@@ -87,9 +87,9 @@ def test_a_store_that_fails_from_the_first_write_creates_the_session_once_it_is_
     store.fault = None
     asyncio.run(recorder.agent.submit("hello again"))
     assert recorder.session_id is not None
-    assert store.count_sessions() == 1
-    assert store.load_messages(recorder.session_id, repair=False) == recorder.agent.messages
-    assert store.get_system_prompt(recorder.session_id) == recorder.agent.config.system
+    assert store.sessions.count() == 1
+    assert store.messages.load(recorder.session_id, repair=False) == recorder.agent.messages
+    assert store.sessions.system_prompt(recorder.session_id) == recorder.agent.config.system
     store.close()
 
 
@@ -109,15 +109,15 @@ def test_a_failed_transaction_keeps_its_buffered_events_for_the_next_commit(
     from agent_tui.protocol.events import TextDelta
 
     store = FaultyStore(tmp_path / "sessions.db")
-    sid = store.create_session(tmp_path, "m")
-    store.append_event(sid, TextDelta(0, "kept "))
+    sid = store.sessions.create(tmp_path, "m")
+    store.events.append(sid, TextDelta(0, "kept "))
     store.fault = DISK_FULL
     with pytest.raises(sqlite3.OperationalError):
         store.flush()
     store.fault = None
-    store.append_event(sid, TextDelta(0, "too"))
+    store.events.append(sid, TextDelta(0, "too"))
     store.flush()
-    assert [e.event.text for e in store.load_events(sid)] == ["kept ", "too"]
+    assert [e.event.text for e in store.events.load(sid)] == ["kept ", "too"]
     store.close()
 
 

@@ -105,8 +105,8 @@ def stored_session(cwd: Path) -> tuple[str, list[dict[str, Any]]]:
         {"role": "assistant", "content": [{"type": "text", "text": "Two files."}]},
     ]
     with SessionStore.open_default() as store:
-        session_id = store.create_session(cwd, "offline", title="the folder")
-        store.import_messages(session_id, messages)
+        session_id = store.sessions.create(cwd, "offline", title="the folder")
+        store.messages.extend(session_id, messages)
     return session_id, messages
 
 

@@ -116,7 +116,7 @@ async def test_leaving_a_replay_does_not_say_resumed_and_its_counts_stay_its_own
 
     await _record_a_session_with_a_command(tmp_path)
     with SessionStore.open_default() as store:
-        (recorded,) = store.list_sessions()
+        (recorded,) = store.sessions.recent()
     app = make_app(tmp_path, record=True)
     async with app.run_test(size=(110, 36)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from app_helpers import wait_for
 
-import agent_tui.sessions.event_log as event_log_mod
+import agent_tui.sessions.event_buffer as event_log_mod
 from agent_tui.protocol import events as ev
 from agent_tui.runtime import Options
 from agent_tui.sessions.store import SessionStore, StoredEvent
@@ -69,11 +69,11 @@ def record(events: list[ev.Event], monkeypatch: pytest.MonkeyPatch, gap: float =
     """Store the events as a session; `gap` seconds between them (a fake clock)."""
     clock = count()
     with SessionStore.open_default() as store:
-        sid = store.create_session("/srv/app", "claude-sonnet-4-5", title="replay me")
+        sid = store.sessions.create("/srv/app", "claude-sonnet-4-5", title="replay me")
         with monkeypatch.context() as m:
             m.setattr(event_log_mod, "time", SimpleNamespace(time=lambda: 1e9 + next(clock) * gap))
             for event in events:
-                store.append_event(sid, event)
+                store.events.append(sid, event)
     return sid
 
 
@@ -124,7 +124,7 @@ async def test_instant_replay_draws_everything_and_runs_nothing(
         assert not marker.exists() and sent == [] and app.agent.messages == []
         assert app.query_one(PromptInput).disabled
         with SessionStore.open_default() as store:
-            assert store.count_sessions() == 1
+            assert store.sessions.count() == 1
         # Esc leaves the replay: the prompt is back, the chat shows the (empty) conversation.
         await pilot.press("escape")
         await wait_for(pilot, lambda: app.sessions.replay is None)

@@ -25,8 +25,8 @@ def recorded(tmp_path: Path, turns: int, answer: str) -> str:
         messages.append({"role": "assistant", "content": [{"type": "text", "text": answer}]})
     (tmp_path / "work").mkdir(exist_ok=True)
     with SessionStore.open_default() as store:
-        session_id = store.create_session(tmp_path / "work", "offline", title="long")
-        store.import_messages(session_id, messages)
+        session_id = store.sessions.create(tmp_path / "work", "offline", title="long")
+        store.messages.extend(session_id, messages)
     return session_id
 
 

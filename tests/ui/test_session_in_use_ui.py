@@ -21,9 +21,9 @@ pytestmark = pytest.mark.usefixtures("offline_env")
 async def test_continuing_a_session_in_use_offers_a_fork(tmp_path: Path, fork: bool) -> None:
     db = Path(os.environ["AGENT_TUI_HOME"]) / "sessions.db"
     with SessionStore(db) as store:
-        sid = store.create_session(tmp_path / "work", "claude-test", "the other one")
-        store.add_message(sid, "user", "hello")
-        store.add_message(sid, "assistant", [{"type": "text", "text": "hi"}])
+        sid = store.sessions.create(tmp_path / "work", "claude-test", "the other one")
+        store.messages.add(sid, "user", "hello")
+        store.messages.add(sid, "assistant", [{"type": "text", "text": "hi"}])
     held = SessionLock.take(db, sid)  # as another process would hold it
     try:
         app = make_app(tmp_path, record=True, continue_=True)
@@ -53,9 +53,9 @@ async def test_resuming_from_the_browser_a_session_in_use_offers_a_fork(
 
     db = Path(os.environ["AGENT_TUI_HOME"]) / "sessions.db"
     with SessionStore(db) as store:
-        sid = store.create_session(tmp_path / "work", "claude-test", "the other one")
-        store.add_message(sid, "user", "hello")
-        store.add_message(sid, "assistant", [{"type": "text", "text": "hi"}])
+        sid = store.sessions.create(tmp_path / "work", "claude-test", "the other one")
+        store.messages.add(sid, "user", "hello")
+        store.messages.add(sid, "assistant", [{"type": "text", "text": "hi"}])
     held = SessionLock.take(db, sid)
     try:
         app = make_app(tmp_path, record=True)
@@ -86,8 +86,8 @@ async def test_the_browser_doesnt_delete_a_session_in_use(tmp_path: Path) -> Non
 
     db = Path(os.environ["AGENT_TUI_HOME"]) / "sessions.db"
     with SessionStore(db) as store:
-        sid = store.create_session(tmp_path / "work", "claude-test", "the other one")
-        store.add_message(sid, "user", "hello")
+        sid = store.sessions.create(tmp_path / "work", "claude-test", "the other one")
+        store.messages.add(sid, "user", "hello")
     held = SessionLock.take(db, sid)
     told: list[str] = []
     try:
@@ -112,7 +112,7 @@ async def test_the_browser_doesnt_delete_a_session_in_use(tmp_path: Path) -> Non
             await wait_for(pilot, lambda: any("not deleted" in m for m in told))
             assert [r.info.id for r in browser.rows] == [sid]
         with SessionStore(db) as store:
-            assert store.get_session(sid) is not None
+            assert store.sessions.get(sid) is not None
     finally:
         if held is not None:
             held.release()

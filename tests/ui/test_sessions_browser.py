@@ -12,7 +12,7 @@ from app_helpers import wait_for
 from textual.command import CommandList
 from textual.widgets import Input
 
-import agent_tui.sessions.store as store_mod
+import agent_tui.sessions.catalog as catalog_mod
 from agent_tui.protocol.events import Usage
 from agent_tui.runtime import Options
 from agent_tui.sessions.store import SessionStore
@@ -35,8 +35,8 @@ def offline_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[Non
     monkeypatch.setenv("TZ", "UTC")  # the browser shows local times
     time.tzset()
     # Fixed ids: the time part as usual, the random tail pinned.
-    real = store_mod.new_session_id
-    monkeypatch.setattr(store_mod, "new_session_id", lambda at=None: real(at)[:9] + "0000")
+    real = catalog_mod.new_session_id
+    monkeypatch.setattr(catalog_mod, "new_session_id", lambda at=None: real(at)[:9] + "0000")
     yield
     monkeypatch.undo()
     time.tzset()
@@ -63,9 +63,9 @@ def seed(count: int = 3) -> list[str]:
     with SessionStore.open_default() as s:
         for i, (prompt, cwd, command) in enumerate(specs):
             at = BASE + i * 3600
-            sid = s.create_session(cwd, "claude-sonnet-4-5", created_at=at)
+            sid = s.sessions.create(cwd, "claude-sonnet-4-5", created_at=at)
             tool_id = f"toolu_{i}"
-            s.import_messages(
+            s.messages.extend(
                 sid,
                 [
                     {"role": "user", "content": prompt},
@@ -95,7 +95,7 @@ def seed(count: int = 3) -> list[str]:
                 ],
                 at=at + 60,
             )
-            s.record_turn(sid, Usage(1200, 300), 0.0123 * (i + 1), finished_at=at + 61)
+            s.turns.record(sid, Usage(1200, 300), 0.0123 * (i + 1), finished_at=at + 61)
             ids.append(sid)
     return ids
 
@@ -182,7 +182,7 @@ async def test_enter_resumes_and_the_next_prompt_records_into_it(tmp_path: Path)
         await wait_for(pilot, lambda: app.recorder.session_id == ids[1] and app.agent.messages)
         assert not isinstance(app.screen, SessionBrowser)
         with SessionStore.open_default() as s:
-            assert app.agent.messages == s.load_messages(ids[1])
+            assert app.agent.messages == s.messages.load(ids[1])
         await wait_for(pilot, lambda: app.query(NoticeMessage).filter(".info"))
         assert [str(w.render()) for w in app.query(UserMessage)] == ["search the web for textual"]
         assert app.status.session == ids[1]
@@ -192,8 +192,8 @@ async def test_enter_resumes_and_the_next_prompt_records_into_it(tmp_path: Path)
         await wait_for(pilot, lambda: len(app.agent.messages) >= 6 and not app.agent.running)
         app.recorder.store.flush()
         with SessionStore.open_default() as s:
-            assert s.load_messages(ids[1]) == app.agent.messages
-            assert s.count_sessions() == 3  # no new session was started
+            assert s.messages.load(ids[1]) == app.agent.messages
+            assert s.sessions.count() == 3  # no new session was started
 
 
 async def test_resuming_moves_recording_out_of_the_session_in_progress(tmp_path: Path) -> None:
@@ -218,8 +218,8 @@ async def test_resuming_moves_recording_out_of_the_session_in_progress(tmp_path:
         await wait_for(pilot, lambda: len(app.agent.messages) >= 6 and not app.agent.running)
         app.recorder.store.flush()
         with SessionStore.open_default() as s:
-            assert len(s.load_messages(first)) == 2  # the old session got nothing more
-            assert s.load_messages(ids[0]) == app.agent.messages
+            assert len(s.messages.load(first)) == 2  # the old session got nothing more
+            assert s.messages.load(ids[0]) == app.agent.messages
         # The session in progress cannot be deleted from the browser.
         browser = await open_browser(pilot, app)
         await pilot.press("d")
@@ -232,7 +232,7 @@ async def test_resuming_moves_recording_out_of_the_session_in_progress(tmp_path:
 async def test_long_list_loads_the_next_page_at_the_end(tmp_path: Path) -> None:
     with SessionStore.open_default() as s, s.batch():
         for i in range(PAGE + 20):
-            s.create_session("/srv/app", "m", title=f"session {i}", created_at=BASE + i)
+            s.sessions.create("/srv/app", "m", title=f"session {i}", created_at=BASE + i)
     app = make_app(tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         browser = await open_browser(pilot, app)
@@ -261,7 +261,7 @@ async def test_d_then_y_deletes_and_n_keeps(tmp_path: Path) -> None:
             "Fix the flaky [bold]test[/bold] in CI",
         ]
         with SessionStore.open_default() as s:
-            assert s.get_session(ids[2]) is None and s.count_sessions() == 2
+            assert s.sessions.get(ids[2]) is None and s.sessions.count() == 2
 
 
 async def test_e_asks_where_and_exports_into_the_data_dir_by_default(tmp_path: Path) -> None:
@@ -328,12 +328,12 @@ async def test_unknown_resume_id_says_so_and_records_a_new_session(tmp_path: Pat
 
 async def test_big_session_opens_at_the_tail_and_loads_more_on_scroll(tmp_path: Path) -> None:
     with SessionStore.open_default() as s:
-        sid = s.create_session("/srv/big", "claude-sonnet-4-5", created_at=BASE)
+        sid = s.sessions.create("/srv/big", "claude-sonnet-4-5", created_at=BASE)
         messages = [
             {"role": "user" if i % 2 == 0 else "assistant", "content": f"message {i}"}
             for i in range(5000)
         ]
-        s.import_messages(sid, messages, at=BASE)
+        s.messages.extend(sid, messages, at=BASE)
     app = make_app(tmp_path, resume=sid)
     async with app.run_test(size=SIZE) as pilot:
         await wait_for(pilot, lambda: app.agent is not None and app.query(EarlierMessages))

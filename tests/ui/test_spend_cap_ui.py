@@ -73,10 +73,10 @@ async def test_a_resumed_session_counts_what_it_had_spent(tmp_path: Path) -> Non
     store = SessionStore.open_default()
     work = tmp_path / "work"
     work.mkdir()
-    session = store.create_session(work, "offline")
-    store.add_message(session, "user", [{"type": "text", "text": "hello"}])
-    store.add_message(session, "assistant", [{"type": "text", "text": "hi"}])
-    store.record_turn(session, Usage(input_tokens=2000, output_tokens=420), 0.0123)
+    session = store.sessions.create(work, "offline")
+    store.messages.add(session, "user", [{"type": "text", "text": "hello"}])
+    store.messages.add(session, "assistant", [{"type": "text", "text": "hi"}])
+    store.turns.record(session, Usage(input_tokens=2000, output_tokens=420), 0.0123)
     store.close()
     again = make_app(tmp_path, record=True, continue_=True, max_cost=0.0124)
     async with again.run_test(size=(110, 36)) as pilot:

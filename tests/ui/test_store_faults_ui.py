@@ -61,15 +61,15 @@ async def test_a_full_disk_mid_session_is_said_once_and_the_prompts_are_saved_wh
         assert not app.query(QueuedPrompts) or not app.query_one(QueuedPrompts).texts
         assert len([n for n in notices(app) if NOT_RECORDING in n]) == 1  # said once
         prompts = ["hello", "tell me more", "one more", "and another"]
-        assert store.load_messages(session)[2:] == []  # nothing after the fault is on disk
+        assert store.messages.load(session)[2:] == []  # nothing after the fault is on disk
 
         store.fault = None  # space freed: the next prompt saves everything kept in memory
         await send(pilot, app, "back again")
         assert any(RESUMED in n for n in notices(app))
         assert app.status.session == session
-        assert store.load_messages(session, repair=False) == app.agent.messages
+        assert store.messages.load(session, repair=False) == app.agent.messages
         stored = [
-            e.event.prompt for e in store.load_events(session) if e.event.kind == "turn_started"
+            e.event.prompt for e in store.events.load(session) if e.event.kind == "turn_started"
         ]
         assert stored == [*prompts, "back again"]
 
@@ -138,8 +138,8 @@ async def test_moving_an_unopenable_database_aside_records_the_session_from_the_
         await send(pilot, app, "hello again")
         assert any("Recording started" in n for n in notices(app))
         with SessionStore(db) as store:
-            (info,) = store.list_sessions()
-            assert store.load_messages(info.id, repair=False) == app.agent.messages
+            (info,) = store.sessions.recent()
+            assert store.messages.load(info.id, repair=False) == app.agent.messages
             assert len(app.agent.messages) == 4
 
 

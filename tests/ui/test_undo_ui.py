@@ -94,8 +94,8 @@ async def test_rewind_both_restores_files_and_forks_the_conversation(tmp_path: P
         assert [m["role"] for m in app.agent.messages] == ["user", "assistant"]
         assert app.query_one(PromptInput).text == "write a note"
         store = app.recorder.store
-        assert len(store.load_messages(old_session)) == 6  # the old session keeps everything
-        assert store.get_session(app.recorder.session_id).title.endswith("(rewound)")
+        assert len(store.messages.load(old_session)) == 6  # the old session keeps everything
+        assert store.sessions.get(app.recorder.session_id).title.endswith("(rewound)")
 
 
 async def test_permissions_view_lists_deletes_and_links_to_sessions(tmp_path: Path) -> None:

@@ -238,7 +238,7 @@ class Replay:
     async def _run(self) -> None:
         store = self.host.store
         events, self.info = await asyncio.to_thread(
-            lambda: (store().load_events(self.session_id), store().get_session(self.session_id))
+            lambda: (store().events.load(self.session_id), store().sessions.get(self.session_id))
         )
         if self.state != "loading":
             return

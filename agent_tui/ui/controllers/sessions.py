@@ -168,7 +168,7 @@ class Sessions:
         assert agent is not None, "sessions are resumed once the agent is built (`busy`)"
         try:
             store = self.store()
-            info = store.get_session(session_id)
+            info = store.sessions.get(session_id)
             if info is None:
                 self.app.call_from_thread(self._not_resumed, f"No session {session_id}.")
                 return
@@ -184,11 +184,11 @@ class Sessions:
                         self.app.call_from_thread(self._not_resumed, f"Not resumed: {exc}.")
                         return
                     recorder = resume_into(store, agent, session_id, backlog=backlog, fork=True)
-                    info = store.get_session(recorder.session_id or session_id) or info
+                    info = store.sessions.get(recorder.session_id or session_id) or info
                 if old is not None:
                     old.detach()
             else:
-                agent.conversation.messages[:] = store.load_messages(session_id)
+                agent.conversation.messages[:] = store.messages.load(session_id)
                 recorder = None
         except StoreUnavailable as exc:
             self.app.call_from_thread(self._not_resumed, f"Could not resume: {exc}.")
@@ -343,7 +343,7 @@ class Sessions:
 
 def stored_runs(store: SessionStore, session_id: str) -> dict[str, Any]:
     """A session's recorded tool runs by tool_use_id (call from a worker thread)."""
-    return {run.tool_use_id: run for run in store.load_tool_runs(session_id)}
+    return {run.tool_use_id: run for run in store.runs.load(session_id)}
 
 
 def decisions_of(runs: dict[str, Any]) -> list[Any]:

@@ -58,7 +58,7 @@ class UndoFlow:
             from agent_tui.sessions.faults import STORE_ERRORS
 
             try:
-                return self.host.sessions.store().rule_counts(cwd)
+                return self.host.sessions.store().runs.rule_counts(cwd)
             except STORE_ERRORS:  # the rules are listed without how often each fired
                 return {}
 

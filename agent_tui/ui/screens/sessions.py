@@ -169,16 +169,16 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         more = False
         if text.strip():
             # the audit filter (f) holds while searching: matches in the sessions it finds
-            hits = store.search(
+            hits = store.sessions.search(
                 text, SEARCH_HITS, marks=(MARK_OPEN, MARK_CLOSE), review=self.review
             )
             seen: dict[str, str] = {}
             for hit in hits:  # newest match first: keep each session's best snippet
                 seen.setdefault(hit.session_id, hit.snippet)
-            found = ((store.get_session(sid), snippet) for sid, snippet in seen.items())
+            found = ((store.sessions.get(sid), snippet) for sid, snippet in seen.items())
             rows = [Row(info, snippet) for info, snippet in found if info is not None]
         else:
-            infos = store.list_sessions(limit=PAGE + 1, offset=offset, review=self.review)
+            infos = store.sessions.recent(limit=PAGE + 1, offset=offset, review=self.review)
             more = len(infos) > PAGE
             rows = [Row(info) for info in infos[:PAGE]]
         return rows, more
@@ -251,7 +251,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
 
     def _load_preview(self, row: Row) -> None:
         try:
-            messages = self.store().load_messages_tail(row.info.id, PREVIEW_MESSAGES)
+            messages = self.store().messages.tail(row.info.id, PREVIEW_MESSAGES)
         except STORE_ERRORS as exc:
             self._store_failed(exc)
             return
@@ -335,14 +335,14 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         from agent_tui.checkpoints.shadow import readable_work_tree
         from agent_tui.paths import data_dir
 
-        store, session, cwd = self.store(), row.info.id, Path(row.info.cwd)
+        kept, session, cwd = self.store().checkpoints, row.info.id, Path(row.info.cwd)
         # a change made by a command: the repository (or, outside git, the shadow) has it
         read_blob = blob_reader(
-            store.get_blob, lambda: readable_work_tree(cwd, data_dir()) if cwd.is_dir() else None
+            kept.get_blob, lambda: readable_work_tree(cwd, data_dir()) if cwd.is_dir() else None
         )
         title = row.info.title or session
         self.app.push_screen(
-            ChangesScreen(title, cwd, lambda: store.file_events(session), read_blob)
+            ChangesScreen(title, cwd, lambda: kept.file_events(session), read_blob)
         )
 
     def action_export(self) -> None:
@@ -400,7 +400,7 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         try:
             store = self.store()
             with holding(store.path, row.info.id):  # not from under an agent recording it
-                deleted = store.delete_session(row.info.id)
+                deleted = store.sessions.delete(row.info.id)
         except SessionInUse as exc:
             self.app.call_from_thread(self.notify, f"{exc}: not deleted.", markup=False)
             return

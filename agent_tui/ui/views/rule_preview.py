@@ -30,7 +30,7 @@ def rule_preview(
     try:
         store = open_store()
         return preview(
-            agent.permissions, lambda: store.past_calls(agent.config.cwd), rules, behavior
+            agent.permissions, lambda: store.runs.past_calls(agent.config.cwd), rules, behavior
         )
     except RuleError as exc:
         return f"can't try it: {exc}"
