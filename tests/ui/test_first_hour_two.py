@@ -139,6 +139,7 @@ async def test_bang_runs_a_command_as_the_person_and_the_model_sees_its_output(
         app.on_prompt_input_submitted(PromptInput.Submitted("!ls; echo oops >&2; exit 3"))
         await wait_for(pilot, lambda: app.query(CommandOutput), timeout=30)
         [output] = app.query(CommandOutput)
+        await wait_for(pilot, lambda: output.done, timeout=30)
         assert "README.md" in output.text and "oops" in output.text
         assert "[exit code 3]" in output.text
         assert any(str(m.render()) == "! ls; echo oops >&2; exit 3" for m in app.query(UserMessage))
@@ -292,3 +293,66 @@ async def test_toasts_stay_above_a_prompt_of_several_lines(
         # back down to just above the box (not left high up over the chat)
         await wait_for(pilot, lambda: toast.region.bottom == prompt.region.y)
         assert not toast.region.overlaps(status.region)
+
+
+def live_in_group(pgid: int) -> list[int]:
+    """The processes of a group that still run (a zombie waiting to be reaped has ended)."""
+    alive = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            alive.append(int(stat.parent.name))
+    return alive
+
+
+@pytest.mark.parametrize("key", ["escape", "ctrl+c"])
+async def test_escape_stops_a_bang_command_and_keeps_its_output(tmp_path: Path, key: str) -> None:
+    """Esc (or ctrl+c with nothing selected) stops a `!command` as it stops a turn: its whole
+    process group goes, its block says "stopped" under the output so far, and the model gets
+    what it printed, said to be stopped."""
+    from agent_tui.ui.controllers.shortcuts import CommandOutput
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        prompt = app.query_one(PromptInput)
+        prompt.focus()
+        app.on_prompt_input_submitted(
+            PromptInput.Submitted("!echo started; sleep 30 & sleep 30; echo never")
+        )
+        await wait_for(pilot, lambda: bool(app.shortcuts.running))
+        [running] = app.shortcuts.running
+        pgid = running.proc.pid
+        await wait_for(pilot, lambda: b"started" in running.out.head)
+        assert len(live_in_group(pgid)) >= 2  # bash and its sleeps
+        [block] = app.query(CommandOutput)
+        assert "esc stops it" in block.text
+        await pilot.press(key)
+        await wait_for(pilot, lambda: block.done)
+        assert block.text == "started\n[stopped]"
+        assert not app.shortcuts.running
+        assert live_in_group(pgid) == []  # the background sleep too: the whole group
+        assert prompt.has_focus and not app.turns.running
+        app.on_prompt_input_submitted(PromptInput.Submitted("hello"))
+        await wait_for(pilot, lambda: bool(app.agent.messages), timeout=30)
+        note = app.agent.messages[0]["content"][1]["text"]
+        assert "<bash-stdout>started\n[stopped]</bash-stdout>" in note
+        assert "stopped it before it finished" in note
+
+
+def test_a_bang_commands_output_is_kept_bounded() -> None:
+    """A command that prints without end can't fill the memory: its start and end are kept."""
+    from agent_tui.ui.controllers.shortcuts import Captured
+
+    captured = Captured(limit=10)
+    for n in range(100):
+        captured.add(f"{n % 10}".encode())
+    assert (bytes(captured.head), bytes(captured.tail), captured.cut) == (b"01234", b"56789", 90)
+    assert captured.text == "01234\n[… 90 bytes cut …]\n56789"
+    small = Captured(limit=10)
+    small.add(b"abc")
+    small.add(b"defg")
+    assert small.text == "abcdefg" and small.cut == 0

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -15,7 +14,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from rich.text import Text
 from textual.widgets import Static
 
-from agent_tui.ui.widgets.chat import NoticeMessage, UserMessage
+from agent_tui.tools.processes import kill_group, signal_group
+from agent_tui.ui.widgets.chat import UserMessage
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -25,8 +25,10 @@ if TYPE_CHECKING:
 
 #: a `!command` is stopped after this long (it runs unattended in the background)
 TIMEOUT_S = 600
-#: characters of its output shown, and sent to the model (the middle of longer output is cut)
+#: bytes of each output stream shown, and sent to the model (the middle of longer output is cut)
 OUTPUT_LIMIT = 30_000
+#: a stopped command's group gets this long after SIGTERM before SIGKILL
+STOP_GRACE_S = 1.0
 
 
 class ShortcutHost(Protocol):
@@ -37,18 +39,91 @@ class ShortcutHost(Protocol):
 
 
 class CommandOutput(Static):
-    """A `!command`'s output in the chat: the command's own text, shown literally."""
+    """A `!command`'s output in the chat: the command's own text, shown literally. Says the
+    command runs (and that Esc stops it) until it ends."""
 
-    def __init__(self, text: str, failed: bool) -> None:
-        super().__init__(Text(text), classes=f"message notice {'warning' if failed else 'info'}")
-        self.text = text
+    RUNNING = "running… (esc stops it)"
+
+    def __init__(self) -> None:
+        super().__init__(Text(self.RUNNING), classes="message notice info")
+        self.text = self.RUNNING
+        #: the command ended (finished, failed or stopped) and `text` is what it printed
+        self.done = False
+
+    def show(self, text: str, failed: bool) -> None:
+        self.text, self.done = text, True
+        self.set_classes(f"message notice {'warning' if failed else 'info'}")
+        self.update(Text(text))
 
 
-def _cut(text: str) -> str:
-    if len(text) <= OUTPUT_LIMIT:
-        return text
-    half = OUTPUT_LIMIT // 2
-    return f"{text[:half]}\n[… {len(text) - 2 * half:,} characters cut …]\n{text[-half:]}"
+class Captured:
+    """One of a command's output streams, bounded: its start and its end are kept, and how
+    much was cut between them (a command that prints forever can't fill the memory)."""
+
+    def __init__(self, limit: int = OUTPUT_LIMIT) -> None:
+        self.half = limit // 2
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.cut = 0
+
+    def add(self, data: bytes) -> None:
+        room = self.half - len(self.head)
+        self.head += data[:room]
+        self.tail += data[room:] if room > 0 else data
+        if len(self.tail) > self.half:
+            self.cut += len(self.tail) - self.half
+            del self.tail[: len(self.tail) - self.half]
+
+    @property
+    def text(self) -> str:
+        head = self.head.decode("utf-8", errors="replace")
+        tail = self.tail.decode("utf-8", errors="replace")
+        return f"{head}\n[… {self.cut:,} bytes cut …]\n{tail}" if self.cut else head + tail
+
+
+class PersonCommand:
+    """A `!command` as it runs: its process group and output so far; `stop()` ends it (Esc)."""
+
+    def __init__(self, proc: asyncio.subprocess.Process) -> None:
+        self.proc = proc
+        self.out, self.err = Captured(), Captured()
+        self._stop = asyncio.Event()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    async def finish(self, timeout: float) -> str:
+        """Wait until the command ends, is stopped or runs out of time; "" or why it stopped.
+        Stopped, its whole process group goes (SIGTERM, a moment, SIGKILL)."""
+        proc = self.proc
+        assert proc.stdout is not None and proc.stderr is not None
+        ended = asyncio.gather(
+            _pump(proc.stdout, self.out), _pump(proc.stderr, self.err), proc.wait()
+        )
+        stop = asyncio.ensure_future(self._stop.wait())
+        try:
+            either: set[asyncio.Future[Any]] = {ended, stop}
+            await asyncio.wait(either, timeout=timeout, return_when="FIRST_COMPLETED")
+            if ended.done():
+                return ""
+            note = "[stopped]" if stop.done() else f"[stopped after {timeout:g} s]"
+            await kill_group(proc.pid, grace=STOP_GRACE_S)
+            # what it printed before it went (a process that left the group may hold a pipe)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(ended), STOP_GRACE_S)
+            return note
+        finally:
+            stop.cancel()
+            if not ended.done():  # the app quits (this task is cancelled), or a pipe is held
+                signal_group(proc.pid, signal.SIGKILL)
+                ended.cancel()
+                with contextlib.suppress(asyncio.CancelledError, ProcessLookupError):
+                    await proc.wait()
+
+
+async def _pump(stream: asyncio.StreamReader, into: Captured) -> None:
+    while chunk := await stream.read(65536):
+        into.add(chunk)
 
 
 def memory_target(folder: Path) -> Path:
@@ -72,6 +147,14 @@ class PromptShortcuts:
     def __init__(self, app: App[Any], host: ShortcutHost) -> None:
         self.app = app
         self.host = host
+        #: the `!command`s running now (Esc stops them)
+        self.running: set[PersonCommand] = set()
+
+    def stop(self) -> bool:
+        """Stop the running `!command`s (Esc, ctrl+c); False when none runs."""
+        for command in self.running:
+            command.stop()
+        return bool(self.running)
 
     def handle(self, text: str) -> bool:
         """Run `text` if it is a `!command` or a one-line `#note`; False for anything else."""
@@ -87,10 +170,13 @@ class PromptShortcuts:
     # --- !command ---
 
     def run_command(self, command: str) -> None:
-        self.host.chat.append(UserMessage(f"! {command}"))
-        self.app.run_worker(self._run(command), group="shell-escape", exit_on_error=False)
+        chat = self.host.chat
+        chat.append(UserMessage(f"! {command}"))
+        block = CommandOutput()
+        chat.append(block)
+        self.app.run_worker(self._run(command, block), group="shell-escape", exit_on_error=False)
 
-    async def _run(self, command: str) -> None:
+    async def _run(self, command: str, block: CommandOutput) -> None:
         agent = self.host.agent
         cwd = agent.config.cwd if agent is not None else Path.cwd()
         try:
@@ -102,36 +188,31 @@ class PromptShortcuts:
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
-                start_new_session=True,  # its own process group: a timeout stops all of it
+                start_new_session=True,  # its own process group: stopping it stops all of it
             )
         except OSError as exc:
-            self.host.chat.append(NoticeMessage(f"Could not run the command: {exc}", "error"))
+            block.show(f"Could not run the command: {exc}", failed=True)
             return
-        note = ""
+        running = PersonCommand(proc)
+        self.running.add(running)
         try:
-            async with asyncio.timeout(TIMEOUT_S):
-                out_b, err_b = await proc.communicate()
-        except (TimeoutError, asyncio.CancelledError) as exc:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            await proc.wait()
-            if isinstance(exc, asyncio.CancelledError):
-                raise
-            out_b, err_b, note = b"", b"", f"[stopped after {TIMEOUT_S} s]"
-        out = _cut(out_b.decode("utf-8", errors="replace"))
-        err = _cut(err_b.decode("utf-8", errors="replace"))
-        code = proc.returncode
+            note = await running.finish(TIMEOUT_S)
+        finally:
+            self.running.discard(running)
+        out, err = running.out.text, running.err.text
+        code = None if note else proc.returncode  # a stopped command's is the signal's
         shown = (
             "\n".join(x for x in (out.rstrip("\n"), err.rstrip("\n"), note) if x) or "(no output)"
         )
         if code:
             shown += f"\n[exit code {code}]"
-        self.host.chat.append(CommandOutput(shown, failed=bool(code or note)))
+        block.show(shown, failed=bool(code or note))
         if agent is not None:  # as Claude Code: the model sees it with the next prompt
             agent.conversation.notes.append(
                 f"<bash-input>{command}</bash-input>\n"
                 f"<bash-stdout>{out}{note}</bash-stdout><bash-stderr>{err}</bash-stderr>"
                 + (f"\n(exit code {code})" if code else "")
+                + ("\n(the user stopped it before it finished)" if note == "[stopped]" else "")
             )
 
     # --- #note ---

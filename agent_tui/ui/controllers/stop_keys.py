@@ -1,8 +1,8 @@
-"""Esc and ctrl+c, the keys that stop things: Esc stops the running turn (or a replay), and
-twice in a row with nothing running and nothing typed opens /rewind, as in Claude Code; ctrl+c
-copies the selection when there is one (OSC 52, so over ssh and in tmux too), else stops as Esc
-does. A collaborator of the app, through a small host protocol (`StopHost`); it owns when Esc
-was last pressed with nothing to stop."""
+"""Esc and ctrl+c, the keys that stop things: Esc stops the running turn and `!command` (or a
+replay), and twice in a row with nothing running and nothing typed opens /rewind, as in Claude
+Code; ctrl+c copies the selection when there is one (OSC 52, so over ssh and in tmux too), else
+stops as Esc does. A collaborator of the app, through a small host protocol (`StopHost`); it
+owns when Esc was last pressed with nothing to stop."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
 
     from agent_tui.agent.loop import Agent
     from agent_tui.ui.controllers.sessions import Sessions
+    from agent_tui.ui.controllers.shortcuts import PromptShortcuts
     from agent_tui.ui.controllers.turns import TurnController
     from agent_tui.ui.controllers.undo_flow import UndoFlow
 
@@ -28,6 +29,7 @@ class StopHost(Protocol):
     turns: TurnController
     sessions: Sessions
     undo: UndoFlow
+    shortcuts: PromptShortcuts
 
 
 class StopKeys:
@@ -47,7 +49,8 @@ class StopKeys:
             self.app.call_later(replay.bar.action_escape)
             return
         prompt = self.app.query_one(PromptInput)
-        if host.turns.cancel():
+        stopped_turn = host.turns.cancel()
+        if host.shortcuts.stop() or stopped_turn:  # a `!command` stops as a turn does
             self.last_escape = 0.0
             return
         # Esc Esc with nothing running and nothing typed opens /rewind, as in Claude Code.
