@@ -290,3 +290,25 @@ async def test_after_a_resize_far_messages_are_measured_without_painting() -> No
         width = answers[0].size.width
         exact = len(answers[0]._render_at(width))
         assert answers[0].size.height == exact  # painted when reached, laid out to its height
+
+
+async def test_after_a_resize_only_what_the_view_showed_is_rendered_for_the_layout() -> None:
+    """Answers out of view (even those near it, whose lines are kept) get a scaled height at a
+    new width; those in view are rendered for it. Scrolled to, every answer is painted
+    correctly wrapped at the new width, and laid out to its real height."""
+    app = ChatApp()
+    async with app.run_test(size=(80, 20)) as pilot:
+        view, answers = await answers_scrolled_past(app, pilot, "Some words here. " * 30)
+        assert answers[0]._renders and not answers[0]._dropped  # lines kept, not trimmed
+        await pilot.resize_terminal(50, 20)
+        await pilot.pause()
+        width = answers[-1].size.width
+        rendered = [any(key[0] == width for key in a._renders) for a in answers]
+        assert rendered[-1] and not rendered[0]  # in view: rendered; far above: not
+        for answer in answers:
+            answer.scroll_visible(animate=False)
+            await pilot.pause()
+            await pilot.pause()
+            exact = answer._render_at(width)
+            assert answer.size.height == len(exact)
+            assert [line.text.rstrip() for line in exact] == lines(answer.markdown, width)

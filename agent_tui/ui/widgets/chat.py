@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -33,6 +34,9 @@ from agent_tui.ui.patches import render_caches
 from agent_tui.ui.widgets.markdown_pieces import PieceCache, render_markdown
 from agent_tui.ui.widgets.markdown_segment import MarkdownSegment
 from agent_tui.ui.widgets.markdown_split import _SplitScanner
+
+if TYPE_CHECKING:
+    from textual._arrange import DockArrangeResult
 
 __all__ = [
     "AssistantMessage",
@@ -255,9 +259,31 @@ class ChatView(VerticalScroll):
         self.header: Widget | None = None
         #: told the conversation index of the prompt a prune cut at (None: prune anywhere)
         self.on_pruned: Callable[[int], None] | None = None
+        self._arranged_width = 0
 
     def on_mount(self) -> None:
         self.anchor()
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        if size.width != self._arranged_width:  # a resize: re-wrap only what is in view
+            self._arranged_width = size.width
+            self._mark_in_view()
+        return super().arrange(size, optimal)
+
+    def _mark_in_view(self) -> None:
+        """Tell each answer's segments whether the view showed them (by the last layout): at a
+        new width only those are rendered for the layout, the others get a scaled height and
+        are rendered (and laid out again if need be) when they are painted."""
+        top, bottom = self.scroll_y, self.scroll_y + self.size.height
+        for child in self.children:
+            region = child.virtual_region
+            shown = region.y < bottom and region.bottom > top
+            if isinstance(child, MarkdownSegment):
+                child.in_view = shown
+                continue
+            for segment in child.query_children(MarkdownSegment):
+                y = region.y + segment.virtual_region.y
+                segment.in_view = shown and y < bottom and y + segment.outer_size.height > top
 
     async def add(self, widget: Widget) -> Widget:
         await self.mount(widget)

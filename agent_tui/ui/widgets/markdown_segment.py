@@ -54,6 +54,9 @@ class MarkdownSegment(Widget):
         self._heights: dict[int, int] = {}
         #: lines dropped far off screen: a height at a new width is estimated, not rendered
         self._dropped = False
+        #: shown by the chat's view at its last layout (`ChatView._mark_in_view`): if not, a
+        #: height at a new width is estimated too
+        self.in_view = True
         self._estimated: set[int] = set()
 
     def drop_lines(self) -> None:
@@ -121,10 +124,10 @@ class MarkdownSegment(Widget):
 
     def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
         height = self._heights.get(width)
-        if height is None and self._dropped and self._heights:
-            # Far off screen after a resize: scale a known height instead of rendering every
-            # old answer at the new width (over a second with a long session on screen); it
-            # is rendered, and laid out again if need be, when it is scrolled to.
+        if height is None and (self._dropped or not self.in_view) and self._heights:
+            # Off screen after a resize: scale a known height instead of rendering every old
+            # answer at the new width (over a second with a long session on screen); it is
+            # rendered, and laid out again if need be, when it is painted (scrolled to).
             known, lines = min(self._heights.items(), key=lambda item: abs(item[0] - width))
             height = self._heights[width] = max(1, round(lines * known / max(1, width)))
             self._estimated.add(width)
