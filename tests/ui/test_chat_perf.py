@@ -298,7 +298,7 @@ async def test_after_a_resize_only_what_the_view_showed_is_rendered_for_the_layo
     correctly wrapped at the new width, and laid out to its real height."""
     app = ChatApp()
     async with app.run_test(size=(80, 20)) as pilot:
-        view, answers = await answers_scrolled_past(app, pilot, "Some words here. " * 30)
+        _view, answers = await answers_scrolled_past(app, pilot, "Some words here. " * 30)
         assert answers[0]._renders and not answers[0]._dropped  # lines kept, not trimmed
         await pilot.resize_terminal(50, 20)
         await pilot.pause()
