@@ -27,6 +27,8 @@ _RECORD_TABLES = ("search_docs", "blocks", "messages", "events", "tool_runs", "t
 
 
 class SessionCatalog:
+    """`store.sessions`: the `sessions` table (and the search index's queries)."""
+
     def __init__(self, db: Database) -> None:
         self._db = db
 

@@ -21,6 +21,8 @@ MAX_BLOB_BYTES = 20 * 1024 * 1024
 
 
 class CheckpointLog:
+    """`store.checkpoints`: the `blobs` table, and checkpoints rebuilt from recorded events."""
+
     def __init__(self, db: Database, events: EventLog) -> None:
         self._db, self._events = db, events
 

@@ -14,6 +14,8 @@ from agent_tui.sessions.records import StoredEvent
 
 
 class EventLog:
+    """`store.events`: the `events` table (written by the database's `pending` buffer)."""
+
     def __init__(self, db: Database) -> None:
         self._db = db
 

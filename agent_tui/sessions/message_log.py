@@ -26,6 +26,8 @@ CUT_OFF = "\n\n[cut off: agent-tui stopped while this answer was streaming]"
 
 
 class MessageLog:
+    """`store.messages`: the `messages` and `blocks` tables, and what they add to search."""
+
     def __init__(self, db: Database) -> None:
         self._db = db
 

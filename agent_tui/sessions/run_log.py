@@ -18,6 +18,8 @@ from agent_tui.sessions.records import ToolRun, TurnRecord
 
 
 class RunLog:
+    """`store.runs`: the `tool_runs` table."""
+
     def __init__(self, db: Database) -> None:
         self._db = db
 
@@ -181,6 +183,8 @@ class RunLog:
 
 
 class TurnLog:
+    """`store.turns`: the `turns` table and the session totals they add up to."""
+
     def __init__(self, db: Database) -> None:
         self._db = db
 
