@@ -313,7 +313,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     def on_resize(self) -> None:
         for picker in self.query(HunkPicker):  # the view's height changed: keep the hunk shown
-            picker.call_after_refresh(picker.show_cursor)
+            picker.call_after_refresh(picker.show_cursor, False)
 
     def action_move_hunk(self, delta: int) -> None:
         pickers = self.query(HunkPicker)

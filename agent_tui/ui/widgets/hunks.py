@@ -30,6 +30,8 @@ class HunkPicker(Vertical):
 
     def on_mount(self) -> None:
         self._refresh()
+        # the first hunk's start in view, the dialog's top (the path, why it asks) kept above it
+        self.call_after_refresh(self.show_cursor, False)
 
     def _title(self, n: int) -> Content:
         mark = "[x]" if self.kept[n] else "[ ]"
@@ -48,11 +50,11 @@ class HunkPicker(Vertical):
             title.update(self._title(n))
             title.set_class(n == self.cursor, "-cursor")
             body.set_class(not self.kept[n], "-left-out")
-        self.call_after_refresh(self.show_cursor)
 
-    def show_cursor(self) -> None:
-        """Scroll the selected hunk into view: the whole of it when it fits, else its start
-        (its title at the top). Called after each move and whenever the view's size changes."""
+    def show_cursor(self, whole: bool = True) -> None:
+        """Scroll the selected hunk into view: the whole of it when it fits (`whole`), else its
+        start (its title at the top). Called after each move, and (its start only) when the
+        dialog opens, a hunk is toggled or the view's size changes."""
         view = self.parent
         titles = list(self.query(".hunk-title").results(Static))
         bodies = list(self.query(".hunk").results(Static))
@@ -61,7 +63,7 @@ class HunkPicker(Vertical):
         title, body = titles[self.cursor], bodies[self.cursor]
         # virtual regions (where the scroll offset counts from, not the screen's, which lag a
         # scroll until the next paint): the hunk's in this picker, the picker's in the view
-        hunk = title.virtual_region.union(body.virtual_region)
+        hunk = title.virtual_region.union(body.virtual_region) if whole else title.virtual_region
         window = view.scrollable_content_region
         if not hunk or not window:
             return  # not laid out yet (the screen's resize, once it is, asks again)
@@ -71,10 +73,12 @@ class HunkPicker(Vertical):
     def move(self, delta: int) -> None:
         self.cursor = max(0, min(len(self.hunks) - 1, self.cursor + delta))
         self._refresh()
+        self.call_after_refresh(self.show_cursor)
 
     def toggle(self) -> None:
         self.kept[self.cursor] = not self.kept[self.cursor]
         self._refresh()
+        self.call_after_refresh(self.show_cursor, False)
 
     @property
     def chosen(self) -> tuple[int, ...] | None:
