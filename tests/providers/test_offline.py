@@ -91,6 +91,8 @@ async def test_welcome_is_a_markdown_answer_with_a_code_block() -> None:
     assert "```python" in body and "|---|" in body
     assert a.usage.input_tokens > 0 and a.usage.output_tokens > 0
     assert a.model == OFFLINE_MODEL
+    # `--offline` with a key set runs it too: it never claims there is no key
+    assert "no `ANTHROPIC_API_KEY` here" not in body and "--offline" in body
 
 
 async def test_unknown_prompts_get_the_welcome() -> None:
