@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 TIMEOUT_S = 600
 #: bytes of each output stream shown, and sent to the model (the middle of longer output is cut)
 OUTPUT_LIMIT = 30_000
+#: lines of a running command's output shown as it runs (all of it once it ends)
+PROGRESS_LINES = 12
+#: how often a running command's block shows its newest lines
+PROGRESS_S = 0.25
 #: a stopped command's group gets this long after SIGTERM before SIGKILL
 STOP_GRACE_S = 1.0
 
@@ -39,8 +43,8 @@ class ShortcutHost(Protocol):
 
 
 class CommandOutput(Static):
-    """A `!command`'s output in the chat: the command's own text, shown literally. Says the
-    command runs (and that Esc stops it) until it ends."""
+    """A `!command`'s output in the chat: the command's own text, shown literally. While it
+    runs: its last lines so far, and that it runs (and that Esc stops it)."""
 
     RUNNING = "running… (esc stops it)"
 
@@ -49,6 +53,13 @@ class CommandOutput(Static):
         self.text = self.RUNNING
         #: the command ended (finished, failed or stopped) and `text` is what it printed
         self.done = False
+
+    def progress(self, out: str, err: str) -> None:
+        lines = f"{out.rstrip()}\n{err.rstrip()}".strip("\n").splitlines()[-PROGRESS_LINES:]
+        text = "\n".join([*lines, self.RUNNING])
+        if text != self.text and not self.done:
+            self.text = text
+            self.update(Text(text))
 
     def show(self, text: str, failed: bool) -> None:
         self.text, self.done = text, True
@@ -195,9 +206,13 @@ class PromptShortcuts:
             return
         running = PersonCommand(proc)
         self.running.add(running)
+        ticker = self.app.set_interval(
+            PROGRESS_S, lambda: block.progress(running.out.text, running.err.text)
+        )
         try:
             note = await running.finish(TIMEOUT_S)
         finally:
+            ticker.stop()
             self.running.discard(running)
         out, err = running.out.text, running.err.text
         code = None if note else proc.returncode  # a stopped command's is the signal's
