@@ -96,8 +96,11 @@ class Simulation:
 
     def summary(self) -> str:
         names = ", ".join(f"`{r}`" for r in self.rules)
+        if not self.calls:  # a first session: nothing to try the rules on yet
+            return f"no stored calls yet to try {names} on"
         if not self.changes:
-            return f"{names} would change nothing about the {self.calls} stored calls"
+            stored = "the stored call" if self.calls == 1 else f"the {self.calls} stored calls"
+            return f"{names} would change nothing about {stored}"
         verb = {
             "allow": "would have allowed {n} past call{s} unasked",
             "ask": "would have asked before {n} past call{s} that ran without asking",

@@ -188,3 +188,12 @@ def test_same_answer_as_the_engine_call_by_call(
     }
     sim = simulate(base, [rule], rows, behavior)  # type: ignore[arg-type]
     assert {c.subject for c in sim.changes} == expected
+
+
+def test_the_summary_of_no_or_one_stored_call_reads_as_words() -> None:
+    from agent_tui.permissions.simulate import Simulation
+
+    none = Simulation(("Bash(make:*)",), "allow")
+    assert none.summary() == "no stored calls yet to try `Bash(make:*)` on"
+    one = Simulation(("Bash(make:*)",), "allow", calls=1, distinct=1)
+    assert one.summary() == "`Bash(make:*)` would change nothing about the stored call"

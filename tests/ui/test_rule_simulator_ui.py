@@ -34,7 +34,7 @@ async def test_dialog_and_permissions_view(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: "looking" not in text_of(dialog, "#simulation"))
         rule = dialog.request.decision.suggestions[0]
         assert text_of(dialog, "#simulation") == (
-            f"in past sessions: `{rule}` would change nothing about the 0 stored calls"
+            f"in past sessions: no stored calls yet to try `{rule}` on"  # not "the 0 stored calls"
         )
         await pilot.press("y")
         await wait_for(pilot, lambda: not app.turns.running, timeout=30)
