@@ -108,7 +108,7 @@ def _choose_step(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         (i for i, m in enumerate(messages) if m["role"] == "user" and text_of(m["content"])),
         default=0,
     )
-    prompt = text_of(messages[prompt_at]["content"]) if messages else ""
+    prompt = _prompt_of(messages[prompt_at]["content"]) if messages else ""
     step = sum(1 for m in messages[prompt_at + 1 :] if m["role"] == "user" and _has_tool_results(m))
     scenario = _scenario_for(prompt)
     steps = scenario["steps"]
@@ -122,6 +122,15 @@ def _choose_step(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         "links": _links_markdown(_last_tool_result(messages, limit=None)),
     }
     return [_fill(block, values) for block in blocks]
+
+
+def _prompt_of(content: Any) -> str:
+    """What the person typed: the message's first text block (a `!command`'s output or a
+    `#note` rides in the blocks after it, and must not choose the scenario)."""
+    if isinstance(content, list):
+        texts = [b for b in content if isinstance(b, dict) and b.get("type") == "text"]
+        return str(texts[0].get("text", "")) if texts else ""
+    return text_of(content)
 
 
 def _scenario_for(prompt: str) -> dict[str, Any]:

@@ -82,6 +82,21 @@ def of(events: list[Event], cls: type[Event]) -> list[Any]:
 # --- the stream itself ----------------------------------------------------------------------------
 
 
+async def test_the_prompt_alone_chooses_the_scenario_not_a_bang_commands_output() -> None:
+    """`!ls` then "hello": the command's output rides along after the prompt (its words, such
+    as "bash", must not turn a greeting into the run-a-command scenario)."""
+    note = "<bash-input>ls</bash-input>\n<bash-stdout>README.md</bash-stdout><bash-stderr/>"
+    messages = [
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": "hello"}, {"type": "text", "text": note}],
+        }
+    ]
+    a = await collect(OfflineProvider(delay_scale=0), MessageRequest("offline", messages))
+    assert [b["type"] for b in a.content] == ["text"]
+    assert a.content[0]["text"].startswith("# Hello from the offline model")
+
+
 async def test_welcome_is_a_markdown_answer_with_a_code_block() -> None:
     a = await collect(OfflineProvider(delay_scale=0), MessageRequest("offline", prompt("hi")))
     assert a.stop_reason == "end_turn"
