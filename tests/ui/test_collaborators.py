@@ -259,3 +259,29 @@ def test_a_command_before_the_agent_is_built_is_given_back(tmp_path: Path) -> No
     assert slash.handle("/undo")
     assert app.notes == [("Starting up: run the command again in a moment.", "information")]
     assert prompt.text == "/undo" and host.undo.calls == []
+
+
+def test_escape_twice_opens_rewind_unless_a_prompt_came_between(tmp_path: Path) -> None:
+    from agent_tui.ui.controllers.stop_keys import StopKeys
+
+    app = FakeApp()
+    prompt = SimpleNamespace(text="", focus=lambda: None)
+    app.query_one = lambda _cls: prompt  # type: ignore[attr-defined]
+    app.screen = SimpleNamespace(focused=prompt)  # type: ignore[assignment]
+    host = SimpleNamespace(
+        agent=FakeAgent(tmp_path, [{"role": "user", "content": "hi"}]),
+        turns=SimpleNamespace(cancel=lambda: False),  # nothing running
+        sessions=SimpleNamespace(replay=None),
+        undo=Calls(),
+    )
+    keys = StopKeys(app, host)  # type: ignore[arg-type]
+    keys.escape()
+    keys.start_over()  # a prompt sent in between
+    keys.escape()
+    assert host.undo.calls == []
+    keys.escape()
+    assert host.undo.calls == [("rewind",)]
+    prompt.text = "half typed"
+    keys.escape()
+    keys.escape()
+    assert host.undo.calls == [("rewind",)]  # something typed: Esc Esc is not /rewind
