@@ -271,6 +271,7 @@ def test_escape_twice_opens_rewind_unless_a_prompt_came_between(tmp_path: Path) 
     host = SimpleNamespace(
         agent=FakeAgent(tmp_path, [{"role": "user", "content": "hi"}]),
         turns=SimpleNamespace(cancel=lambda: False),  # nothing running
+        shortcuts=SimpleNamespace(stop=lambda: False),  # no `!command` running
         sessions=SimpleNamespace(replay=None),
         undo=Calls(),
     )
