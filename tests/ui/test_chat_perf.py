@@ -187,7 +187,7 @@ async def test_a_finished_answer_holds_only_views_on_screen() -> None:
         await pilot.pause()
         for message in (short, long_):
             held = (message._settled_view, message._live_view)
-            assert all(segment.parent is message for segment in held)
+            assert all(message in segment.ancestors for segment in held)  # mounted in it
             assert held[0].has_class("final")
 
 

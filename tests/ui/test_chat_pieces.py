@@ -144,3 +144,30 @@ async def test_a_burst_is_taken_in_bounded_steps_and_shown_whole(
         width = segments[0].size.width
         painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
         assert painted == lines(answer, width)
+
+
+async def test_frozen_segments_are_grouped_and_keep_their_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A layout while a long answer streams measures a few groups, not every segment: frozen
+    segments go into groups of `GROUP_SEGMENTS`, in order, the views after them."""
+    monkeypatch.setattr(chat, "SEGMENT_CHARS", 300)
+    answer = make_answer(20_000, seed=3)
+    app = ChatApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        message = AssistantMessage()
+        await app.query_one(ChatView).add(message)
+        for n in range(0, len(answer), 500):
+            message.write(answer[n : n + 500])
+            await pilot.pause()
+        groups = list(message.query_children(chat.SegmentGroup))
+        assert len(groups) > 2
+        assert all(0 < len(g.children) <= chat.GROUP_SEGMENTS for g in groups)
+        assert list(message.children)[-2:] == [message._settled_view, message._live_view]
+        await message.finish()
+        await pilot.pause()
+        segments = list(message.query(MarkdownSegment))
+        assert message.text == answer
+        width = segments[0].size.width
+        painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
+        assert painted == lines(answer, width)

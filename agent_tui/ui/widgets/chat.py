@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -37,6 +37,7 @@ from agent_tui.ui.widgets.markdown_split import _SplitScanner
 
 if TYPE_CHECKING:
     from textual._arrange import DockArrangeResult
+    from textual.dom import DOMNode
 
 __all__ = [
     "AssistantMessage",
@@ -54,6 +55,8 @@ SEGMENT_CHARS = 2000
 #: characters of a stream taken in per step of an answer's pump: a faster stream is painted in
 #: several steps (each bounded), with the paint of the screen in between
 INTAKE_CHARS = 1000
+#: frozen segments per `SegmentGroup`
+GROUP_SEGMENTS = 8
 #: the live part is re-rendered at most this often (seconds); deltas in between are coalesced
 LIVE_INTERVAL = 1 / 15
 #: messages (prompts, answers, tool blocks, notices) kept mounted. Each one's widgets lengthen
@@ -80,6 +83,12 @@ class NoticeMessage(Static):
         self.text = text
 
 
+class SegmentGroup(Widget):
+    """Some frozen segments of an answer, one after the other (see `_mount_frozen`)."""
+
+    DEFAULT_CSS = "SegmentGroup { height: auto; layout: vertical; }"
+
+
 class AssistantMessage(Widget):
     """One answer. While it streams: frozen segments (rendered once each), then the *settled*
     part (complete blocks, re-rendered when a block completes), then the *live* part (the block
@@ -99,6 +108,7 @@ class AssistantMessage(Widget):
         self._settled_view = MarkdownSegment(classes="settled", pieces=self._pieces)
         self._live_view = MarkdownSegment(classes="live")
         self._pump: asyncio.Task[None] | None = None
+        self._group: SegmentGroup | None = None  # the group frozen segments go into
         self._done = False
         self.incomplete = False
 
@@ -178,9 +188,22 @@ class AssistantMessage(Widget):
             segments.append(MarkdownSegment(head, classes="segment", pieces=self._pieces, **lead))
             self._frozen.append(head[len(self._reopened) :])
             self._reopened = ""
-        if segments:
-            await self.mount_all(segments, before=self._settled_view)
+        await self._mount_frozen(segments)
         return segments
+
+    async def _mount_frozen(self, segments: list[MarkdownSegment]) -> None:
+        """Mount frozen segments in groups of `GROUP_SEGMENTS`: a layout while the answer
+        streams then measures a few groups (a full one keeps its arrangement) and the open
+        group's segments, not every segment of a long answer (which made streaming 200 KB
+        take more than twice as long as 100 KB)."""
+        while segments:
+            group = self._group
+            if group is None or len(group.children) >= GROUP_SEGMENTS:
+                group = self._group = SegmentGroup()
+                await self.mount(group, before=self._settled_view)
+            room = GROUP_SEGMENTS - len(group.children)
+            await group.mount_all(segments[:room])
+            segments = segments[room:]
 
     def _split_fence(self) -> MarkdownSegment | None:
         """Freeze the head of a long code block still being written: its complete lines up to
@@ -281,8 +304,11 @@ class ChatView(VerticalScroll):
             if isinstance(child, MarkdownSegment):
                 child.in_view = shown
                 continue
-            for segment in child.query_children(MarkdownSegment):
-                y = region.y + segment.virtual_region.y
+            for segment in child.query(MarkdownSegment):
+                y, node = region.y, cast("DOMNode | None", segment)
+                while node is not child and isinstance(node, Widget):  # in a group or not
+                    y += node.virtual_region.y
+                    node = node.parent
                 segment.in_view = shown and y < bottom and y + segment.outer_size.height > top
 
     async def add(self, widget: Widget) -> Widget:
