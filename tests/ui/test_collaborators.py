@@ -286,3 +286,50 @@ def test_escape_twice_opens_rewind_unless_a_prompt_came_between(tmp_path: Path) 
     keys.escape()
     keys.escape()
     assert host.undo.calls == [("rewind",)]  # something typed: Esc Esc is not /rewind
+
+
+class FakeBootHost:
+    """`BootHost`, as far as the agent's questions to the screen use it."""
+
+    def __init__(self) -> None:
+        self.status = SimpleNamespace(activity="ready")
+        self.approvals: Any = None
+
+
+async def test_the_agents_questions_say_what_they_wait_for_and_give_the_answer_back() -> None:
+    import asyncio
+
+    from textual.css.stylesheet import Stylesheet
+
+    from agent_tui.agent.budget import CapQuestion
+    from agent_tui.ui.screens.confirm import ConfirmScreen
+    from agent_tui.ui.startup.boot import FAILED, STARTING, BootFlow
+
+    app, host = FakeApp(), FakeBootHost()
+    app.stylesheet = Stylesheet()  # type: ignore[attr-defined]
+    boot = BootFlow(app, host)  # type: ignore[arg-type]
+    assert boot.waiting_note == STARTING
+    boot.error = "RuntimeError: no tools today"
+    assert boot.waiting_note == FAILED
+
+    seen: list[str] = []
+
+    class Approvals:
+        async def ask(self, on: Any, request: Any) -> str:
+            seen.append(host.status.activity)
+            return "allow"
+
+    host.approvals = Approvals()
+    request = SimpleNamespace(tool="Bash")
+    assert await boot.ask_approval(request) == "allow"  # type: ignore[arg-type]
+    assert seen == ["waiting for your approval: Bash"]
+    assert host.status.activity == "working…"
+
+    asked = asyncio.ensure_future(boot.confirm_spend(CapQuestion(1.0, 1.0, 0.1, 2.0)))
+    await asyncio.sleep(0)
+    assert host.status.activity == "at the spending cap: waiting for you"
+    ((screen, answered),) = app.screens
+    assert isinstance(screen, ConfirmScreen)
+    answered(True)
+    assert await asked is True
+    assert host.status.activity == "working…"
