@@ -281,11 +281,12 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         except KeyboardInterrupt:
             return 130
-    from agent_tui.ui.startup.gc_tuning import for_startup
+    from agent_tui.ui.startup.gc_tuning import for_startup, freeze_imports
 
     for_startup()  # before the UI is imported: start-up's objects live as long as the process
     from agent_tui.ui.app import AgentApp
 
+    freeze_imports()  # the modules just imported: never garbage, never walked again
     app = AgentApp(options, tune_collector=True)
     app.run()
     if app.resume_hint:

@@ -94,6 +94,9 @@ async def run(
 
     for_startup()  # as the command line does (cli.main)
     from agent_tui.ui.app import AgentApp
+    from agent_tui.ui.startup.gc_tuning import freeze_imports
+
+    freeze_imports()  # as the command line does
     from agent_tui.ui.widgets.prompt import PromptInput
 
     original = offline._script

@@ -79,6 +79,9 @@ async def run(turns: int, answer_chars: int, max_messages: int = 0) -> None:
 
     for_startup()  # as the command line does (cli.main)
     from agent_tui.ui.app import AgentApp
+    from agent_tui.ui.startup.gc_tuning import freeze_imports
+
+    freeze_imports()  # as the command line does
 
     answer = make_answer(answer_chars, seed=11)
     with bench_env(), offline_answers({"turn": answer}):

@@ -29,6 +29,8 @@ from agent_tui.runtime import Options
 from agent_tui.ui.startup.gc_tuning import for_startup
 for_startup()  # as the command line does (cli.main)
 from agent_tui.ui.app import AgentApp
+from agent_tui.ui.startup.gc_tuning import freeze_imports
+freeze_imports()  # as the command line does, once the UI is imported
 
 def rss_kb():
     for line in open("/proc/self/status"):

@@ -56,6 +56,9 @@ async def run(earlier_kb: int, answer_kb: int, rate: float, fence: bool = False)
 
     for_startup()  # as the command line does (cli.main)
     from agent_tui.ui.app import AgentApp
+    from agent_tui.ui.startup.gc_tuning import freeze_imports
+
+    freeze_imports()  # as the command line does
 
     answers = {
         f"earlier{i}": make_answer(earlier_kb * 1000 // EARLIER_PIECES, seed=i)

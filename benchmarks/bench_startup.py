@@ -52,6 +52,8 @@ from agent_tui.runtime import Options
 from agent_tui.ui.startup.gc_tuning import for_startup
 for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
+from agent_tui.ui.startup.gc_tuning import freeze_imports
+freeze_imports()  # as the command line does, once the UI is imported
 
 class Probe(AgentApp):
     def main_mounted(self):
@@ -74,6 +76,8 @@ from agent_tui.runtime import Options
 from agent_tui.ui.startup.gc_tuning import for_startup
 for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
+from agent_tui.ui.startup.gc_tuning import freeze_imports
+freeze_imports()  # as the command line does, once the UI is imported
 
 class Probe(AgentApp):
     def __init__(self, *args, **kwargs):
@@ -99,6 +103,8 @@ from agent_tui.runtime import Options
 from agent_tui.ui.startup.gc_tuning import for_startup
 for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
+from agent_tui.ui.startup.gc_tuning import freeze_imports
+freeze_imports()  # as the command line does, once the UI is imported
 
 class Probe(AgentApp):
     def __init__(self, *args, **kwargs):
@@ -125,6 +131,8 @@ from agent_tui.runtime import Options
 from agent_tui.ui.startup.gc_tuning import for_startup
 for_startup()  # as the command line does (cli.main), before the UI is imported
 from agent_tui.ui.app import AgentApp
+from agent_tui.ui.startup.gc_tuning import freeze_imports
+freeze_imports()  # as the command line does, once the UI is imported
 from agent_tui.ui.controllers.sessions import Sessions
 
 class Shown(Sessions):

@@ -55,6 +55,9 @@ async def stream_once(kb: int) -> Result:
 
     for_startup()  # as the command line does (cli.main)
     from agent_tui.ui.app import AgentApp
+    from agent_tui.ui.startup.gc_tuning import freeze_imports
+
+    freeze_imports()  # as the command line does
     from agent_tui.ui.widgets.chat import AssistantMessage
 
     answer = make_answer(kb * 1000, seed=kb)

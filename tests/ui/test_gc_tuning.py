@@ -144,6 +144,28 @@ def test_the_entry_point_quiets_the_collector_until_tuning_frees_what_start_up_l
     assert done.stdout.split() == ["True", str(gc_tuning.STARTUP_THRESHOLD), "5000", "True"]
 
 
+def test_the_imports_are_frozen_uncollected_and_tuning_still_frees_what_start_up_left() -> None:
+    """`freeze_imports` (the entry point, after the UI's imports) takes the modules' objects out
+    of the generations, so `tune_gc`'s one collection walks only what came after them; that
+    collection still frees the start-up garbage made after the freeze."""
+    import subprocess
+    import sys
+
+    code = (
+        "import gc, weakref\n"
+        "from agent_tui.ui.startup.gc_tuning import for_startup, freeze_imports, tune_gc\n"
+        "for_startup(); import agent_tui.ui.app\n"
+        "freeze_imports(); imports = gc.get_freeze_count()\n"
+        "freeze_imports(); again = gc.get_freeze_count() == imports\n"  # once a process
+        "class Node: pass\n"
+        "cycle = Node(); cycle.me = cycle; left = weakref.ref(cycle); del cycle\n"
+        "tune_gc()\n"
+        "print(imports > 20_000, again, left() is None, gc.get_freeze_count() > imports)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "True", "True", "True"]
+
+
 def test_the_command_line_asks_the_app_to_tune_the_collector(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -24,6 +24,18 @@ def for_startup() -> None:
         gc.set_threshold(STARTUP_THRESHOLD, 10, 1_000_000)
 
 
+def freeze_imports() -> None:
+    """The entry point calls this once the UI's modules are imported (`for_startup` kept young
+    collections off meanwhile). Modules, classes and functions live as long as the process, so
+    they leave the collector's generations now, uncollected: `tune_gc`'s one collection then
+    walks only what the first frame and the agent's build made, not the ~60,000 objects of the
+    imports as well (BENCHMARKS.md, issue 34). The imports' own cyclic garbage (~450 objects)
+    stays, once a process. Not after an app has run."""
+    if gc.get_freeze_count() == 0:
+        gc.freeze()
+        _frozen.add("imports")
+
+
 def tune_gc() -> None:
     """A UI makes many short-lived objects per frame; with the default thresholds they get
     promoted and trigger full collections of the whole heap (~150 ms pauses while an answer
@@ -32,7 +44,8 @@ def tune_gc() -> None:
     counts (`after_turn` runs them when nobody waits), and take what startup made (modules,
     classes: never garbage) out of them — once a process, so a test run of many apps doesn't pin
     every app's objects."""
-    if gc.get_freeze_count() == 0:
+    if "start-up" not in _frozen and (gc.get_freeze_count() == 0 or "imports" in _frozen):
+        _frozen.add("start-up")
         # Start-up ran without collections (`for_startup`): free what it left (~2,000 objects,
         # the first layouts' cycles) in one collection, ~20 ms once, so none of it is frozen.
         gc.collect()
