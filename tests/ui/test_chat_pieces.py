@@ -171,3 +171,31 @@ async def test_frozen_segments_are_grouped_and_keep_their_order(
         width = segments[0].size.width
         painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
         assert painted == lines(answer, width)
+
+
+async def test_the_boot_loads_the_markdown_renderer_ahead_of_the_first_answer(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first answer's markdown (parser, lexer, code theme: ~40 ms once) is loaded by the boot
+    worker, after the app is ready, not in the first answer's frames."""
+    import threading
+
+    from app_helpers import wait_for
+
+    from agent_tui.runtime import Options
+    from agent_tui.ui.app import AgentApp
+    from agent_tui.ui.widgets import markdown_pieces
+
+    warmed: list[str] = []
+    original = markdown_pieces.warm_up_markdown
+
+    def spy() -> None:
+        warmed.append(threading.current_thread().name)
+        original()
+
+    monkeypatch.setattr(markdown_pieces, "warm_up_markdown", spy)
+    app = AgentApp(Options(offline=True, cwd=tmp_path), record=False)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: bool(warmed))
+        assert app.agent is not None  # after the app was ready
+        assert warmed != [threading.main_thread().name]  # in the boot worker

@@ -136,6 +136,9 @@ class BootFlow:
         from agent_tui.ui.screens.approval import warm_up_dialog
 
         warm_up_dialog()  # the first approval's dialog and highlighter, loaded ahead of it
+        from agent_tui.ui.widgets.markdown_pieces import warm_up_markdown
+
+        warm_up_markdown()  # the first answer's markdown parser and lexers
         warm_up(agent)  # tools, shell analysis, the SDK: loaded now, not on the first turn
         unready = getattr(agent.provider, "setup_error", None)
         if unready:  # Bedrock/Vertex without region or credentials: said now, not at a prompt

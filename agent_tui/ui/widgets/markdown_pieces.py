@@ -40,6 +40,38 @@ def render_markdown(text: str) -> RenderableType:
     return RichMarkdown(text, code_theme="monokai", hyperlinks=False)
 
 
+WARM_UP_SAMPLE = """# Title
+
+Some *prose* with `code` and a [link](https://example.com).
+
+- a list item
+1. a numbered one
+
+| a | table |
+|---|---|
+| 1 | 2 |
+
+```python
+def answer() -> int:
+    return 42
+```
+
+> a quote
+"""
+
+
+def warm_up_markdown() -> None:
+    """Load what the first answer's markdown needs (the parser, its rules, the Python lexer and
+    the code theme): from the boot worker, not in the first frames of the first answer (26-42 ms
+    of one callback, measured with benchmarks/bench_callbacks.py)."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(file=io.StringIO(), width=80, color_system="truecolor")
+    console.print(render_markdown(WARM_UP_SAMPLE))
+
+
 def render_lines(widget: Widget, renderable: RenderableType, width: int) -> list[Strip]:
     """`renderable` painted at `width` in `widget`'s style."""
     visual = visualize(widget, renderable)
