@@ -61,6 +61,10 @@ class AgentApp(App[int]):
         STYLES / "tool_blocks.tcss",
         STYLES / "approvals_log.tcss",
         STYLES / "key_footer.tcss",
+        # The approval dialog's, read with the app's (Textual reads a screen's sheet when it is
+        # first shown, unless it is loaded: then it parses every sheet again and restyles every
+        # widget of the app, 25-50 ms with a long chat on screen, the first dialog's longest).
+        STYLES / "approval.tcss",
     ]
     # The footer lists priority bindings first, so F1 survives an 80-column terminal.
     BINDINGS = [
