@@ -126,11 +126,18 @@ def _choose_step(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _prompt_of(content: Any) -> str:
     """What the person typed: the message's first text block (a `!command`'s output or a
-    `#note` rides in the blocks after it, and must not choose the scenario)."""
+    `#note` rides in the blocks after it), without what was piped in (`-p` puts stdin after
+    the prompt in `<stdin>`): their words, not a file's or a command's, choose the scenario."""
     if isinstance(content, list):
         texts = [b for b in content if isinstance(b, dict) and b.get("type") == "text"]
-        return str(texts[0].get("text", "")) if texts else ""
-    return text_of(content)
+        text = str(texts[0].get("text", "")) if texts else ""
+    else:
+        text = text_of(content)
+    return _PIPED.sub("", text).strip()
+
+
+#: what `piped_input.join` adds after the prompt
+_PIPED = re.compile(r"\n*<stdin>\n.*?\n</stdin>", re.S)
 
 
 def _scenario_for(prompt: str) -> dict[str, Any]:

@@ -97,6 +97,14 @@ async def test_the_prompt_alone_chooses_the_scenario_not_a_bang_commands_output(
     assert a.content[0]["text"].startswith("# Hello from the offline model")
 
 
+async def test_piped_input_does_not_choose_the_scenario() -> None:
+    """`git diff | agent-tui --offline -p "read the readme"`: the diff's "git" is not a request
+    to run a command."""
+    piped = "read the readme\n\n<stdin>\ndiff --git a/x b/x\n+status\n</stdin>"
+    a = await collect(OfflineProvider(delay_scale=0), MessageRequest("offline", prompt(piped)))
+    assert [b.get("name") for b in a.content if b["type"] == "tool_use"] == ["Read"]
+
+
 async def test_welcome_is_a_markdown_answer_with_a_code_block() -> None:
     a = await collect(OfflineProvider(delay_scale=0), MessageRequest("offline", prompt("hi")))
     assert a.stop_reason == "end_turn"
