@@ -5,9 +5,16 @@ and rendered again (measured in `benchmarks/`, see BENCHMARKS.md), so:
 - an answer is a few `MarkdownSegment`s (Rich `Markdown` painted once into lines), never a tree of
   one widget per markdown block;
 - while it streams, only the block in progress (the *live* part) is re-rendered, at most once per
-  `LIVE_INTERVAL` however many deltas arrived; complete blocks (the *settled* part) are rendered
-  when one completes; past `SEGMENT_CHARS` they are frozen into a segment rendered once; so each
-  update renders little and streaming stays linear however long the answer gets;
+  `LIVE_INTERVAL` however many deltas arrived; a complete block (in the *settled* part) is
+  rendered once, when it completes (`markdown_pieces`); past `SEGMENT_CHARS` the settled blocks
+  are frozen into a segment painted from those lines; so each update renders little;
+- a fast stream is taken `INTAKE_CHARS` a step, with the screen's paint between steps: no step,
+  and no layout, renders much however fast the text comes (no callback over 30 ms of CPU,
+  benchmarks/bench_callbacks.py);
+- frozen segments sit in groups of `GROUP_SEGMENTS`: a layout measures a few groups, not every
+  segment, so streaming stays linear however long the answer gets;
+- after a resize, only the segments the view showed are rendered for the layout; the others get
+  a scaled height until they are painted (`ChatView._mark_in_view`);
 - pieces are cut only where rendering them apart looks exactly like rendering the whole (see
   `_SplitScanner`): an answer doesn't change its look, or its height, when it finishes;
 - finishing re-renders only the unfrozen tail: a 200 KB answer is never rendered as a whole (that
