@@ -108,6 +108,13 @@ def mean_chunk_chars(text: str) -> float:
     return len(text) / max(1, len(chunks))
 
 
+def pace(app: Any, delay_scale: float) -> None:
+    """Set the offline provider's pacing (0: full speed). The agent's provider is the spending
+    cap's wrapper (`CappedProvider`): an attribute set on it would not reach the provider."""
+    provider = app.agent.provider
+    getattr(provider, "inner", provider).delay_scale = delay_scale
+
+
 @contextmanager
 def bench_env() -> Iterator[Path]:
     """A throwaway AGENT_TUI_HOME and no API key, so the app runs on the offline model."""

@@ -32,6 +32,7 @@ from _common import (
     machine,
     make_answer,
     mean_chunk_chars,
+    pace,
     wait_until,
 )
 from _loop_cpu import LoopCPU
@@ -119,9 +120,9 @@ async def run(
                     await ask(app, pilot, f"earlier{i}")
                 live = live_answer(answer_kb)
                 chunk = mean_chunk_chars(live)
-                app.agent.provider.delay_scale = chunk / CHARS_PER_TOKEN / rate / 0.02
+                pace(app, chunk / CHARS_PER_TOKEN / rate / 0.02)
                 await ask(app, pilot, "live")
-                app.agent.provider.delay_scale = 0
+                pace(app, 0)
 
                 probe.phase = "typing"
                 prompt = app.query_one(PromptInput)

@@ -26,6 +26,7 @@ from _common import (
     median,
     ms,
     offline_answers,
+    pace,
     percentile,
 )
 
@@ -75,7 +76,7 @@ async def run(earlier_kb: int, answer_kb: int, rate: float, fence: bool = False)
             await pilot.pause(0.5)
             # The provider sleeps `0.02 * delay_scale` s per delta of about `chunk` characters.
             chunk = mean_chunk_chars(live)
-            app.agent.provider.delay_scale = chunk / CHARS_PER_TOKEN / rate / 0.02
+            pace(app, chunk / CHARS_PER_TOKEN / rate / 0.02)
             gaps, frames = LoopGaps(), Frames(app.screen)
             gaps.start()
             await asyncio.sleep(0.1)
