@@ -357,3 +357,28 @@ def test_a_bang_commands_output_is_kept_bounded() -> None:
     small.add(b"abc")
     small.add(b"defg")
     assert small.text == "abcdefg" and small.cut == 0
+
+
+async def test_quitting_while_a_bang_command_runs_reports_no_error(tmp_path: Path) -> None:
+    """Quitting with a `!command` still running ends it, and nothing is left to print a
+    traceback ("exception was never retrieved") on the terminal after the app has gone."""
+    import asyncio
+    import gc
+
+    reported: list[dict[str, object]] = []
+    loop = asyncio.get_running_loop()
+    loop.set_exception_handler(lambda _loop, context: reported.append(context))
+    try:
+        app = make_app(tmp_path)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await wait_for(pilot, lambda: app.agent is not None)
+            app.on_prompt_input_submitted(PromptInput.Submitted("!sleep 30"))
+            await wait_for(pilot, lambda: bool(app.shortcuts.running))
+            [running] = app.shortcuts.running
+            await pilot.press("ctrl+q")
+        await asyncio.sleep(0)
+        gc.collect()
+        assert running.proc.returncode is not None  # it was ended, not left behind
+        assert reported == []
+    finally:
+        loop.set_exception_handler(None)

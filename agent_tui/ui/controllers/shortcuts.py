@@ -127,9 +127,15 @@ class PersonCommand:
             stop.cancel()
             if not ended.done():  # the app quits (this task is cancelled), or a pipe is held
                 signal_group(proc.pid, signal.SIGKILL)
+                ended.add_done_callback(_settled)  # no "exception never retrieved" at exit
                 ended.cancel()
                 with contextlib.suppress(asyncio.CancelledError, ProcessLookupError):
                     await proc.wait()
+
+
+def _settled(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()  # retrieved: the pumps' cancellation is not an error to report
 
 
 async def _pump(stream: asyncio.StreamReader, into: Captured) -> None:
