@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from agent_tui.agent.loop import Agent
     from agent_tui.ui.widgets.chat import ChatView
+    from agent_tui.ui.widgets.status import StatusLine
 
 #: a `!command` is stopped after this long (it runs unattended in the background)
 TIMEOUT_S = 600
@@ -40,6 +41,9 @@ class ShortcutHost(Protocol):
 
     @property
     def chat(self) -> ChatView: ...
+
+    @property
+    def status(self) -> StatusLine: ...
 
 
 class CommandOutput(Static):
@@ -164,8 +168,8 @@ class PromptShortcuts:
     def __init__(self, app: App[Any], host: ShortcutHost) -> None:
         self.app = app
         self.host = host
-        #: the `!command`s running now (Esc stops them)
-        self.running: set[PersonCommand] = set()
+        #: the `!command`s running now (Esc stops them), each with its text
+        self.running: dict[PersonCommand, str] = {}
 
     def stop(self) -> bool:
         """Stop the running `!command`s (Esc, ctrl+c); False when none runs."""
@@ -211,7 +215,8 @@ class PromptShortcuts:
             block.show(f"Could not run the command: {exc}", failed=True)
             return
         running = PersonCommand(proc)
-        self.running.add(running)
+        self.running[running] = command
+        self._show_running()
         ticker = self.app.set_interval(
             PROGRESS_S, lambda: block.progress(running.out.text, running.err.text)
         )
@@ -219,7 +224,8 @@ class PromptShortcuts:
             note = await running.finish(TIMEOUT_S)
         finally:
             ticker.stop()
-            self.running.discard(running)
+            self.running.pop(running, None)
+            self._show_running()
         out, err = running.out.text, running.err.text
         code = None if note else proc.returncode  # a stopped command's is the signal's
         shown = (
@@ -235,6 +241,11 @@ class PromptShortcuts:
                 + (f"\n(exit code {code})" if code else "")
                 + ("\n(the user stopped it before it finished)" if note == "[stopped]" else "")
             )
+
+    def _show_running(self) -> None:
+        """The status line says which commands run (beside a turn's activity, if one runs)."""
+        if self.app.is_running:
+            self.host.status.commands = tuple(self.running.values())
 
     # --- #note ---
 
