@@ -3,10 +3,13 @@ Resize, coming back from that layout, doesn't lay everything out again at the sa
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.events import Resize
+from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Static
 
@@ -63,3 +66,46 @@ async def test_a_same_size_resize_still_lays_out_what_waits_for_a_layout(
         app.screen._layout_widgets[pane] = set()  # a widget that asked for a layout
         app.screen._screen_resized(app.screen._compositor.size)
         assert layouts == [(80, 24)]
+
+
+async def test_a_resize_paints_in_a_callback_after_its_layout(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The layout of a resize and the paint of it are two event-loop callbacks (each 15-30 ms
+    with a long chat on screen), and the new frame is painted, at the new size."""
+    assert screen_resize_once.apply()
+    events: list[str] = []
+    layout_tasks: list[object] = []
+    paint_tasks: list[object] = []
+    original = screen_resize_once._original
+
+    def laid_out(screen: Screen[Any], size: Any) -> None:
+        events.append("layout start")
+        layout_tasks.append(asyncio.current_task())
+        original(screen, size)
+        events.append("layout end")
+
+    paint = Screen._compositor_refresh
+
+    def painted(screen: Screen[Any]) -> None:
+        events.append("paint")
+        paint_tasks.append(asyncio.current_task())
+        paint(screen)
+
+    monkeypatch.setattr(screen_resize_once, "_original", laid_out)
+    monkeypatch.setattr(Screen, "_compositor_refresh", painted)
+    app = Panes()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        events.clear()
+        layout_tasks.clear()
+        paint_tasks.clear()
+        size = Size(100, 30)
+        app.screen.post_message(Resize(size, size, size))  # as the app forwards a resize
+        await pilot.pause(0.1)
+        assert events[:2] == ["layout start", "layout end"]  # no paint inside the layout
+        assert "paint" in events[2:]
+        # ...nor in the same task step: the screen's message loop ran the layout, the loop the
+        # paint (a `call_later` of the screen would run in that same step)
+        assert paint_tasks[0] is not layout_tasks[0]
+        assert all(pane.size.width == 100 for pane in app.query(Static))
