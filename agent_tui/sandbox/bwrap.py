@@ -38,6 +38,8 @@ PROXY_SOCKET = "/run/agent-tui-proxy.sock"
 SECRET_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "AWS_SECRET_ACCESS_KEY")
 _NAMESPACES = ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
 _BASE = ["--unshare-pid", "--unshare-ipc", "--unshare-net", "--die-with-parent"]
+#: runs bwrap (its "$0") with SIGTERM ignored, by exec: bwrap and the bridge inherit it
+_TERM_IGNORED = ["/bin/sh", "-c", 'trap "" TERM; exec "$0" "$@"']
 
 
 def _candidates(configured: str | None, missing: list[str]) -> list[tuple[str, str]]:
@@ -99,7 +101,12 @@ class BwrapBackend:
 
     def wrap(self, argv: list[str], layout: Layout, proxy_socket: Path | None) -> Wrapped:
         assert self.path is not None, "availability() first"
-        args = [self.path, *arguments(layout, proxy_socket, userns=self.userns)]
+        # bwrap starts with SIGTERM ignored (`sh` sets it and execs bwrap: no process is added).
+        # A timeout or a stop sends SIGTERM to the whole group, bwrap included; bwrap has no
+        # handler, so it died at once and `--die-with-parent` SIGKILLed the command in the same
+        # instant: the command never got its grace period (a `trap … TERM` cleaning up was cut
+        # off, its output lost). The bridge inside gives the command SIGTERM's default back.
+        args = [*_TERM_IGNORED, self.path, *arguments(layout, proxy_socket, userns=self.userns)]
         if proxy_socket is not None:
             # the bridge is the pid namespace's init (it reaps, and its exit ends the
             # namespace): bwrap's own init would be one more process per command

@@ -17,6 +17,7 @@ my $pid = fork();
 die "agent-tui sandbox: fork: $!\n" unless defined $pid;
 if ($pid == 0) {
     close $listener; close $wake_r; close $wake_w;
+    $SIG{TERM} = 'DEFAULT';    # bwrap and we were started with it ignored; the command isn't
     exec { $cmd[0] } @cmd;
     print STDERR "agent-tui sandbox: cannot run $cmd[0]: $!\n";
     exit 127;

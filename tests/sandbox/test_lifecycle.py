@@ -51,6 +51,30 @@ async def test_a_timeout_stops_everything_inside_and_says_so(tmp_path: Path) -> 
     assert not list((tmp_path / str(attempt) / "d" / "running").glob("*.json"))
 
 
+async def test_a_timeout_gives_the_command_its_grace_period_to_clean_up(tmp_path: Path) -> None:
+    # bwrap is in the command's process group and gets the same SIGTERM: it used to die of it at
+    # once, and `--die-with-parent` SIGKILLed the command mid-clean-up (its output lost, exit 143).
+    # A clean-up that takes a moment (well within the grace period) must finish and be reported.
+    for attempt, timeout_ms in enumerate((1500, 6000, 24000)):
+        sandbox, ctx, project = setup(tmp_path / str(attempt))
+        tool = BashTool()
+        tool.kill_grace_s = 10
+        command = (
+            "trap 'sleep 0.5; echo cleaned-up; exit 3' TERM; echo ready; sleep 100 & wait"
+        )
+        try:
+            out = await tool.run(BashInput(command=command, timeout_ms=timeout_ms), ctx)
+        finally:
+            sandbox.close()
+        if "ready" in out.content:
+            break
+    assert out.meta["timed_out"] and out.meta["sandboxed"]
+    assert "ready" in out.content, "the command never got to set its trap"
+    assert "cleaned-up" in out.content, out.content
+    assert "exit code 3" in out.content, out.content  # its own status, not bwrap's SIGTERM
+    assert list(project.iterdir()) == []
+
+
 async def test_a_cancel_stops_everything_inside(tmp_path: Path) -> None:
     sandbox, ctx, project = setup(tmp_path)
     records = tmp_path / "d" / "running"
