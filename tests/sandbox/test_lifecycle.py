@@ -59,9 +59,7 @@ async def test_a_timeout_gives_the_command_its_grace_period_to_clean_up(tmp_path
         sandbox, ctx, project = setup(tmp_path / str(attempt))
         tool = BashTool()
         tool.kill_grace_s = 10
-        command = (
-            "trap 'sleep 0.5; echo cleaned-up; exit 3' TERM; echo ready; sleep 100 & wait"
-        )
+        command = "trap 'sleep 0.5; echo cleaned-up; exit 3' TERM; echo ready; sleep 100 & wait"
         try:
             out = await tool.run(BashInput(command=command, timeout_ms=timeout_ms), ctx)
         finally:
