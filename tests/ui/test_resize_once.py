@@ -7,6 +7,7 @@ import asyncio
 from typing import Any
 
 import pytest
+from app_helpers import wait_for
 from textual.app import App, ComposeResult
 from textual.events import Resize
 from textual.geometry import Size
@@ -44,11 +45,13 @@ async def test_a_resize_lays_the_screen_out_once_at_the_new_size(
         await pilot.pause()
         layouts.clear()
         await pilot.resize_terminal(100, 30)
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: layouts)  # the resize's layout...
+        await pilot.pause()  # ...and whatever it sets going, until the app is idle
         assert layouts == [(100, 30)]  # Textual's own: [(100, 30), (100, 30)]
         assert all(pane.size.width == 100 for pane in app.query(Static))
         await pilot.resize_terminal(60, 20)
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: len(layouts) > 1)
+        await pilot.pause()
         assert layouts == [(100, 30), (60, 20)]
         assert all(pane.size.width == 60 for pane in app.query(Static))
 
@@ -102,7 +105,7 @@ async def test_a_resize_paints_in_a_callback_after_its_layout(
         paint_tasks.clear()
         size = Size(100, 30)
         app.screen.post_message(Resize(size, size, size))  # as the app forwards a resize
-        await pilot.pause(0.1)
+        await wait_for(pilot, lambda: "paint" in events)
         assert events[:2] == ["layout start", "layout end"]  # no paint inside the layout
         assert "paint" in events[2:]
         # ...nor in the same task step: the screen's message loop ran the layout, the loop the

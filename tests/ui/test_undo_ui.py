@@ -220,6 +220,6 @@ def test_restore_preview_snapshot(snap_compare: Any, tmp_path: Path) -> None:
         app.query_one(PromptInput).cursor_blink = False
         await type_prompt(pilot, "/undo")
         await wait_for(pilot, lambda: isinstance(app.screen, RestoreScreen))
-        await pilot.pause(0.1)
+        await pilot.pause()  # its first frame drawn
 
     assert snap_compare(app, terminal_size=(110, 30), run_before=run_before)
