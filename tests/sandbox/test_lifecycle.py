@@ -8,6 +8,7 @@ import contextlib
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from bwrap_support import needs_bwrap
 
@@ -29,15 +30,17 @@ def setup(tmp_path: Path) -> tuple[Sandbox, ToolContext, Path]:
     return sandbox, ToolContext(cwd=project, data_dir=tmp_path, sandbox=sandbox), project
 
 
-async def test_a_timeout_stops_everything_inside_and_says_so(tmp_path: Path) -> None:
-    # The trap has to be set before the timeout fires: on a busy machine bwrap and bash may take
-    # longer than the timeout to get there, so a run that never said "ready" is tried again with
-    # a longer one (bounded), and the checks apply to a run whose trap was in place.
+async def timed_out_with_trap(tmp_path: Path, trap: str, grace_s: float) -> tuple[Any, Path, Path]:
+    """Run `trap '<trap>' TERM; echo ready; sleep 100 & wait` until its timeout, in the sandbox.
+    The trap has to be set before the timeout fires: on a busy machine bwrap and bash may take
+    longer than the timeout to get there, so a run that never said "ready" is tried again with a
+    longer one (bounded). Returns the output of the run whose trap was in place, its project and
+    its data folder."""
     for attempt, timeout_ms in enumerate((1500, 6000, 24000)):
         sandbox, ctx, project = setup(tmp_path / str(attempt))
         tool = BashTool()
-        tool.kill_grace_s = 5
-        command = "trap 'echo got-term; exit 3' TERM; echo ready; sleep 100 & wait"
+        tool.kill_grace_s = grace_s
+        command = f"trap '{trap}' TERM; echo ready; sleep 100 & wait"
         try:
             out = await tool.run(BashInput(command=command, timeout_ms=timeout_ms), ctx)
         finally:
@@ -46,28 +49,21 @@ async def test_a_timeout_stops_everything_inside_and_says_so(tmp_path: Path) -> 
             break
     assert out.meta["timed_out"] and out.meta["sandboxed"]
     assert "ready" in out.content, "the command never got to set its trap"
+    return out, project, tmp_path / str(attempt) / "d"
+
+
+async def test_a_timeout_stops_everything_inside_and_says_so(tmp_path: Path) -> None:
+    out, project, data = await timed_out_with_trap(tmp_path, "echo got-term; exit 3", 5)
     assert "got-term" in out.content  # the command's own trap ran: SIGTERM came first
     assert list(project.iterdir()) == []  # no placeholder left behind
-    assert not list((tmp_path / str(attempt) / "d" / "running").glob("*.json"))
+    assert not list((data / "running").glob("*.json"))
 
 
 async def test_a_timeout_gives_the_command_its_grace_period_to_clean_up(tmp_path: Path) -> None:
     # bwrap is in the command's process group and gets the same SIGTERM: it used to die of it at
     # once, and `--die-with-parent` SIGKILLed the command mid-clean-up (its output lost, exit 143).
     # A clean-up that takes a moment (well within the grace period) must finish and be reported.
-    for attempt, timeout_ms in enumerate((1500, 6000, 24000)):
-        sandbox, ctx, project = setup(tmp_path / str(attempt))
-        tool = BashTool()
-        tool.kill_grace_s = 10
-        command = "trap 'sleep 0.5; echo cleaned-up; exit 3' TERM; echo ready; sleep 100 & wait"
-        try:
-            out = await tool.run(BashInput(command=command, timeout_ms=timeout_ms), ctx)
-        finally:
-            sandbox.close()
-        if "ready" in out.content:
-            break
-    assert out.meta["timed_out"] and out.meta["sandboxed"]
-    assert "ready" in out.content, "the command never got to set its trap"
+    out, project, _ = await timed_out_with_trap(tmp_path, "sleep 0.5; echo cleaned-up; exit 3", 10)
     assert "cleaned-up" in out.content, out.content
     assert "exit code 3" in out.content, out.content  # its own status, not bwrap's SIGTERM
     assert list(project.iterdir()) == []
