@@ -99,18 +99,14 @@ class HookRunner:
         return list(await asyncio.gather(*(self._one(h, data) for h in hooks)))
 
     async def _one(self, hook: HookCommand, data: bytes) -> HookRun:
-        from agent_tui.sandbox.reaper import guarded
+        from agent_tui.sandbox.runner import shell_command
         from agent_tui.tools.processes import kill_group
 
-        argv = ["bash", "-c", hook.command]
         run: Any = None
         sandbox = self.sandbox
         try:
-            if sandbox is not None and sandbox.active:
-                run = await sandbox.prepare(argv, None)
-                argv = run.argv
-            else:
-                argv = guarded(argv)
+            inside = sandbox if sandbox is not None and sandbox.active else None
+            argv, run = await shell_command(hook.command, inside)
             env = {
                 **os.environ,
                 "CLAUDE_PROJECT_DIR": str(self.cwd),

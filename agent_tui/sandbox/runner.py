@@ -20,12 +20,25 @@ from typing import TYPE_CHECKING, Any
 
 from agent_tui.sandbox.base import Availability, Backend
 from agent_tui.sandbox.config import SandboxConfig
-from agent_tui.sandbox.reaper import Records, remove_placeholder
+from agent_tui.sandbox.reaper import Records, guarded, remove_placeholder
 
 if TYPE_CHECKING:  # the rest loads with the first command, not on the way to a ready agent
     from agent_tui.sandbox.layout import Layout
     from agent_tui.sandbox.network import AskHost
     from agent_tui.sandbox.proxy import Proxy
+
+
+async def shell_command(
+    command: str, sandbox: Sandbox | None, ask: AskHost | None = None
+) -> tuple[list[str], SandboxRun | None]:
+    """`bash -c COMMAND` as it is started: inside `sandbox` (its run, to finish once the
+    command's processes are gone), or, with None, outside it under the reaper's guard, so
+    nothing it starts outlives the app. `ask`: who answers the sandbox's network questions."""
+    argv = ["bash", "-c", command]
+    if sandbox is None:
+        return guarded(argv), None
+    run = await sandbox.prepare(argv, ask)
+    return run.argv, run
 
 
 @dataclass

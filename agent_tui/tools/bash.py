@@ -261,15 +261,9 @@ class BashTool(Tool):
             from agent_tui.tools.shells import start_background
 
             return await start_background(p.command, ctx, outside=not inside)
-        argv = ["bash", "-c", p.command]
-        run: Any = None
-        if inside:
-            run = await sandbox.prepare(argv, ctx.ask_host)
-            argv = run.argv
-        else:
-            from agent_tui.sandbox.reaper import guarded
+        from agent_tui.sandbox.runner import shell_command
 
-            argv = guarded(argv)
+        argv, run = await shell_command(p.command, sandbox if inside else None, ctx.ask_host)
         read_fd, write_fd = os.pipe()
         try:
             proc = await asyncio.create_subprocess_exec(

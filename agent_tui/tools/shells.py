@@ -120,17 +120,11 @@ class ShellRegistry:
     async def start(self, command: str, ctx: Any, *, outside: bool = False) -> BackgroundShell:
         """Spawn `command` in the background (the sandbox's wall as for any Bash call, unless
         `outside`: the person approved leaving it, or excludedCommands name it)."""
-        from agent_tui.sandbox.reaper import guarded
+        from agent_tui.sandbox.runner import shell_command
 
         sandbox = ctx.sandbox
         inside = sandbox is not None and sandbox.active and not outside
-        argv = ["bash", "-c", command]
-        run: Any = None
-        if inside:
-            run = await sandbox.prepare(argv, ctx.ask_host)
-            argv = run.argv
-        else:
-            argv = guarded(argv)
+        argv, run = await shell_command(command, sandbox if inside else None, ctx.ask_host)
         # Output is read as it comes: Python's own buffering would hide it until exit.
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         read_fd, write_fd = os.pipe()
