@@ -25,7 +25,7 @@ def test_every_patch_module_is_listed() -> None:
 @pytest.mark.parametrize("module", MODULES, ids=patches.MODULES)
 def test_each_patch_applies_on_the_pinned_textual(module: object) -> None:
     patch: Patch = module.PATCH  # type: ignore[attr-defined]
-    assert patch.textual == version("textual"), "pinned Textual moved: check and re-digest"
+    assert patch.version == version("textual"), "pinned Textual moved: check and re-digest"
     assert fits(patch)
     assert module.apply()  # type: ignore[attr-defined]
     assert patch.name not in patches.stood_down()
@@ -35,7 +35,7 @@ def test_each_patch_applies_on_the_pinned_textual(module: object) -> None:
 def test_each_patch_is_written_up_as_its_upstream_fix(module: object) -> None:
     doc = module.__doc__ or ""
     patch: Patch = module.PATCH  # type: ignore[attr-defined]
-    assert f"(Textual {patch.textual})" in doc.split("\n\n")[0]
+    assert f"(Textual {patch.version})" in doc.split("\n\n")[0]
     assert re.search(r"^Upstream: \S", doc, re.M), "end with the one-line upstream fix"
     for target in patch.targets:
         resolve(target)  # each target names a real function

@@ -1,6 +1,6 @@
 """Textual patches: what the app changes in Textual's private code, one module per patch.
 
-Each module is written for one Textual release (`Patch.textual`) and names the functions it
+Each module is written for one Textual release (`Patch.version`) and names the functions it
 replaces or relies on (`Patch.targets`) with a digest of their source as that release has it. A
 patch applies only while every target's source still matches: after an upgrade that touched one,
 the patch stands down (Textual's own behaviour is kept), says so in one log line (logger
@@ -17,10 +17,9 @@ from __future__ import annotations
 
 import importlib
 import logging
-from dataclasses import dataclass
 
 from agent_tui import patch_guard
-from agent_tui.patch_guard import digest, resolve, source_of
+from agent_tui.patch_guard import Patch, digest, resolve, source_of
 
 __all__ = ["MODULES", "Patch", "apply_all", "digest", "fits", "resolve", "source_of", "stood_down"]
 
@@ -36,21 +35,6 @@ MODULES = (
     "css_parse_memo",
     "screen_resize_once",
 )
-
-
-@dataclass(frozen=True)
-class Patch:
-    name: str
-    #: the Textual release the patch was written for (and its digests taken from)
-    textual: str
-    #: what it fixes, in a few words
-    fixes: str
-    #: the functions it replaces or relies on: `module:qualname` -> zlib.crc32 of their source
-    targets: dict[str, int]
-
-    @property
-    def version(self) -> str:
-        return self.textual
 
 
 _verdicts: dict[str, bool] = {}

@@ -23,7 +23,7 @@ from agent_tui.ui.patches import Patch, fits
 
 PATCH = Patch(
     name="compositor_arrange",
-    textual="8.2.8",
+    version="8.2.8",
     fixes="every reflow leaves its whole map to the garbage collector",
     targets={"textual._compositor:Compositor._arrange_root": 586304078},
 )

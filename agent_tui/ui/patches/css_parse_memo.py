@@ -19,7 +19,7 @@ from agent_tui.ui.patches import Patch, fits
 
 PATCH = Patch(
     name="css_parse_memo",
-    textual="8.2.8",
+    version="8.2.8",
     fixes="every start parses the same stylesheets again",
     targets={"textual.css.stylesheet:Stylesheet._parse_rules": 318809041},
 )

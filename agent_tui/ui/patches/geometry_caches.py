@@ -16,7 +16,7 @@ from agent_tui.ui.patches import Patch, fits
 
 PATCH = Patch(
     name="geometry_caches",
-    textual="8.2.8",
+    version="8.2.8",
     fixes="long-gone frames' regions for every full collection to walk",
     targets={"textual.geometry:Region.intersection": 1618903289},
 )

@@ -22,7 +22,7 @@ from agent_tui.ui.patches import Patch, fits
 
 PATCH = Patch(
     name="render_caches",
-    textual="8.2.8",
+    version="8.2.8",
     fixes="removed widgets' painted lines wait for a full collection",
     targets={
         "textual._styles_cache:StylesCache.clear": 325496867,

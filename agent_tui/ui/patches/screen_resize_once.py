@@ -31,7 +31,7 @@ from agent_tui.ui.patches import Patch, fits
 
 PATCH = Patch(
     name="screen_resize_once",
-    textual="8.2.8",
+    version="8.2.8",
     fixes="every resize lays the whole screen out twice, and paints it in the same callback",
     targets={
         "textual.screen:Screen._screen_resized": 1687579812,

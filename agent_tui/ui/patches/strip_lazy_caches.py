@@ -21,7 +21,7 @@ from agent_tui.ui.patches import Patch, fits
 
 PATCH = Patch(
     name="strip_lazy_caches",
-    textual="8.2.8",
+    version="8.2.8",
     fixes="seven empty caches per painted line for the collector to walk",
     targets={"textual.strip:Strip.__init__": 301199320},
 )

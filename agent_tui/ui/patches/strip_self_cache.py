@@ -23,7 +23,7 @@ from agent_tui.ui.patches import Patch, fits
 
 PATCH = Patch(
     name="strip_self_cache",
-    textual="8.2.8",
+    version="8.2.8",
     fixes="painted lines are reference cycles, freed only by a full collection",
     targets={
         "textual.strip:Strip.divide": 593149998,
