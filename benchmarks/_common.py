@@ -220,9 +220,12 @@ async def app_ready(app: Any) -> None:
     await wait_until(lambda: app.agent is not None, timeout=60)
 
 
-async def ask(app: Any, pilot: Any, prompt: str, timeout: float = 600.0) -> float:
+async def ask(
+    app: Any, pilot: Any, prompt: str, timeout: float = 600.0, *, paint: bool = True
+) -> float:
     """Send a prompt as the prompt box would; return the seconds until the answer is finished
-    (streamed, collapsed into its final form and painted)."""
+    (streamed, collapsed into its final form and, with `paint`, painted by the caller's task:
+    without it, the app's own paint timer shows it)."""
     from agent_tui.ui.widgets.chat import AssistantMessage
     from agent_tui.ui.widgets.prompt import PromptInput
 
@@ -237,5 +240,6 @@ async def ask(app: Any, pilot: Any, prompt: str, timeout: float = 600.0) -> floa
         return len(messages) > before and bool(messages.last().query(".final"))
 
     await wait_until(done, timeout)
-    await pilot.pause()  # the frame that shows the final state
+    if paint:
+        await pilot.pause()  # the frame that shows the final state
     return time.perf_counter() - started
