@@ -48,9 +48,11 @@ Bare().run(headless=True)
 AGENT = (
     FIRST_FRAME
     + """
+from agent_tui import dataclass_code_cache, paths
+dataclass_code_cache.install(paths.cache_dir())  # as the command line does (cli.main)
 from agent_tui.runtime import Options
 from agent_tui.ui.startup.gc_tuning import for_startup
-for_startup()  # as the command line does (cli.main), before the UI is imported
+for_startup()  # as the command line does, before the UI is imported
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.startup.gc_tuning import freeze_imports
 freeze_imports()  # as the command line does, once the UI is imported
@@ -72,9 +74,11 @@ Probe(Options(offline=True), tune_collector=True).run(headless=True)
 INTERACTIVE = (
     FIRST_FRAME
     + """
+from agent_tui import dataclass_code_cache, paths
+dataclass_code_cache.install(paths.cache_dir())  # as the command line does (cli.main)
 from agent_tui.runtime import Options
 from agent_tui.ui.startup.gc_tuning import for_startup
-for_startup()  # as the command line does (cli.main), before the UI is imported
+for_startup()  # as the command line does, before the UI is imported
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.startup.gc_tuning import freeze_imports
 freeze_imports()  # as the command line does, once the UI is imported
@@ -95,13 +99,16 @@ Probe(Options(offline=True), tune_collector=True).run(headless=True)
 )
 
 
-# A whole start, until the app has kept its parsed stylesheets (`css_cache`) for the next one, as
-# every start after a person's first does.
+# A whole start, until the app has kept its parsed stylesheets (`css_cache`) and its dataclasses'
+# compiled code (`dataclass_code_cache`) for the next one, as every start after a person's first
+# does.
 SETTLED = """
 import os
+from agent_tui import dataclass_code_cache, paths
+dataclass_code_cache.install(paths.cache_dir())  # as the command line does (cli.main)
 from agent_tui.runtime import Options
 from agent_tui.ui.startup.gc_tuning import for_startup
-for_startup()  # as the command line does (cli.main), before the UI is imported
+for_startup()  # as the command line does, before the UI is imported
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.startup.gc_tuning import freeze_imports
 freeze_imports()  # as the command line does, once the UI is imported
@@ -109,13 +116,13 @@ freeze_imports()  # as the command line does, once the UI is imported
 class Probe(AgentApp):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        save = self.boot.save_parsed_css
+        boot = self.boot._boot
 
-        def saved():
-            save()
+        def booted():  # the whole boot worker: it saves both caches at its end
+            boot()
             os._exit(0)
 
-        self.boot.save_parsed_css = saved
+        self.boot._boot = booted
 
 Probe(Options(offline=True), tune_collector=True).run(headless=True)
 """
@@ -127,9 +134,11 @@ RESUMED = (
     FIRST_FRAME
     + """
 import sys
+from agent_tui import dataclass_code_cache, paths
+dataclass_code_cache.install(paths.cache_dir())  # as the command line does (cli.main)
 from agent_tui.runtime import Options
 from agent_tui.ui.startup.gc_tuning import for_startup
-for_startup()  # as the command line does (cli.main), before the UI is imported
+for_startup()  # as the command line does, before the UI is imported
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.startup.gc_tuning import freeze_imports
 freeze_imports()  # as the command line does, once the UI is imported
@@ -204,11 +213,13 @@ def main() -> None:
     run_once(INTERACTIVE, env)
     if session:
         run_once(RESUMED, env, session)
-    parsed_css = Path(home) / "cache" / "parsed-css.pickle"
+    # what a start keeps for the next: a person's very first start has neither
+    kept_files = ("parsed-css.pickle", "dataclass-code.marshal")
+    caches = [Path(home) / "cache" / name for name in kept_files]
     bare: list[float] = []
     agent: list[float] = []
     ready: list[float] = []
-    first: list[float] = []  # a person's very first start: no parsed stylesheets kept yet
+    first: list[float] = []  # a person's very first start: nothing kept from an earlier one
     resumed: list[float] = []
     for _ in range(args.runs):
         bare.append(run_once(BARE, env))
@@ -216,11 +227,15 @@ def main() -> None:
         ready.append(run_once(INTERACTIVE, env))
         if session:
             resumed.append(run_once(RESUMED, env, session))
-        kept = parsed_css.read_bytes()
-        parsed_css.unlink()
+        kept = {path: path.read_bytes() for path in caches}
+        for path in caches:
+            path.unlink()
         first.append(run_once(AGENT, env))
-        parsed_css.write_bytes(kept)
+        for path, blob in kept.items():
+            path.write_bytes(blob)
     b, a, r, f = (statistics.median(x) for x in (bare, agent, ready, first))
+    sizes = ", ".join(f"{path.name} {path.stat().st_size:,} B" for path in caches)
+    print(f"kept for the next start: {sizes}")
     # Each run of ours is paired with the bare run just before it: on a shared machine whose speed
     # drifts, the median of those ratios is steadier than a ratio of medians.
     paired = sorted(x / y for x, y in zip(agent, bare, strict=True))
@@ -231,7 +246,7 @@ def main() -> None:
     print(f"bare Textual app (one Static): median {b * 1000:.0f} ms ({spread(bare)})")
     print(f"agent-tui first frame:         median {a * 1000:.0f} ms ({spread(agent)})")
     print(f"agent-tui interactive:         median {r * 1000:.0f} ms ({spread(ready)})")
-    print(f"first frame of a first start:  median {f * 1000:.0f} ms ({spread(first)}), no CSS kept")
+    print(f"first frame of a first start:  median {f * 1000:.0f} ms ({spread(first)}), no caches")
     # The goal is read on the paired ratio: on this shared machine the bare app's own median moves
     # by 1.3x from one run of this script to the next, and a ratio of two medians with it.
     print(
