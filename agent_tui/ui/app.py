@@ -139,6 +139,7 @@ class AgentApp(App[int]):
         """The main screen's widgets are mounted and styled, its first frame not yet painted."""
         self.boot.keep_first_screen_css()
         self.query_one(PromptInput).focus()
+        self.boot.preload()  # while the first frame waits for its tick
         self.call_after_refresh(self.boot.start)
         if self.options.resume == "" and self.record:  # `--resume` without an id: pick one
             self.call_after_refresh(self.sessions.browse)

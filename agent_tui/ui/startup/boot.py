@@ -16,6 +16,7 @@ from agent_tui import dataclass_code_cache
 from agent_tui.ui import patches
 from agent_tui.ui.startup import css_cache
 from agent_tui.ui.startup.gc_tuning import freeze_settled, tune_gc
+from agent_tui.ui.startup.preload import IdleImports
 from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
@@ -88,6 +89,8 @@ class BootFlow:
         self.css_loaded = css_cache.load(app.stylesheet)
         #: the sources this run has kept for the next one (`keep_first_screen_css`)
         self.css_kept: frozenset[tuple[object, ...]] = frozenset()
+        #: the boot's modules, imported while the first frame waits (`preload`)
+        self.idle_imports = IdleImports()
 
     @property
     def waiting_note(self) -> str:
@@ -96,7 +99,14 @@ class BootFlow:
 
     # --- the boot ---
 
+    def preload(self) -> None:
+        """The first screen is mounted, its first frame waits for Textual's frame tick: the
+        agent's modules are imported meanwhile (`preload.IdleImports`), until `start`."""
+        self.idle_imports.start()
+
     def start(self) -> None:
+        """After the first frame: build the agent in the boot worker."""
+        self.idle_imports.stop()
         self.app.run_worker(self._boot, thread=True, group="boot", exit_on_error=False)
 
     def _boot(self) -> None:

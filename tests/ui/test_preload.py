@@ -1,0 +1,118 @@
+"""Importing the boot's modules while the first frame waits (`ui/startup/preload.py`): the list is
+what the boot imports, in the order the imports complete, so each step is one module; the steps
+stop at the first frame; a module that fails to import stops them quietly (the boot says why)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from agent_tui.ui.startup.preload import BOOT_MODULES, IdleImports
+
+# The app started as the command line starts it, with the idle imports switched off, in a fresh
+# interpreter under `-X importtime` (which prints each import as it completes): the markers on
+# stderr bracket what the boot imports from the first screen's mount until the agent is ready.
+PROBE = """
+import os, sys
+from agent_tui.runtime import Options
+from agent_tui.ui.app import AgentApp
+from agent_tui.ui.startup import preload
+preload.IdleImports.start = lambda self: None
+
+class Probe(AgentApp):
+    def main_mounted(self):
+        print("@@ mounted", file=sys.stderr, flush=True)
+        super().main_mounted()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        ready = self.boot.ready
+
+        def probed(*args):
+            ready(*args)
+            print("@@ ready", file=sys.stderr, flush=True)
+            os._exit(0)
+
+        self.boot.ready = probed
+
+Probe(Options(offline=True)).run(headless=True)
+"""
+
+
+def boot_imports(home: Path) -> list[str]:
+    """The modules imported between the first screen's mount and the ready agent, in the order
+    their imports completed."""
+    env = {**os.environ, "AGENT_TUI_HOME": str(home)}
+    env.pop("ANTHROPIC_API_KEY", None)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", PROBE],
+        env=env,
+        cwd=home,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    lines = done.stderr.splitlines()
+    between = lines[lines.index("@@ mounted") + 1 : lines.index("@@ ready")]
+    return [line.split("|")[-1].strip() for line in between if line.startswith("import time:")]
+
+
+def ours(names: list[str] | tuple[str, ...]) -> list[str]:
+    return [name for name in names if name.startswith("agent_tui")]
+
+
+def test_the_list_is_what_the_boot_imports_in_completion_order(tmp_path: Path) -> None:
+    seen = boot_imports(tmp_path)
+    stdlib = [name for name in seen if "." not in name and not name.startswith("_")]
+    suggested = "\n".join(f'    "{name}",' for name in seen if name in stdlib or ours([name]))
+    assert ours(BOOT_MODULES) == ours(seen), (
+        "The boot's imports changed: BOOT_MODULES in agent_tui/ui/startup/preload.py should "
+        f"be (the standard library's packages may stay as they are):\n{suggested}"
+    )
+    # the standard library's entries are imported by the boot too (none left over)
+    assert set(BOOT_MODULES) - set(ours(BOOT_MODULES)) <= set(seen)
+
+
+def test_each_step_imports_one_module_once_the_ui_is_loaded() -> None:
+    """In a fresh interpreter with the first frame's modules loaded: a step imports its module
+    (and, for a module of a package whose `__init__` imports its modules, that package's)."""
+    code = (
+        "import importlib, sys\n"
+        "import agent_tui.ui.app\n"
+        f"for name in {BOOT_MODULES!r}:\n"
+        "    before = set(sys.modules)\n"
+        "    importlib.import_module(name)\n"
+        "    new = [m for m in set(sys.modules) - before if m.startswith('agent_tui')]\n"
+        "    print(name, len(new))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    steps = dict(line.split() for line in done.stdout.splitlines())
+    packages_with_imports = {"agent_tui.sessions"}
+    for name, count in steps.items():
+        if not any(name.startswith(f"{package}.") for package in packages_with_imports):
+            assert int(count) <= 1, f"importing {name} imported {count} of our modules"
+
+
+async def test_steps_run_one_per_loop_turn_and_stop_when_told() -> None:
+    imports = IdleImports(("json", "tomllib", "shlex", "sqlite3"))
+    imports.start()
+    await asyncio.sleep(0)  # one turn of the loop: one step
+    assert imports.steps == 1
+    imports.stop()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert imports.steps == 1
+
+
+async def test_a_module_that_fails_to_import_ends_the_steps_quietly() -> None:
+    imports = IdleImports(("json", "agent_tui.no_such_module", "tomllib"))
+    imports.start()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert imports.steps == 1  # json; then the missing module stopped it, tomllib never tried
