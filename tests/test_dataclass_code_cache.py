@@ -255,3 +255,33 @@ def test_the_app_keeps_its_start_ups_code_and_the_next_start_uses_it(tmp_path: P
     assert (tmp_path / "cache" / dataclass_code_cache.FILE_NAME).is_file()
     second = start()
     assert int(second[1]) == 0 and int(second[0]) >= int(first[1])
+
+
+@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the patch is for CPython 3.11")
+def test_a_headless_run_keeps_the_code_for_the_next_one(tmp_path: Path) -> None:
+    """`agent-tui -p` installs the cache too and saves it when the run ends: the next start of
+    either kind finds it, and the answer is the same with it as without."""
+    import os
+
+    env = {**os.environ, "AGENT_TUI_HOME": str(tmp_path / "home"), "AGENT_TUI_OFFLINE_DELAY": "0"}
+    env.pop("ANTHROPIC_API_KEY", None)
+
+    def ask() -> str:
+        done = subprocess.run(
+            [sys.executable, "-m", "agent_tui", "-p", "hi", "--offline"],
+            capture_output=True,
+            text=True,
+            env=env,
+            cwd=tmp_path,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+        )
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    first = ask()
+    kept = tmp_path / "home" / "cache" / dataclass_code_cache.FILE_NAME
+    assert kept.is_file()
+    written = kept.stat().st_mtime_ns
+    assert ask() == first
+    assert kept.stat().st_mtime_ns == written  # nothing new compiled: not written again
