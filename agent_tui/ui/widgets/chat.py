@@ -38,6 +38,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from agent_tui.ui.patches import render_caches
+from agent_tui.ui.widgets import chat_parking
 from agent_tui.ui.widgets.markdown_pieces import PieceCache, render_markdown
 from agent_tui.ui.widgets.markdown_segment import MarkdownSegment
 from agent_tui.ui.widgets.markdown_split import _SplitScanner
@@ -118,10 +119,32 @@ class AssistantMessage(Widget):
         self._group: SegmentGroup | None = None  # the group frozen segments go into
         self._done = False
         self.incomplete = False
+        #: its segments all frozen, no more to come (`finish` has returned)
+        self.finished = False
+        #: laid out as its height alone, its segments not arranged (`chat_parking`)
+        self.parked = False
 
     def compose(self) -> ComposeResult:
         yield self._settled_view
         yield self._live_view
+
+    def park(self) -> None:
+        """From the next layout on, be laid out as its height alone until unparked (a finished
+        answer only: see `chat_parking`)."""
+        self.parked = self.finished and self.display
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        if self.parked:
+            return chat_parking.nothing_placed()
+        return super().arrange(size, optimal)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if self.parked:
+            height = chat_parking.content_height(self, container, width)
+            if height is not None:
+                return height
+            self.parked = False  # its children's sum is not its height: laid out as usual
+        return super().get_content_height(container, viewport, width)
 
     def on_mount(self) -> None:
         self._pump = asyncio.create_task(self._run())
@@ -272,6 +295,7 @@ class AssistantMessage(Widget):
         for segment in self.query(MarkdownSegment):
             segment.pieces = None
         self._pieces.clear()
+        self.finished = True
 
 
 class ChatView(VerticalScroll):
@@ -298,7 +322,12 @@ class ChatView(VerticalScroll):
         if size.width != self._arranged_width:  # a resize: re-wrap only what is in view
             self._arranged_width = size.width
             self._mark_in_view()
-        return super().arrange(size, optimal)
+            for child in self.children:  # and lay out in full only what is near it
+                if isinstance(child, AssistantMessage):
+                    child.park()
+        arrangement = super().arrange(size, optimal)
+        chat_parking.unpark_near(arrangement, self.scroll_y, size)
+        return arrangement
 
     def _mark_in_view(self) -> None:
         """Tell each answer's segments whether the view showed them (by the last layout): at a
@@ -308,6 +337,8 @@ class ChatView(VerticalScroll):
         for child in self.children:
             region = child.virtual_region
             shown = region.y < bottom and region.bottom > top
+            if isinstance(child, AssistantMessage) and child.parked:
+                shown = False  # its segments were not placed (far from the view)
             if isinstance(child, MarkdownSegment):
                 child.in_view = shown
                 continue

@@ -1,0 +1,87 @@
+"""Finished answers far from the view are *parked* at a resize: laid out as one box of known
+height, their segments neither measured nor placed.
+
+A resize lays the whole chat out at the new width, and Textual's layout costs about the same per
+widget however little it renders: with 100 KB of earlier answers on screen (~90 widgets, most of
+them the answers' segments and their groups) that layout alone took 20–30 ms of CPU in one
+event-loop callback (benchmarks/bench_callbacks.py). So at a width change every finished answer
+is parked first: its height at the new width is the sum of its segments' heights — known, or
+scaled as `MarkdownSegment` estimates them, the very figures its own layout would find — and its
+children are left out of the arrangement. The answers the layout then finds within a view's
+height of the view are unparked before their children are arranged, so only those are laid out
+in full; the others cost one widget each.
+
+A parked answer is never painted parked: what is shown changes by a layout or a scroll, and each
+places the chat's children through `ChatView.arrange` (a scroll too: Textual places the widgets
+in view again), which unparks every answer within a view's height of where the view will be
+before its children are arranged in that same pass. Its height doesn't change when it is
+unparked (the same segment heights), so nothing moves; the scrollbar's size is the chat's real
+height; its text (`AssistantMessage.text`, the widgets themselves) is all still there. An answer
+whose children could add a gutter or a margin to that sum (another stylesheet) is not parked.
+"""
+
+from __future__ import annotations
+
+from textual.geometry import NULL_SPACING, Region, Size
+from textual.layout import DockArrangeResult
+from textual.widget import Widget
+
+from agent_tui.ui.widgets.markdown_segment import MarkdownSegment
+
+
+def nothing_placed() -> DockArrangeResult:
+    """A parked answer's arrangement: none of its children."""
+    return DockArrangeResult([], set(), NULL_SPACING)
+
+
+def unpark_near(arrangement: DockArrangeResult, scroll_y: float, size: Size) -> None:
+    """Unpark the answers `arrangement` (the chat's, at `size`) places near where the view will
+    be: at the bottom if it follows the chat, else where it was (`scroll_y`, as far down as the
+    chat now goes). Their children are then arranged, in the same layout."""
+    bottom = max(0, arrangement.total_region.bottom - size.height)
+    for top in {bottom, min(round(scroll_y), bottom)}:
+        window = Region(0, top, size.width, size.height)
+        for placement in arrangement.placements:
+            answer = placement.widget
+            if _parked(answer) and _near(placement.region, window):
+                answer.parked = False  # type: ignore[attr-defined]
+
+
+def _parked(widget: Widget) -> bool:
+    return getattr(widget, "parked", False) is True
+
+
+def _near(region: Region, window: Region) -> bool:
+    """Within a view's height of `window` (the view, in the chat's virtual space)."""
+    return region.overlaps(window.grow((window.height, 0, window.height, 0)))
+
+
+def content_height(widget: Widget, container: Size, width: int) -> int | None:
+    """The height of `widget`'s content at `width`, summed from its segments' heights (as the
+    layout gets them); None when a child could make the layout's figure differ (a gutter, a
+    margin, a size of its own, another layout, something not a segment)."""
+    total = 0
+    for child in widget.children:
+        if not child.display:
+            continue
+        styles = child.styles
+        if (
+            styles.margin != NULL_SPACING
+            or styles.gutter != NULL_SPACING
+            or styles.width is not None
+            or styles.min_height is not None
+            or styles.max_height is not None
+            or styles.is_docked
+            or styles.overlay == "screen"
+        ):
+            return None
+        if isinstance(child, MarkdownSegment):
+            total += child.get_content_height(container, container, width)
+            continue
+        if styles.height is None or not styles.height.is_auto or child.layout.name != "vertical":
+            return None
+        height = content_height(child, container, width)
+        if height is None:
+            return None
+        total += height
+    return total

@@ -1,0 +1,194 @@
+"""Finished answers far from the view are parked at a resize (`chat_parking`): laid out as their
+height alone. Nothing a person sees may change: every answer is whole, wrapped at the new width,
+when scrolled to; a parked answer is never painted; parking doesn't move anything."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+from app_helpers import wait_for
+from rich.console import Console
+from textual.app import App, ComposeResult
+
+from agent_tui.ui.widgets import chat, chat_parking
+from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, MarkdownSegment, render_markdown
+
+
+class ChatApp(App[None]):
+    def compose(self) -> ComposeResult:
+        yield ChatView()
+
+
+def answer_text(n: int) -> str:
+    """An answer of prose, a list, a table and a code fence, every line its own."""
+    parts = [f"# Answer {n}"]
+    for k in range(14):
+        parts.append(f"Paragraph {n}.{k} says word{n}x{k} " + "and goes on a little " * 4 + ".")
+        parts.append("\n".join(f"- item {n}.{k}.{i} of the list" for i in range(3)))
+        parts.append(f"| col {n} | val {k} |\n|---|---|\n| a{k} | b{n} |")
+        parts.append("```python\n" + "".join(f"x_{n}_{k}_{i} = {i}\n" for i in range(4)) + "```")
+    return "\n\n".join(parts) + "\n"
+
+
+def rendered(markdown: str, width: int) -> list[str]:
+    console = Console(file=io.StringIO(), width=width, color_system=None)
+    lines = console.render_lines(render_markdown(markdown), pad=False)
+    return ["".join(segment.text for segment in line).rstrip() for line in lines]
+
+
+def segments(answer: AssistantMessage) -> list[MarkdownSegment]:
+    return list(answer.query(MarkdownSegment))
+
+
+def placed(widget: Any) -> bool:
+    return bool(widget.region.area)
+
+
+async def chat_of_answers(app: App[None], pilot: Any, count: int) -> list[AssistantMessage]:
+    view = app.query_one(ChatView)
+    answers = []
+    for n in range(count):
+        answer = AssistantMessage()
+        await view.add(answer)
+        answer.write(answer_text(n))
+        await answer.finish()
+        answers.append(answer)
+    await pilot.pause()
+    view.scroll_end(animate=False)
+    await wait_for(pilot, lambda: view.scroll_y == view.max_scroll_y)
+    return answers
+
+
+@pytest.fixture
+def short_segments(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Segments of ~300 characters: each answer is a dozen segments in groups."""
+    monkeypatch.setattr(chat, "SEGMENT_CHARS", 300)
+    monkeypatch.setattr(chat, "INTAKE_CHARS", 300)
+
+
+async def resized(pilot: Any, view: ChatView, width: int, height: int) -> int:
+    """Resize the terminal and wait for the chat's layout at the new size; the answers' width."""
+    await pilot.resize_terminal(width, height)
+    await wait_for(pilot, lambda: view.outer_size == (width, height))
+    await pilot.pause()
+    return view.scrollable_content_region.width - AssistantMessage().styles.gutter.width
+
+
+@pytest.mark.usefixtures("short_segments")
+async def test_after_resizes_every_answer_is_whole_at_the_new_width_when_scrolled_to() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(ChatView)
+        answers = await chat_of_answers(app, pilot, 8)
+        assert all(len(segments(answer)) > 8 for answer in answers)  # in groups
+        for size in [(60, 24), (140, 40), (70, 30)]:
+            width = await resized(pilot, view, *size)
+        parked = [answer.parked for answer in answers]
+        assert parked[0] and not parked[-1]  # far above the view: parked; the view's: not
+        assert not any(placed(segment) for segment in segments(answers[0]))
+        assert all(placed(segment) for segment in segments(answers[-1]))
+        for n, answer in enumerate(answers):
+            answer.scroll_visible(animate=False, top=True)
+            await wait_for(pilot, lambda a=answer: not a.parked)  # type: ignore[misc]
+            for segment in segments(answer):
+                segment.scroll_visible(animate=False)
+                await wait_for(
+                    pilot,
+                    lambda s=segment: (  # type: ignore[misc]
+                        s.size.width == width and s.size.height == len(s._render_at(width))
+                    ),
+                )
+            painted = [line.text.rstrip() for s in segments(answer) for line in s._render_at(width)]
+            assert painted == rendered(answer_text(n), width)
+            assert answer.text == answer_text(n)
+
+
+@pytest.mark.usefixtures("short_segments")
+async def test_a_parked_answer_is_never_painted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Jumping straight to the top after a resize unparks the answers there in the layout
+    before that frame, so no frame shows a parked (blank) answer."""
+    painted_parked: list[AssistantMessage] = []
+    render_line = AssistantMessage.render_line
+
+    def spy(self: AssistantMessage, y: int) -> Any:
+        if self.parked:
+            painted_parked.append(self)
+        return render_line(self, y)
+
+    monkeypatch.setattr(AssistantMessage, "render_line", spy)
+    app = ChatApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(ChatView)
+        answers = await chat_of_answers(app, pilot, 8)
+        await resized(pilot, view, 60, 24)
+        assert answers[0].parked
+        view.scroll_home(animate=False)
+        await wait_for(pilot, lambda: all(placed(s) for s in segments(answers[0])[:2]))
+        assert not answers[0].parked and segments(answers[0])[0]._renders  # painted
+        for _ in range(3):
+            view.scroll_page_down(animate=False)
+            await pilot.pause()
+        view.scroll_end(animate=False)
+        await wait_for(pilot, lambda: view.scroll_y == view.max_scroll_y)
+        assert painted_parked == []
+
+
+@pytest.mark.usefixtures("short_segments")
+@pytest.mark.parametrize("width", [30, 57, 90])
+async def test_a_parked_answer_is_as_tall_as_its_layout(width: int) -> None:
+    """The height a parked answer is laid out at is the one its own layout finds (the same
+    segment heights), so unparking it moves nothing."""
+    app = ChatApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(ChatView)
+        answers = await chat_of_answers(app, pilot, 4)
+        await resized(pilot, view, 70, 30)
+        for answer in answers:
+            container = view.scrollable_content_region.size
+            answer.parked = True
+            as_parked = answer.get_content_height(container, container, width)
+            answer.parked = False
+            as_laid_out = answer.get_content_height(container, container, width)
+            assert as_parked == as_laid_out > 0
+            assert chat_parking.content_height(answer, container, width) == as_parked
+
+
+@pytest.mark.usefixtures("short_segments")
+async def test_scrolling_near_a_parked_answer_unparks_it_without_moving_anything() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(ChatView)
+        answers = await chat_of_answers(app, pilot, 8)
+        await resized(pilot, view, 60, 30)
+        parked = [answer for answer in answers if answer.parked]
+        assert parked
+        nearest = parked[-1]  # the closest to the view, above it
+        tops = [answer.virtual_region.y for answer in answers]
+        total = view.virtual_size.height
+        # scroll up until it is within a view's height, but not yet in view
+        view.scroll_to(y=nearest.virtual_region.bottom + view.size.height // 2, animate=False)
+        await wait_for(pilot, lambda: not nearest.parked)
+        assert all(placed(segment) for segment in segments(nearest))
+        assert [answer.virtual_region.y for answer in answers] == tops
+        assert view.virtual_size.height == total
+
+
+async def test_an_answer_still_streaming_is_never_parked() -> None:
+    app = ChatApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(ChatView)
+        streaming = AssistantMessage()
+        await view.add(streaming)
+        streaming.write(answer_text(0) * 3)
+        await wait_for(pilot, lambda: streaming.text == answer_text(0) * 3)
+        await view.add(chat.UserMessage("and then?\n" * 80))
+        view.scroll_end(animate=False)
+        await resized(pilot, view, 60, 24)
+        assert not streaming.parked
+        streaming.write("The end.\n")
+        await streaming.finish()
+        assert streaming.text.endswith("The end.\n")
+        await resized(pilot, view, 80, 24)
+        assert streaming.parked  # finished, and far from the view
