@@ -199,3 +199,68 @@ async def test_the_boot_loads_the_markdown_renderer_ahead_of_the_first_answer(
         await wait_for(pilot, lambda: bool(warmed))
         assert app.agent is not None  # after the app was ready
         assert warmed != [threading.main_thread().name]  # in the boot worker
+
+
+async def test_the_chat_overflowing_for_the_first_time_renders_nothing_again() -> None:
+    """The chat keeps its scrollbar's column from the start: when an answer first overflows it,
+    the scrollbar takes that column, and what was painted is not re-wrapped one column
+    narrower (a fast first answer had every segment taken so far rendered again in one
+    frame)."""
+    from app_helpers import wait_for
+
+    class Sized(ChatApp):
+        CSS = "AssistantMessage { height: auto; }"  # as the app's stylesheet has it
+
+    answer = make_answer(30_000, seed=7)
+    app = Sized()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(ChatView)
+        width = view.scrollable_content_region.width
+        message = AssistantMessage()
+        await view.add(message)
+        message.write(answer)
+        await message.finish()
+        await wait_for(pilot, lambda: view.show_vertical_scrollbar)
+        await pilot.pause()
+        assert view.scrollable_content_region.width == width
+        segments = list(message.query(MarkdownSegment))
+        assert len(segments) > 5
+        assert all(list(s._heights) == [width] for s in segments)
+        painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
+        assert painted == lines(answer, width)
+
+
+async def test_a_fast_answer_is_rendered_in_its_steps_not_in_its_layouts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What the pump takes before the answer's first layout is rendered in its steps, at the
+    width the chat will give the answer (the chat's, less the message's padding), so no layout
+    renders markdown: a layout renders only what it has to, however fast the stream."""
+    measured: list[int] = []  # segments rendered to be measured, by width
+    original = MarkdownSegment.get_content_height
+
+    def spy(self: MarkdownSegment, container: Any, viewport: Any, width: int) -> int:
+        if not any(key[0] == width for key in self._renders):
+            measured.append(width)
+        return original(self, container, viewport, width)
+
+    monkeypatch.setattr(MarkdownSegment, "get_content_height", spy)
+
+    class Padded(ChatApp):
+        CSS = "AssistantMessage { height: auto; padding: 0 2; }"
+
+    answer = make_answer(30_000, seed=8)
+    app = Padded()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(ChatView)
+        message = AssistantMessage()
+        await view.add(message)
+        message.write(answer)
+        await message.finish()
+        await pilot.pause()
+        segments = list(message.query(MarkdownSegment))
+        width = view.scrollable_content_region.width - 4
+        assert segments[0].size.width == width
+        assert [w for w in measured if w] == []  # (0: measured before the first layout)
+        painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
+        assert painted == lines(answer, width)

@@ -176,9 +176,11 @@ class AssistantMessage(Widget):
                 await self._take_pending()
                 cut = self._scanner.last
                 settled = self._open[:cut]
-                self._settled_view.update(settled, **self._lead(True, bool(self._frozen)))
+                width = self._width()
+                lead = self._lead(True, bool(self._frozen))
+                self._settled_view.update(settled, width=width, **lead)
                 live = self._lead(not settled, bool(self._frozen or settled))
-                self._live_view.update(self._open[cut:], **live)
+                self._live_view.update(self._open[cut:], width=width, **live)
             if self._done and not self._pending:
                 break
             if self._pending:  # a backlog (a fast stream): the next step after this paint
@@ -196,13 +198,22 @@ class AssistantMessage(Widget):
         self._open += pending[:INTAKE_CHARS]
         self._scanner.feed(self._open)
         if self.is_mounted:
-            width = self._settled_view.size.width
-            for segment in await self._freeze():
-                if width:  # the layout finds it measured (its blocks were mostly painted)
-                    segment.paint_ahead(width)
+            await self._freeze(self._width())
 
-    async def _freeze(self) -> list[MarkdownSegment]:
-        """Move the head of `_open` into frozen segments while it is longer than a segment."""
+    def _width(self) -> int:
+        """The width the answer's views are painted at: theirs once laid out; before the
+        answer's first layout, the one the chat will give them, so the steps a fast stream
+        takes before that layout render at it (not all in the layout)."""
+        width = self._settled_view.size.width
+        chat = self.parent
+        if width or not isinstance(chat, Widget):
+            return width
+        around = sum(w.styles.gutter.width + w.styles.margin.width for w in (self, self._live_view))
+        return max(0, chat.scrollable_content_region.width - around)
+
+    async def _freeze(self, width: int) -> None:
+        """Move the head of `_open` into frozen segments while it is longer than a segment;
+        they are painted at `width` as they are mounted."""
         segments: list[MarkdownSegment] = []
         while len(self._open) > SEGMENT_CHARS:
             cut = self._scanner.cut(SEGMENT_CHARS)
@@ -218,21 +229,25 @@ class AssistantMessage(Widget):
             segments.append(MarkdownSegment(head, classes="segment", pieces=self._pieces, **lead))
             self._frozen.append(head[len(self._reopened) :])
             self._reopened = ""
-        await self._mount_frozen(segments)
-        return segments
+        await self._mount_frozen(segments, width)
 
-    async def _mount_frozen(self, segments: list[MarkdownSegment]) -> None:
+    async def _mount_frozen(self, segments: list[MarkdownSegment], width: int) -> None:
         """Mount frozen segments in groups of `GROUP_SEGMENTS`: a layout while the answer
         streams then measures a few groups (a full one keeps its arrangement) and the open
         group's segments, not every segment of a long answer (which made streaming 200 KB
-        take more than twice as long as 100 KB)."""
+        take more than twice as long as 100 KB). Each is painted at `width` once styled, before
+        the mount is awaited: a layout that runs meanwhile finds it measured (its blocks were
+        mostly painted), instead of rendering it."""
         while segments:
             group = self._group
             if group is None or len(group.children) >= GROUP_SEGMENTS:
                 group = self._group = SegmentGroup()
                 await self.mount(group, before=self._settled_view)
             room = GROUP_SEGMENTS - len(group.children)
-            await group.mount_all(segments[:room])
+            mounting = group.mount_all(segments[:room])  # styled now, mounted once awaited
+            for segment in segments[:room] if width else ():
+                segment.paint_ahead(width)
+            await mounting
             segments = segments[room:]
 
     def _split_fence(self) -> MarkdownSegment | None:
@@ -304,7 +319,14 @@ class ChatView(VerticalScroll):
     Anchored to the bottom: it follows new content as it streams in until the person scrolls up,
     and follows again once they scroll back down (the compositor does it, so following a stream
     costs nothing per delta).
+
+    Its scrollbar's column is kept from the start (`scrollbar-gutter: stable`): when the first
+    answer overflows the view, the text doesn't jump one column narrower, and what was painted
+    isn't rendered again at that width (every segment a fast first answer had taken, in one
+    frame: 40-90 ms of CPU, benchmarks/bench_callbacks.py).
     """
+
+    DEFAULT_CSS = "ChatView { scrollbar-gutter: stable; }"
 
     def __init__(self, max_messages: int = MAX_MESSAGES, **kwargs: Any) -> None:
         super().__init__(**kwargs)

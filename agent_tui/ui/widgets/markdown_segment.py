@@ -75,7 +75,10 @@ class MarkdownSegment(Widget):
         gap: bool = False,
         note: RenderableType | None = None,
         trim: tuple[bool, bool] = (False, False),
+        width: int = 0,
     ) -> None:
+        """Show `markdown`, rendered now at the width it is laid out at (before its first
+        layout: at `width`, the one it will have, so that layout finds its lines)."""
         if (markdown, gap, note, trim) == (self.markdown, self._gap, self._note, self._trim):
             return
         self.markdown, self._gap, self._note, self._trim = markdown, gap, note, trim
@@ -84,7 +87,7 @@ class MarkdownSegment(Widget):
         self._heights.clear()
         self._estimated.clear()
         self._dropped = False
-        width = self.size.width
+        width = self.size.width or width
         if width and self.is_mounted and len(self._render_at(width)) == height:
             # Most deltas don't add a line: repaint only, so the screen needn't be laid out
             # again (a layout also repaints every line that moves).
