@@ -112,3 +112,61 @@ async def test_a_resize_paints_in_a_callback_after_its_layout(
         # paint (a `call_later` of the screen would run in that same step)
         assert paint_tasks[0] is not layout_tasks[0]
         assert all(pane.size.width == 100 for pane in app.query(Static))
+
+
+async def test_no_collection_starts_inside_a_resize_s_layout_or_paint(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A collection that falls due while a resize is laid out and painted runs after the paint,
+    in a callback of its own, and collections are on again after it."""
+    import gc
+
+    assert screen_resize_once.apply()
+    inside: list[str] = []
+    collected_inside: list[str] = []
+    collected: list[int] = []
+    kept: list[list[object]] = []
+    original = screen_resize_once._original
+    paint = screen_resize_once._paint
+
+    def laid_out(screen: Screen[Any], size: Any) -> None:
+        inside.append("layout")
+        try:
+            original(screen, size)
+            kept.extend([] for _ in range(50))  # a collection is due
+        finally:
+            inside.remove("layout")
+
+    def painted(app: Any, callback: Any) -> None:  # the resize's own paint
+        inside.append("paint")
+        try:
+            paint(app, callback)
+        finally:
+            inside.remove("paint")
+
+    def on_gc(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            collected.append(info["generation"])
+            if inside:
+                collected_inside.append(inside[-1])
+
+    monkeypatch.setattr(screen_resize_once, "_original", laid_out)
+    monkeypatch.setattr(screen_resize_once, "_paint", painted)
+    thresholds = gc.get_threshold()
+    app = Panes()
+    try:
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            gc.set_threshold(10, 10, 1_000_000)  # due every few allocations
+            gc.callbacks.append(on_gc)
+            for size in [(100, 30), (60, 20)]:
+                collected.clear()
+                await pilot.resize_terminal(*size)
+                await wait_for(pilot, lambda: collected and gc.isenabled())
+                assert collected_inside == []
+                assert all(pane.size.width == size[0] for pane in app.query(Static))
+    finally:
+        if on_gc in gc.callbacks:
+            gc.callbacks.remove(on_gc)
+        gc.set_threshold(*thresholds)
+    assert gc.isenabled()

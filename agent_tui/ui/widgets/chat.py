@@ -14,7 +14,8 @@ and rendered again (measured in `benchmarks/`, see BENCHMARKS.md), so:
 - frozen segments sit in groups of `GROUP_SEGMENTS`: a layout measures a few groups, not every
   segment, so streaming stays linear however long the answer gets;
 - after a resize, only the segments the view showed are rendered for the layout; the others get
-  a scaled height until they are painted (`ChatView._mark_in_view`);
+  a scaled height until they are painted (`ChatView._mark_in_view`); finished answers far from
+  the view are laid out as that height alone, their segments not arranged (`chat_parking`);
 - pieces are cut only where rendering them apart looks exactly like rendering the whole (see
   `_SplitScanner`): an answer doesn't change its look, or its height, when it finishes;
 - finishing re-renders only the unfrozen tail: a 200 KB answer is never rendered as a whole (that
