@@ -248,7 +248,7 @@ async def test_keys_within_the_guard_are_ignored_then_work() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert not screen.armed
-        assert not screen.has_class("-armed")  # the key bar is dimmed
+        assert not screen.query_one("#keys").has_class("-armed")  # the key bar is dimmed
         clock.now += 0.1
         await pilot.press("y", "a", "n", "escape", "t")
         await pilot.pause()
@@ -268,8 +268,10 @@ async def test_key_bar_brightens_when_armed() -> None:
     screen = ApprovalScreen(bash_request(), guard_s=0.05)
     app = DialogApp(screen)
     async with app.run_test(size=SIZE) as pilot:
-        assert not screen.has_class("-armed")
-        await wait_for(pilot, lambda: screen.has_class("-armed"))
+        keys = screen.query_one("#keys")
+        assert not keys.has_class("-armed") and not screen.has_class("-armed")
+        await wait_for(pilot, lambda: keys.has_class("-armed"))
+        assert not screen.has_class("-armed")  # the key bar's class: the dialog isn't restyled
 
 
 # --- what it shows -------------------------------------------------------------------------------
@@ -442,6 +444,38 @@ async def test_queue_shows_one_dialog_at_a_time_in_order() -> None:
         ]
         assert not isinstance(app.screen, ApprovalScreen)
         assert queue.waiting == 0
+
+
+async def test_the_dialog_opens_once_the_screen_painted_what_changed() -> None:
+    """The dialog's first frame renders the screen behind it (dimmed): what changed there just
+    before it was asked for (the call's tool block) is painted first, in a frame of its own,
+    not all in the dialog's."""
+
+    class Block(Static):
+        renders = 0
+
+        def render(self) -> Any:
+            Block.renders += 1
+            return super().render()
+
+    seen: list[int] = []
+    app = QueueApp()
+    queue = ApprovalQueue(guard_s=0)
+    async with app.run_test(size=SIZE) as pilot:
+        push = app.push_screen
+
+        def spy(screen: Any, *args: Any, **kwargs: Any) -> Any:
+            seen.append(Block.renders)
+            return push(screen, *args, **kwargs)
+
+        app.push_screen = spy  # type: ignore[method-assign]
+        await pilot.pause()
+        app.mount(Block("Bash  echo 1"))  # as the tool block is, with the request
+        task = asyncio.create_task(queue.ask(app, bash_request("echo 1")))
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        assert seen and seen[0] >= 1  # painted before the dialog was pushed
+        await pilot.press("y")
+        assert await task == ApprovalAnswer("once")
 
 
 async def test_queue_counts_requests_that_arrive_while_a_dialog_is_open() -> None:

@@ -251,22 +251,21 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                 self._paused_until = self._shown_at + self.pause.seconds
                 self.add_class("-paused")
                 self._tick_pause()
-        self.remove_class("-armed")
-        if self.armed:
-            self.add_class("-armed")
-        else:
+        # The key bar's own class (the screen's would restyle every widget of the dialog)
+        self.query_one("#keys").set_class(self.armed, "-armed")
+        if not self.armed:
             self.set_timer(max(self.guard_s, 0.05), self._show_armed)
 
     def _show_armed(self) -> None:
         if self.armed:
-            self.add_class("-armed")
+            self.query_one("#keys").add_class("-armed")
         else:  # an injected clock may lag the timer; look again shortly
             self.set_timer(0.05, self._show_armed)
 
     def _ready(self) -> bool:
         if self._done or not self.armed:
             return False
-        self.add_class("-armed")
+        self.query_one("#keys").add_class("-armed")
         return True
 
     def on_key(self, event: events.Key) -> None:
@@ -282,7 +281,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             event.stop()
             event.prevent_default()
             self._shown_at = self._clock()
-            self.remove_class("-armed")
+            self.query_one("#keys").remove_class("-armed")
             self.set_timer(self.guard_s, self._show_armed)
             if self._type_ahead is not None:
                 if event.is_printable and event.character:
