@@ -28,27 +28,26 @@ and rendered again (measured in `benchmarks/`, see BENCHMARKS.md), so:
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, ClassVar, cast
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
-from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Static
 
-from agent_tui.ui.patches import render_caches
-from agent_tui.ui.widgets import chat_parking
+from agent_tui.ui.widgets.chat_parking import ParkableAnswer
+from agent_tui.ui.widgets.chat_view import (
+    MAX_MESSAGES,
+    ChatView,
+    drop_painted_lines,
+    release_render_caches,
+)
 from agent_tui.ui.widgets.markdown_pieces import PieceCache, render_markdown
 from agent_tui.ui.widgets.markdown_segment import MarkdownSegment
 from agent_tui.ui.widgets.markdown_split import _SplitScanner
 
-if TYPE_CHECKING:
-    from textual._arrange import DockArrangeResult
-    from textual.dom import DOMNode
-
 __all__ = [
+    "MAX_MESSAGES",
     "AssistantMessage",
     "ChatView",
     "MarkdownSegment",
@@ -68,10 +67,6 @@ INTAKE_CHARS = 1000
 GROUP_SEGMENTS = 8
 #: the live part is re-rendered at most this often (seconds); deltas in between are coalesced
 LIVE_INTERVAL = 1 / 15
-#: messages (prompts, answers, tool blocks, notices) kept mounted. Each one's widgets lengthen
-#: every full garbage collection, so a session's memory and pauses level off once this many are
-#: mounted (about 30 plain turns); older turns page back in when scrolled to (`EarlierMessages`).
-MAX_MESSAGES = 60
 
 
 class UserMessage(Static):
@@ -98,7 +93,7 @@ class SegmentGroup(Widget):
     DEFAULT_CSS = "SegmentGroup { height: auto; layout: vertical; }"
 
 
-class AssistantMessage(Widget):
+class AssistantMessage(ParkableAnswer):
     """One answer. While it streams: frozen segments (rendered once each), then the *settled*
     part (complete blocks, re-rendered when a block completes), then the *live* part (the block
     in progress, re-rendered at most every `LIVE_INTERVAL`): each update renders little."""
@@ -120,32 +115,10 @@ class AssistantMessage(Widget):
         self._group: SegmentGroup | None = None  # the group frozen segments go into
         self._done = False
         self.incomplete = False
-        #: its segments all frozen, no more to come (`finish` has returned)
-        self.finished = False
-        #: laid out as its height alone, its segments not arranged (`chat_parking`)
-        self.parked = False
 
     def compose(self) -> ComposeResult:
         yield self._settled_view
         yield self._live_view
-
-    def park(self) -> None:
-        """From the next layout on, be laid out as its height alone until unparked (a finished
-        answer only: see `chat_parking`)."""
-        self.parked = self.finished and self.display
-
-    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
-        if self.parked:
-            return chat_parking.nothing_placed()
-        return super().arrange(size, optimal)
-
-    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
-        if self.parked:
-            height = chat_parking.content_height(self, container, width)
-            if height is not None:
-                return height
-            self.parked = False  # its children's sum is not its height: laid out as usual
-        return super().get_content_height(container, viewport, width)
 
     def on_mount(self) -> None:
         self._pump = asyncio.create_task(self._run())
@@ -312,126 +285,3 @@ class AssistantMessage(Widget):
             segment.pieces = None
         self._pieces.clear()
         self.finished = True
-
-
-class ChatView(VerticalScroll):
-    """The scrolling list of messages, pruned to the newest `max_messages`.
-
-    Anchored to the bottom: it follows new content as it streams in until the person scrolls up,
-    and follows again once they scroll back down (the compositor does it, so following a stream
-    costs nothing per delta).
-
-    Its scrollbar's column is kept from the start (`scrollbar-gutter: stable`): when the first
-    answer overflows the view, the text doesn't jump one column narrower, and what was painted
-    isn't rendered again at that width (every segment a fast first answer had taken, in one
-    frame: 40-90 ms of CPU, benchmarks/bench_callbacks.py).
-    """
-
-    DEFAULT_CSS = "ChatView { scrollbar-gutter: stable; }"
-
-    def __init__(self, max_messages: int = MAX_MESSAGES, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.max_messages = max_messages
-        #: a row kept above the messages (the "earlier messages" one): pruning leaves it
-        self.header: Widget | None = None
-        #: told the conversation index of the prompt a prune cut at (None: prune anywhere)
-        self.on_pruned: Callable[[int], None] | None = None
-        self._arranged_width = 0
-
-    def on_mount(self) -> None:
-        self.anchor()
-
-    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
-        if size.width != self._arranged_width:  # a resize: re-wrap only what is in view
-            self._arranged_width = size.width
-            self._mark_in_view()
-            for child in self.children:  # and lay out in full only what is near it
-                if isinstance(child, AssistantMessage):
-                    child.park()
-        arrangement = super().arrange(size, optimal)
-        chat_parking.unpark_near(arrangement, self.scroll_y, size)
-        return arrangement
-
-    def _mark_in_view(self) -> None:
-        """Tell each answer's segments whether the view showed them (by the last layout): at a
-        new width only those are rendered for the layout, the others get a scaled height and
-        are rendered (and laid out again if need be) when they are painted."""
-        top, bottom = self.scroll_y, self.scroll_y + self.size.height
-        for child in self.children:
-            region = child.virtual_region
-            shown = region.y < bottom and region.bottom > top
-            if isinstance(child, AssistantMessage) and child.parked:
-                shown = False  # its segments were not placed (far from the view)
-            if isinstance(child, MarkdownSegment):
-                child.in_view = shown
-                continue
-            for segment in child.query(MarkdownSegment):
-                y, node = region.y, cast("DOMNode | None", segment)
-                while node is not child and isinstance(node, Widget):  # in a group or not
-                    y += node.virtual_region.y
-                    node = node.parent
-                segment.in_view = shown and y < bottom and y + segment.outer_size.height > top
-
-    async def add(self, widget: Widget) -> Widget:
-        await self.mount(widget)
-        await self._prune()
-        return widget
-
-    def append(self, widget: Widget) -> Widget:
-        """Mount from synchronous code (event listeners); prunes old messages soon after."""
-        self.mount(widget)
-        if len(self.children) >= self.max_messages:
-            self.call_after_refresh(self._prune)
-        return widget
-
-    async def _prune(self) -> None:
-        """Keep the newest `max_messages`; with `on_pruned`, cut at a prompt (whole turns go,
-        and the conversation can page them back in from there). Not while the person has
-        scrolled up to read: what they read stays until they are back at the bottom."""
-        messages = [child for child in self.children if child is not self.header]
-        excess = len(messages) - self.max_messages
-        if excess <= 0 or self.scroll_y < self.max_scroll_y - self.size.height:
-            return
-        cut, index = excess, None
-        if self.on_pruned is not None:
-            for cut in range(excess, len(messages)):
-                if (index := getattr(messages[cut], "turn_index", None)) is not None:
-                    break
-            else:
-                cut = excess  # one turn longer than the cap: cut inside it
-        pruned = messages[:cut]
-        await self.remove_children(pruned)
-        release_render_caches(pruned)
-        if index is not None and self.on_pruned is not None:
-            self.on_pruned(index)
-
-    def trim_offscreen(self) -> int:
-        """Drop the painted lines of messages more than a screen above the view (they are
-        painted again if scrolled to). What a full garbage collection walks is then the lines
-        near the view, not those of every mounted message: measured in bench_long_session.py.
-        Returns how many messages were trimmed."""
-        top = self.scroll_y - self.size.height
-        trimmed = 0
-        for child in self.children:
-            if child.virtual_region.bottom >= top:
-                break
-            trimmed += 1
-            drop_painted_lines(child)
-        return trimmed
-
-
-def drop_painted_lines(widget: Widget) -> None:
-    """Forget the lines `widget` and its children painted: Textual's line cache of each, and a
-    `MarkdownSegment`'s own (painted again if they are shown)."""
-    for node in (widget, *widget.walk_children(Widget, with_self=False)):
-        render_caches.forget_lines(node)
-        if isinstance(node, MarkdownSegment):
-            node.drop_lines()
-
-
-def release_render_caches(widgets: list[Widget]) -> None:
-    """Free what removed widgets rendered, now rather than when the collector gets to them
-    (see `patches/render_caches.py`)."""
-    for widget in widgets:
-        drop_painted_lines(widget)
-    render_caches.forget_removed()

@@ -22,6 +22,8 @@ whose children could add a gutter or a margin to that sum (another stylesheet) i
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.geometry import NULL_SPACING, Region, Size
 from textual.layout import DockArrangeResult
 from textual.widget import Widget
@@ -29,9 +31,34 @@ from textual.widget import Widget
 from agent_tui.ui.widgets.markdown_segment import MarkdownSegment
 
 
-def nothing_placed() -> DockArrangeResult:
-    """A parked answer's arrangement: none of its children."""
-    return DockArrangeResult([], set(), NULL_SPACING)
+class ParkableAnswer(Widget):
+    """An answer that can be parked (`chat.AssistantMessage`): once `finished`, `park` lays it
+    out as its height alone (`content_height`) until the chat unparks it (`unpark_near`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: its segments all written and frozen, no more to come
+        self.finished = False
+        #: laid out as its height alone, its segments not arranged
+        self.parked = False
+
+    def park(self) -> None:
+        """From the next layout on, be laid out as its height alone until unparked (when
+        finished: the segments of an answer still streaming change)."""
+        self.parked = self.finished and self.display
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        if self.parked:
+            return DockArrangeResult([], set(), NULL_SPACING)  # none of its children placed
+        return super().arrange(size, optimal)
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if self.parked:
+            height = content_height(self, container, width)
+            if height is not None:
+                return height
+            self.parked = False  # its children's sum is not its height: laid out as usual
+        return super().get_content_height(container, viewport, width)
 
 
 def unpark_near(arrangement: DockArrangeResult, scroll_y: float, size: Size) -> None:
@@ -43,12 +70,8 @@ def unpark_near(arrangement: DockArrangeResult, scroll_y: float, size: Size) -> 
         window = Region(0, top, size.width, size.height)
         for placement in arrangement.placements:
             answer = placement.widget
-            if _parked(answer) and _near(placement.region, window):
-                answer.parked = False  # type: ignore[attr-defined]
-
-
-def _parked(widget: Widget) -> bool:
-    return getattr(widget, "parked", False) is True
+            if isinstance(answer, ParkableAnswer) and answer.parked:
+                answer.parked = not _near(placement.region, window)
 
 
 def _near(region: Region, window: Region) -> bool:
