@@ -264,3 +264,52 @@ async def test_a_fast_answer_is_rendered_in_its_steps_not_in_its_layouts(
         assert [w for w in measured if w] == []  # (0: measured before the first layout)
         painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
         assert painted == lines(answer, width)
+
+
+async def test_no_collection_starts_inside_the_pumps_rendering(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A young collection that falls due while an answer's views render runs right after, in a
+    callback of its own (on top of the step it made it 10-20 ms longer under load); none is
+    skipped, and what is shown is unchanged."""
+    import gc
+
+    started_inside: list[bool] = []  # per collection: did it start inside a view's update?
+    rendering = [False]
+    original = MarkdownSegment.update
+
+    def spy(self: MarkdownSegment, *args: Any, **kwargs: Any) -> None:
+        rendering[0] = True
+        try:
+            original(self, *args, **kwargs)
+        finally:
+            rendering[0] = False
+
+    def on_collection(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            started_inside.append(rendering[0])
+
+    monkeypatch.setattr(MarkdownSegment, "update", spy)
+    answer = make_answer(12_000, seed=4)
+    threshold = gc.get_threshold()
+    gc.callbacks.append(on_collection)
+    gc.set_threshold(100, 10, threshold[2])  # due in nearly every rendering
+    try:
+        app = ChatApp()
+        async with app.run_test(size=(100, 30)) as pilot:
+            message = AssistantMessage()
+            await app.query_one(ChatView).add(message)
+            for n in range(0, len(answer), 300):
+                message.write(answer[n : n + 300])
+                await pilot.pause()
+            await message.finish()
+            await pilot.pause()
+            segments = list(message.query(MarkdownSegment))
+            width = segments[0].size.width
+            painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
+    finally:
+        gc.set_threshold(*threshold)
+        gc.callbacks.remove(on_collection)
+    assert gc.isenabled()
+    assert len(started_inside) > 10 and not any(started_inside)
+    assert painted == lines(answer, width)

@@ -35,6 +35,7 @@ from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Static
 
+from agent_tui.ui.collect_after import collections_after
 from agent_tui.ui.widgets.chat_parking import ParkableAnswer
 from agent_tui.ui.widgets.chat_view import (
     MAX_MESSAGES,
@@ -152,9 +153,10 @@ class AssistantMessage(ParkableAnswer):
                 settled = self._open[:cut]
                 width = self._width()
                 lead = self._lead(True, bool(self._frozen))
-                self._settled_view.update(settled, width=width, **lead)
                 live = self._lead(not settled, bool(self._frozen or settled))
-                self._live_view.update(self._open[cut:], width=width, **live)
+                with collections_after():  # one due runs after this step's rendering
+                    self._settled_view.update(settled, width=width, **lead)
+                    self._live_view.update(self._open[cut:], width=width, **live)
             if self._done and not self._pending:
                 break
             if self._pending:  # a backlog (a fast stream): the next step after this paint
@@ -219,8 +221,9 @@ class AssistantMessage(ParkableAnswer):
                 await self.mount(group, before=self._settled_view)
             room = GROUP_SEGMENTS - len(group.children)
             mounting = group.mount_all(segments[:room])  # styled now, mounted once awaited
-            for segment in segments[:room] if width else ():
-                segment.paint_ahead(width)
+            with collections_after():
+                for segment in segments[:room] if width else ():
+                    segment.paint_ahead(width)
             await mounting
             segments = segments[room:]
 
@@ -269,7 +272,9 @@ class AssistantMessage(ParkableAnswer):
         release_render_caches([self._settled_view])
         if self._open.strip() or note is not None:
             self._live_view.pieces = self._pieces  # the settled blocks' lines are rendered
-            self._live_view.update(self._open, note=note, **self._lead(True, bool(self._frozen)))
+            lead = self._lead(True, bool(self._frozen))
+            with collections_after():
+                self._live_view.update(self._open, note=note, **lead)
             self._live_view.set_classes("segment final")
         elif self._frozen:
             await self._live_view.remove()
