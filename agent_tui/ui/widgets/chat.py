@@ -10,7 +10,9 @@ and rendered again (measured in `benchmarks/`, see BENCHMARKS.md), so:
   are frozen into a segment painted from those lines; so each update renders little;
 - a fast stream is taken `INTAKE_CHARS` a step, with the screen's paint between steps: no step,
   and no layout, renders much however fast the text comes (no callback over 30 ms of CPU,
-  benchmarks/bench_callbacks.py);
+  benchmarks/bench_callbacks.py); each step renders at the width the answer is (or, before its
+  first layout, will be) laid out at, so layouts find its lines measured; no collection starts
+  inside a step's rendering (`collect_after`);
 - frozen segments sit in groups of `GROUP_SEGMENTS`: a layout measures a few groups, not every
   segment, so streaming stays linear however long the answer gets;
 - after a resize, only the segments the view showed are rendered for the layout; the others get
