@@ -5,6 +5,7 @@ when scrolled to; a parked answer is never painted; parking doesn't move anythin
 from __future__ import annotations
 
 import io
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,6 +18,10 @@ from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, MarkdownSegmen
 
 
 class ChatApp(App[None]):
+    CSS_PATH = [
+        Path(chat.__file__).parent.parent / "styles" / "app.tcss"
+    ]  # answers as tall as their text
+
     def compose(self) -> ComposeResult:
         yield ChatView()
 
@@ -46,6 +51,24 @@ def placed(widget: Any) -> bool:
     return bool(widget.region.area)
 
 
+def groups(answer: AssistantMessage) -> list[chat.SegmentGroup]:
+    return list(answer.query_children(chat.SegmentGroup))
+
+
+def in_view(view: ChatView, widgets: list[Any]) -> list[Any]:
+    """Those of `widgets` the view shows (by their place in the chat's virtual space)."""
+    top, bottom = view.scroll_y, view.scroll_y + view.size.height
+    shown = []
+    for widget in widgets:
+        y, node = 0, widget
+        while node is not view:
+            y += node.virtual_region.y
+            node = node.parent
+        if y < bottom and y + widget.outer_size.height > top:
+            shown.append(widget)
+    return shown
+
+
 async def chat_of_answers(app: App[None], pilot: Any, count: int) -> list[AssistantMessage]:
     view = app.query_one(ChatView)
     answers = []
@@ -73,7 +96,10 @@ async def resized(pilot: Any, view: ChatView, width: int, height: int) -> int:
     await pilot.resize_terminal(width, height)
     await wait_for(pilot, lambda: view.outer_size == (width, height))
     await pilot.pause()
-    return view.scrollable_content_region.width - AssistantMessage().styles.gutter.width
+    return (
+        view.scrollable_content_region.width
+        - view.query(AssistantMessage).first().styles.gutter.width
+    )
 
 
 @pytest.mark.usefixtures("short_segments")
@@ -88,7 +114,9 @@ async def test_after_resizes_every_answer_is_whole_at_the_new_width_when_scrolle
         parked = [answer.parked for answer in answers]
         assert parked[0] and not parked[-1]  # far above the view: parked; the view's: not
         assert not any(placed(segment) for segment in segments(answers[0]))
-        assert all(placed(segment) for segment in segments(answers[-1]))
+        last = answers[-1]  # partly in view: its groups far from the view stay parked
+        assert [group.parked for group in groups(last)][:2] == [True, False]
+        assert all(placed(segment) for segment in in_view(view, segments(last)))
         for n, answer in enumerate(answers):
             answer.scroll_visible(animate=False, top=True)
             await wait_for(pilot, lambda a=answer: not a.parked)  # type: ignore[misc]
@@ -109,15 +137,15 @@ async def test_after_resizes_every_answer_is_whole_at_the_new_width_when_scrolle
 async def test_a_parked_answer_is_never_painted(monkeypatch: pytest.MonkeyPatch) -> None:
     """Jumping straight to the top after a resize unparks the answers there in the layout
     before that frame, so no frame shows a parked (blank) answer."""
-    painted_parked: list[AssistantMessage] = []
-    render_line = AssistantMessage.render_line
+    painted_parked: list[Any] = []
+    for kind in (AssistantMessage, chat.SegmentGroup):  # an answer or a group of its segments
 
-    def spy(self: AssistantMessage, y: int) -> Any:
-        if self.parked:
-            painted_parked.append(self)
-        return render_line(self, y)
+        def spy(self: Any, y: int, render_line: Any = kind.render_line) -> Any:
+            if self.parked:
+                painted_parked.append(self)
+            return render_line(self, y)
 
-    monkeypatch.setattr(AssistantMessage, "render_line", spy)
+        monkeypatch.setattr(kind, "render_line", spy)
     app = ChatApp()
     async with app.run_test(size=(100, 30)) as pilot:
         view = app.query_one(ChatView)
@@ -127,7 +155,7 @@ async def test_a_parked_answer_is_never_painted(monkeypatch: pytest.MonkeyPatch)
         view.scroll_home(animate=False)
         await wait_for(pilot, lambda: all(placed(s) for s in segments(answers[0])[:2]))
         assert not answers[0].parked and segments(answers[0])[0]._renders  # painted
-        for _ in range(3):
+        for _ in range(12):  # through answers partly parked (their groups far from the view)
             view.scroll_page_down(animate=False)
             await pilot.pause()
         view.scroll_end(animate=False)
@@ -161,7 +189,10 @@ async def test_scrolling_near_a_parked_answer_unparks_it_without_moving_anything
     async with app.run_test(size=(100, 30)) as pilot:
         view = app.query_one(ChatView)
         answers = await chat_of_answers(app, pilot, 8)
+        # back to a width every segment was rendered at: no height is estimated (an estimated
+        # one is corrected when painted, which may move what follows: that is not parking)
         await resized(pilot, view, 60, 30)
+        await resized(pilot, view, 100, 30)
         parked = [answer for answer in answers if answer.parked]
         assert parked
         nearest = parked[-1]  # the closest to the view, above it
@@ -170,7 +201,15 @@ async def test_scrolling_near_a_parked_answer_unparks_it_without_moving_anything
         # scroll up until it is within a view's height, but not yet in view
         view.scroll_to(y=nearest.virtual_region.bottom + view.size.height // 2, animate=False)
         await wait_for(pilot, lambda: not nearest.parked)
-        assert all(placed(segment) for segment in segments(nearest))
+        assert placed(segments(nearest)[-1])  # its end, near the view
+        group_tops = [group.virtual_region.y for group in groups(nearest)]
+        assert groups(nearest)[0].parked  # its start, far from it
+        assert [answer.virtual_region.y for answer in answers] == tops
+        # on up to its first group: unparked, and again nothing moves
+        first = groups(nearest)[0]
+        view.scroll_to(y=nearest.virtual_region.y + first.virtual_region.bottom, animate=False)
+        await wait_for(pilot, lambda: not first.parked and placed(segments(nearest)[0]))
+        assert [group.virtual_region.y for group in groups(nearest)] == group_tops
         assert [answer.virtual_region.y for answer in answers] == tops
         assert view.virtual_size.height == total
 
@@ -187,6 +226,7 @@ async def test_an_answer_still_streaming_is_never_parked() -> None:
         view.scroll_end(animate=False)
         await resized(pilot, view, 60, 24)
         assert not streaming.parked
+        assert groups(streaming) and not any(group.parked for group in groups(streaming))
         streaming.write("The end.\n")
         await streaming.finish()
         assert streaming.text.endswith("The end.\n")

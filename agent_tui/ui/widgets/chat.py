@@ -38,7 +38,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from agent_tui.ui.collect_after import collections_after
-from agent_tui.ui.widgets.chat_parking import ParkableAnswer
+from agent_tui.ui.widgets.chat_parking import Parkable, ParkableAnswer
 from agent_tui.ui.widgets.chat_view import (
     MAX_MESSAGES,
     ChatView,
@@ -90,8 +90,9 @@ class NoticeMessage(Static):
         self.text = text
 
 
-class SegmentGroup(Widget):
-    """Some frozen segments of an answer, one after the other (see `_mount_frozen`)."""
+class SegmentGroup(Parkable):
+    """Some frozen segments of an answer, one after the other (see `_mount_frozen`); parked
+    with its answer when far from the view (`chat_parking`)."""
 
     DEFAULT_CSS = "SegmentGroup { height: auto; layout: vertical; }"
 

@@ -31,21 +31,14 @@ from textual.widget import Widget
 from agent_tui.ui.widgets.markdown_segment import MarkdownSegment
 
 
-class ParkableAnswer(Widget):
-    """An answer that can be parked (`chat.AssistantMessage`): once `finished`, `park` lays it
-    out as its height alone (`content_height`) until the chat unparks it (`unpark_near`)."""
+class Parkable(Widget):
+    """A widget that can be laid out as its height alone (`content_height`), its children not
+    arranged, while `parked`: a finished answer, or one of its groups of segments."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        #: its segments all written and frozen, no more to come
-        self.finished = False
-        #: laid out as its height alone, its segments not arranged
+        #: laid out as its height alone, its children not arranged
         self.parked = False
-
-    def park(self) -> None:
-        """From the next layout on, be laid out as its height alone until unparked (when
-        finished: the segments of an answer still streaming change)."""
-        self.parked = self.finished and self.display
 
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         if self.parked:
@@ -61,17 +54,58 @@ class ParkableAnswer(Widget):
         return super().get_content_height(container, viewport, width)
 
 
+class ParkableAnswer(Parkable):
+    """An answer that can be parked (`chat.AssistantMessage`): once `finished`, `park` lays it
+    out as its height alone until the chat unparks it (`unpark_near`); its groups of segments
+    (`chat.SegmentGroup`) are parked with it, and stay parked while it is unparked until they
+    come near the view: an answer partly in view lays out only its groups near the view."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: its segments all written and frozen, no more to come
+        self.finished = False
+        #: where the view will be, in its own content's space (set by `unpark_near`)
+        self._windows: list[Region] = []
+
+    def park(self) -> None:
+        """From the next layout on, be laid out as its height alone until unparked (when
+        finished: the segments of an answer still streaming change), its groups too."""
+        self.parked = self.finished and self.display
+        if self.parked:
+            for child in self.children:
+                if isinstance(child, Parkable) and child.display:
+                    child.parked = True
+
+    def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
+        arrangement = super().arrange(size, optimal)
+        for placement in arrangement.placements if self._windows else ():
+            group = placement.widget
+            if isinstance(group, Parkable) and group.parked:
+                group.parked = not any(_near(placement.region, w) for w in self._windows)
+        return arrangement
+
+
 def unpark_near(arrangement: DockArrangeResult, scroll_y: float, size: Size) -> None:
     """Unpark the answers `arrangement` (the chat's, at `size`) places near where the view will
     be: at the bottom if it follows the chat, else where it was (`scroll_y`, as far down as the
-    chat now goes). Their children are then arranged, in the same layout."""
+    chat now goes). Their children are then arranged, in the same layout, and of those their
+    groups near that place are unparked (`ParkableAnswer.arrange`)."""
     bottom = max(0, arrangement.total_region.bottom - size.height)
-    for top in {bottom, min(round(scroll_y), bottom)}:
-        window = Region(0, top, size.width, size.height)
-        for placement in arrangement.placements:
-            answer = placement.widget
-            if isinstance(answer, ParkableAnswer) and answer.parked:
-                answer.parked = not _near(placement.region, window)
+    windows = [
+        Region(0, top, size.width, size.height) for top in {bottom, min(round(scroll_y), bottom)}
+    ]
+    for placement in arrangement.placements:
+        answer = placement.widget
+        if not isinstance(answer, ParkableAnswer):
+            continue
+        region = placement.region
+        near = [window for window in windows if _near(region, window)]
+        if answer.parked:
+            answer.parked = not near
+        gutter = answer.styles.gutter
+        answer._windows = [
+            window.translate((-region.x - gutter.left, -region.y - gutter.top)) for window in near
+        ]
 
 
 def _near(region: Region, window: Region) -> bool:

@@ -12,7 +12,7 @@ from textual.widget import Widget
 
 from agent_tui.ui.patches import render_caches
 from agent_tui.ui.widgets import chat_parking
-from agent_tui.ui.widgets.chat_parking import ParkableAnswer
+from agent_tui.ui.widgets.chat_parking import Parkable, ParkableAnswer
 from agent_tui.ui.widgets.markdown_segment import MarkdownSegment
 
 if TYPE_CHECKING:
@@ -77,11 +77,12 @@ class ChatView(VerticalScroll):
                 child.in_view = shown
                 continue
             for segment in child.query(MarkdownSegment):
-                y, node = region.y, cast("DOMNode | None", segment)
+                y, node, placed = region.y, cast("DOMNode | None", segment), shown
                 while node is not child and isinstance(node, Widget):  # in a group or not
                     y += node.virtual_region.y
+                    placed = placed and not (isinstance(node, Parkable) and node.parked)
                     node = node.parent
-                segment.in_view = shown and y < bottom and y + segment.outer_size.height > top
+                segment.in_view = placed and y < bottom and y + segment.outer_size.height > top
 
     async def add(self, widget: Widget) -> Widget:
         await self.mount(widget)
