@@ -35,20 +35,23 @@ async def test_the_side_pane_has_its_width_class_when_it_is_composed(
         assert app.query_one("#side").display is not narrow
 
 
-async def test_a_resize_across_the_width_restyles_the_side_pane_not_the_screen(
+async def test_a_resize_across_the_width_restyles_the_side_pane_alone(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Textual's breakpoints put the width class on the screen, and styled every widget again
-    on each resize across it; only the side pane needs it. A resize while a dialog covers the
-    main screen is caught up with when the screen is back."""
+    on each resize across it; only the side pane needs it (itself: not its widgets). A resize
+    while a dialog covers the main screen is caught up with when the screen is back."""
+    from textual.css.stylesheet import Stylesheet
+
     restyled: list[Any] = []
-    update_styles = AgentApp.update_styles
+    update_nodes = Stylesheet.update_nodes
 
-    def spied(self: AgentApp, node: Any = None, **kwargs: Any) -> None:
-        restyled.append(node)
-        update_styles(self, node, **kwargs)
+    def spied(self: Stylesheet, nodes: Any, **kwargs: Any) -> None:
+        nodes = list(nodes)
+        restyled.extend(nodes)
+        update_nodes(self, nodes, **kwargs)
 
-    monkeypatch.setattr(AgentApp, "update_styles", spied)
+    monkeypatch.setattr(Stylesheet, "update_nodes", spied)
     app = AgentApp(Options(cwd=tmp_path), record=False)
     async with app.run_test(size=(130, 30)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
@@ -57,7 +60,8 @@ async def test_a_resize_across_the_width_restyles_the_side_pane_not_the_screen(
         restyled.clear()
         await pilot.resize_terminal(90, 30)
         await wait_for(pilot, lambda: not side.display)
-        assert main not in restyled and side in restyled
+        assert restyled == [side]  # not the screen, nor the pane's own widgets
+        assert side.children and all(child.styles.display == "block" for child in side.children)
         await pilot.resize_terminal(120, 30)
         await wait_for(pilot, lambda: side.display)
         await pilot.press("f1")  # the help screen covers the main one
@@ -145,3 +149,18 @@ async def test_the_bars_above_the_prompt_come_when_needed_and_stack_in_order(
         await pilot.pause()
         ids = [w.id for w in app.screen.children if w.id in ("queued", "slash-hints", "prompt")]
         assert ids == ["queued", "slash-hints", "prompt"]
+
+
+def test_no_rule_styles_the_side_pane_s_widgets_by_its_width_class() -> None:
+    """`MainScreen._fit_width` styles the pane alone again when its `-narrow` class changes:
+    that is exact only while no rule selects by that class anything but the pane itself."""
+    import re
+
+    from agent_tui.ui.app import STYLES
+
+    found = []
+    for sheet in STYLES.glob("*.tcss"):
+        css = re.sub(r"/\*.*?\*/", "", sheet.read_text(), flags=re.S)
+        for selectors in re.findall(r"([^{}]+)\{", css):
+            found += [s.split() for s in selectors.split(",") if "-narrow" in s]
+    assert found and all(selector[-1] == "#side.-narrow" for selector in found), found

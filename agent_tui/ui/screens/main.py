@@ -89,10 +89,17 @@ class MainScreen(Screen[None]):
     def _fit_width(self, width: int) -> None:
         """Below `NARROW_BELOW` columns the side pane yields (ctrl+t still shows it). Only the
         pane's class changes: a class on the screen (Textual's breakpoints) styled every widget
-        of the chat again on each resize across it, ~20 ms with a long answer on screen."""
+        of the chat again on each resize across it, ~20 ms with a long answer on screen. And
+        only the pane itself is styled again, not its widgets (the tool blocks: 3-7 ms in the
+        resize's callback): no rule styles them by it (`#side.-narrow` alone, app.tcss; see
+        tests/ui/test_first_frame.py)."""
         side = self.query("#side")
-        if side:
-            side.first().set_class(bool(self._side_class(width)), "-narrow")
+        if not side:
+            return
+        pane, narrow = side.first(), bool(self._side_class(width))
+        if pane.has_class("-narrow") != narrow:
+            pane.set_class(narrow, "-narrow", update=False)
+            self.app.stylesheet.update_nodes([pane], animate=True)
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit_width(event.size.width)
