@@ -8,8 +8,10 @@ event-loop callback (benchmarks/bench_callbacks.py). So at a width change every 
 is parked first: its height at the new width is the sum of its segments' heights — known, or
 scaled as `MarkdownSegment` estimates them, the very figures its own layout would find — and its
 children are left out of the arrangement. The answers the layout then finds within a view's
-height of the view are unparked before their children are arranged, so only those are laid out
-in full; the others cost one widget each.
+height of the view are unparked before their children are arranged; of those, only the groups
+of segments (`chat.SegmentGroup`) within a view's height of it are unparked in turn (a 25 KB
+answer is ~15 widgets: the one partly in view lays out only its part near the view). The others
+cost one widget each.
 
 A parked answer is never painted parked: what is shown changes by a layout or a scroll, and each
 places the chat's children through `ChatView.arrange` (a scroll too: Textual places the widgets
