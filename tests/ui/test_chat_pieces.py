@@ -55,6 +55,17 @@ def make_answer(size: int, seed: int) -> str:
     return "".join(parts)
 
 
+async def streamed(app: Any, pilot: Any, answer: str, step: int) -> AssistantMessage:
+    """A new answer in the chat, `answer` written into it `step` characters at a time with a
+    frame between writes (not finished: the caller finishes it)."""
+    message = AssistantMessage()
+    await app.query_one(ChatView).add(message)
+    for n in range(0, len(answer), step):
+        message.write(answer[n : n + step])
+        await pilot.pause()
+    return message
+
+
 def texts() -> list[str]:
     rng = random.Random(5)
     mixed = ["\n\n".join(rng.choice(BLOCKS) for _ in range(8)) + "\n" for _ in range(60)]
@@ -99,11 +110,7 @@ async def test_each_block_is_rendered_once_while_it_streams(
     answer = "".join(f"Paragraph {n} says something about step {n}.\n\n" for n in range(60))
     app = ChatApp()
     async with app.run_test(size=(80, 30)) as pilot:
-        message = AssistantMessage()
-        await app.query_one(ChatView).add(message)
-        for n in range(0, len(answer), 23):
-            message.write(answer[n : n + 23])
-            await pilot.pause()
+        message = await streamed(app, pilot, answer, 23)
         await message.finish()
         await pilot.pause()
         segments = list(message.query(MarkdownSegment))
@@ -155,11 +162,7 @@ async def test_frozen_segments_are_grouped_and_keep_their_order(
     answer = make_answer(20_000, seed=3)
     app = ChatApp()
     async with app.run_test(size=(100, 30)) as pilot:
-        message = AssistantMessage()
-        await app.query_one(ChatView).add(message)
-        for n in range(0, len(answer), 500):
-            message.write(answer[n : n + 500])
-            await pilot.pause()
+        message = await streamed(app, pilot, answer, 500)
         groups = list(message.query_children(chat.SegmentGroup))
         assert len(groups) > 2
         assert all(0 < len(g.children) <= chat.GROUP_SEGMENTS for g in groups)
@@ -297,11 +300,7 @@ async def test_no_collection_starts_inside_the_pumps_rendering(
     try:
         app = ChatApp()
         async with app.run_test(size=(100, 30)) as pilot:
-            message = AssistantMessage()
-            await app.query_one(ChatView).add(message)
-            for n in range(0, len(answer), 300):
-                message.write(answer[n : n + 300])
-                await pilot.pause()
+            message = await streamed(app, pilot, answer, 300)
             await message.finish()
             await pilot.pause()
             segments = list(message.query(MarkdownSegment))
