@@ -9,8 +9,9 @@ allocation that found it due would have run it: the young generation, or the mid
 when its turn has come, never a full one (`startup.gc_tuning` leaves those to idle moments).
 Nothing is collected later than that one turn of the loop.
 
-The resize's own hold is `patches/screen_resize_once.py`; each leaves the collector alone while
-the other holds it (the collector is disabled then).
+A resize holds it too, from its layout until its paint has run (`patches/screen_resize_once.py`),
+through the same `hold` and `release`: the collector runs again once every hold is released,
+and a collector someone else switched off is left off.
 """
 
 from __future__ import annotations
@@ -20,31 +21,46 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-_held: list[bool] = []  # one entry while this module holds the collector
+#: holds not yet released (`hold`): the collector is off while there are any
+_holds: list[object] = []
+
+
+def hold(owner: object) -> bool:
+    """Keep collections from starting until `release`: False (nothing held) when the collector
+    was switched off by someone else, who will switch it on again. Only in the event loop's
+    thread."""
+    if not _holds and not gc.isenabled():
+        return False
+    gc.disable()
+    _holds.append(owner)
+    return True
+
+
+def release(owner: object) -> None:
+    """End `owner`'s hold; once none is left, give the collector back and run the collection
+    that fell due meanwhile, if one did, as the allocation that found it due would have run it:
+    the young generation, or the middle one too when its turn has come."""
+    if owner not in _holds:
+        return
+    _holds.remove(owner)
+    if _holds:
+        return  # another hold is still on
+    gc.enable()
+    (young, middle, _), (young_count, middle_count, _) = gc.get_threshold(), gc.get_count()
+    if young and young_count > young:
+        gc.collect(1 if middle and middle_count > middle else 0)
 
 
 @contextmanager
 def collections_after() -> Iterator[None]:
     """Run the block with no collection starting inside it; one that falls due runs right
     after, in a callback of its own. Only in the event loop's thread."""
-    if _held or not gc.isenabled():  # held already (here, or by someone who will release it)
+    loop = asyncio.get_running_loop()
+    owner = object()
+    if not hold(owner):
         yield
         return
-    loop = asyncio.get_running_loop()
-    gc.disable()
-    _held.append(True)
     try:
         yield
     finally:
-        loop.call_soon(collect_due)
-
-
-def collect_due() -> None:
-    """Give the collector back, and run the collection that fell due meanwhile, if one did."""
-    if not _held:
-        return
-    _held.clear()
-    gc.enable()
-    (young, middle, _), (young_count, middle_count, _) = gc.get_threshold(), gc.get_count()
-    if young and young_count > young:
-        gc.collect(1 if middle and middle_count > middle else 0)
+        loop.call_soon(release, owner)

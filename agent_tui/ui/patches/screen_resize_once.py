@@ -13,8 +13,9 @@ same task step, its message queue being non-empty), so a resize's layout and its
 15-30 ms of CPU with a long chat on screen) are two callbacks, not one of 40-60 ms. Nothing is
 painted in between: the screen shows the old frame until the new one is painted.
 
-No garbage collection starts inside that layout or that paint: a young collection that falls due
-there runs in a callback of its own right after the paint (`_collect_due`), not on top of them (a
+No garbage collection starts inside that layout or that paint: the resize holds the collector
+(`collect_after.hold`) until its paint has run, and a young collection that fell due meanwhile
+runs in a callback of its own right after it (`collect_after.release`), not on top of them (a
 gen-1 collection, 10-25 ms of CPU under load, made a 15-20 ms paint a 36 ms callback in
 bench_callbacks.py). Nothing is collected later than one frame.
 
@@ -25,7 +26,6 @@ Upstream: in `Screen._screen_resized`, return early when `size == self._composit
 from __future__ import annotations
 
 import asyncio
-import gc
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -33,6 +33,7 @@ from typing import Any
 from textual.geometry import Size
 from textual.screen import Screen
 
+from agent_tui.ui import collect_after
 from agent_tui.ui.patches import Patch, fits
 
 PATCH = Patch(
@@ -47,8 +48,6 @@ PATCH = Patch(
 
 _original = Screen._screen_resized
 _applied: list[Callable[..., Any]] = []
-#: resizes whose paint hasn't run yet: collections wait for them (the ones this module paused)
-_holding: list[object] = []
 
 
 def _screen_resized(self: Screen[Any], size: Size) -> None:
@@ -56,9 +55,8 @@ def _screen_resized(self: Screen[Any], size: Size) -> None:
         return  # laid out at this size just now: the screen's own Resize, coming back
     app = self.app
     paints: list[Callable[[], Any]] = []
-    if gc.isenabled() or _holding:
-        gc.disable()
-        _holding.append(self)
+    held = object()  # this resize's hold on the collector, until its paint has run
+    collect_after.hold(held)
 
     def defer(callback: Callable[[], Any], *args: Any, **kwargs: Any) -> bool:
         paints.append(partial(callback, *args, **kwargs))
@@ -75,7 +73,7 @@ def _screen_resized(self: Screen[Any], size: Size) -> None:
         for paint in paints:
             loop.call_soon(_paint, app, paint)
     finally:
-        loop.call_soon(_collect_due)  # after the paints
+        loop.call_soon(collect_after.release, held)  # after the paints
 
 
 def _paint(app: Any, paint: Callable[[], Any]) -> None:
@@ -83,21 +81,6 @@ def _paint(app: Any, paint: Callable[[], Any]) -> None:
         paint()
     except Exception as error:  # as Textual's own message loop would
         app._handle_exception(error)
-
-
-def _collect_due() -> None:
-    """The resize's paint has run: collections go on, and one that fell due meanwhile runs now,
-    as the allocation that found it due would have run it (the young generation, or the middle
-    one too when its turn has come; never a full one: see `startup.gc_tuning`)."""
-    if not _holding:
-        return
-    _holding.pop()
-    if _holding:
-        return  # another resize's paint is still to come
-    gc.enable()
-    (young, middle, _), (young_count, middle_count, _) = gc.get_threshold(), gc.get_count()
-    if young and young_count > young:
-        gc.collect(1 if middle and middle_count > middle else 0)
 
 
 def apply() -> bool:
