@@ -29,6 +29,19 @@ def first_frame():
     os._exit(0)
 """
 
+# Each probe of ours starts as the command line does (`cli.main`): the dataclass code cache
+# installed, then the collector's start-up settings, before and after the UI is imported.
+AS_THE_CLI = """
+from agent_tui import dataclass_code_cache, paths
+dataclass_code_cache.install(paths.cache_dir())  # as the command line does (cli.main)
+from agent_tui.runtime import Options
+from agent_tui.ui.startup.gc_tuning import for_startup
+for_startup()  # as the command line does, before the UI is imported
+from agent_tui.ui.app import AgentApp
+from agent_tui.ui.startup.gc_tuning import freeze_imports
+freeze_imports()  # as the command line does, once the UI is imported
+"""
+
 BARE = (
     FIRST_FRAME
     + """
@@ -48,14 +61,9 @@ Bare().run(headless=True)
 AGENT = (
     FIRST_FRAME
     + """
-from agent_tui import dataclass_code_cache, paths
-dataclass_code_cache.install(paths.cache_dir())  # as the command line does (cli.main)
-from agent_tui.runtime import Options
-from agent_tui.ui.startup.gc_tuning import for_startup
-for_startup()  # as the command line does, before the UI is imported
-from agent_tui.ui.app import AgentApp
-from agent_tui.ui.startup.gc_tuning import freeze_imports
-freeze_imports()  # as the command line does, once the UI is imported
+"""
+    + AS_THE_CLI
+    + """
 
 class Probe(AgentApp):
     def main_mounted(self):
@@ -74,14 +82,9 @@ Probe(Options(offline=True), tune_collector=True).run(headless=True)
 INTERACTIVE = (
     FIRST_FRAME
     + """
-from agent_tui import dataclass_code_cache, paths
-dataclass_code_cache.install(paths.cache_dir())  # as the command line does (cli.main)
-from agent_tui.runtime import Options
-from agent_tui.ui.startup.gc_tuning import for_startup
-for_startup()  # as the command line does, before the UI is imported
-from agent_tui.ui.app import AgentApp
-from agent_tui.ui.startup.gc_tuning import freeze_imports
-freeze_imports()  # as the command line does, once the UI is imported
+"""
+    + AS_THE_CLI
+    + """
 
 class Probe(AgentApp):
     def __init__(self, *args, **kwargs):
@@ -102,16 +105,12 @@ Probe(Options(offline=True), tune_collector=True).run(headless=True)
 # A whole start, until the app has kept its parsed stylesheets (`css_cache`) and its dataclasses'
 # compiled code (`dataclass_code_cache`) for the next one, as every start after a person's first
 # does.
-SETTLED = """
+SETTLED = (
+    """
 import os
-from agent_tui import dataclass_code_cache, paths
-dataclass_code_cache.install(paths.cache_dir())  # as the command line does (cli.main)
-from agent_tui.runtime import Options
-from agent_tui.ui.startup.gc_tuning import for_startup
-for_startup()  # as the command line does, before the UI is imported
-from agent_tui.ui.app import AgentApp
-from agent_tui.ui.startup.gc_tuning import freeze_imports
-freeze_imports()  # as the command line does, once the UI is imported
+"""
+    + AS_THE_CLI
+    + """
 
 class Probe(AgentApp):
     def __init__(self, *args, **kwargs):
@@ -126,6 +125,7 @@ class Probe(AgentApp):
 
 Probe(Options(offline=True), tune_collector=True).run(headless=True)
 """
+)
 
 
 # A resumed session (`--resume ID`, the id in argv): the moment its history is on screen, the
@@ -134,14 +134,9 @@ RESUMED = (
     FIRST_FRAME
     + """
 import sys
-from agent_tui import dataclass_code_cache, paths
-dataclass_code_cache.install(paths.cache_dir())  # as the command line does (cli.main)
-from agent_tui.runtime import Options
-from agent_tui.ui.startup.gc_tuning import for_startup
-for_startup()  # as the command line does, before the UI is imported
-from agent_tui.ui.app import AgentApp
-from agent_tui.ui.startup.gc_tuning import freeze_imports
-freeze_imports()  # as the command line does, once the UI is imported
+"""
+    + AS_THE_CLI
+    + """
 from agent_tui.ui.controllers.sessions import Sessions
 
 class Shown(Sessions):
