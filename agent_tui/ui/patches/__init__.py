@@ -34,6 +34,7 @@ MODULES = (
     "geometry_caches",
     "css_parse_memo",
     "screen_resize_once",
+    "dimmed_background",
 )
 
 
