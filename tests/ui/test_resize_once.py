@@ -127,7 +127,7 @@ async def test_no_collection_starts_inside_a_resize_s_layout_or_paint(
     collected: list[int] = []
     kept: list[list[object]] = []
     original = screen_resize_once._original
-    paint = screen_resize_once._paint
+    paint = screen_resize_once._Paint.paint
 
     def laid_out(screen: Screen[Any], size: Any) -> None:
         inside.append("layout")
@@ -137,10 +137,10 @@ async def test_no_collection_starts_inside_a_resize_s_layout_or_paint(
         finally:
             inside.remove("layout")
 
-    def painted(app: Any, callback: Any) -> None:  # the resize's own paint
+    def painted(self: Any) -> None:  # the resize's own paint
         inside.append("paint")
         try:
-            paint(app, callback)
+            paint(self)
         finally:
             inside.remove("paint")
 
@@ -151,7 +151,7 @@ async def test_no_collection_starts_inside_a_resize_s_layout_or_paint(
                 collected_inside.append(inside[-1])
 
     monkeypatch.setattr(screen_resize_once, "_original", laid_out)
-    monkeypatch.setattr(screen_resize_once, "_paint", painted)
+    monkeypatch.setattr(screen_resize_once._Paint, "paint", painted)
     thresholds = gc.get_threshold()
     app = Panes()
     try:
@@ -170,3 +170,75 @@ async def test_no_collection_starts_inside_a_resize_s_layout_or_paint(
             gc.callbacks.remove(on_gc)
         gc.set_threshold(*thresholds)
     assert gc.isenabled()
+
+
+async def chat_on_screen(pilot: Any) -> Any:
+    from agent_tui.ui.widgets.chat import ChatView
+    from tests.ui.test_chat_parking import chat_of_answers
+
+    await chat_of_answers(pilot.app, pilot, 4)
+    await pilot.pause()
+    return pilot.app.query_one(ChatView)
+
+
+async def test_a_resize_s_paint_renders_nothing_its_callbacks_before_did_not(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The lines of what the new layout shows are rendered in callbacks between the layout and
+    the paint (each of bounded CPU), none of which shows a frame; the paint renders no line
+    itself, it composes the frame from them."""
+    from textual._styles_cache import StylesCache
+
+    from tests.ui.test_chat_parking import ChatApp
+
+    assert screen_resize_once.apply()
+    monkeypatch.setattr(screen_resize_once, "PREPARE_BUDGET_S", 0.0)  # a widget a callback
+    events: list[str] = []
+    original = screen_resize_once._original
+    render_line = StylesCache.render_line
+    prepare = screen_resize_once._Paint.prepare
+    paint = screen_resize_once._Paint.paint
+
+    def laid_out(screen: Screen[Any], size: Any) -> None:
+        events.append("layout")
+        original(screen, size)
+
+    def rendered(cache: StylesCache, *args: Any) -> Any:
+        events.append("render")
+        return render_line(cache, *args)
+
+    def prepared(self: Any) -> None:
+        events.append("prepare")
+        prepare(self)
+
+    def painted(self: Any) -> None:
+        events.append("paint")
+        paint(self)
+        events.append("painted")
+
+    app = ChatApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = await chat_on_screen(pilot)
+        display = app._display
+
+        def displayed(screen: Any, renderable: Any) -> None:
+            events.append("display")
+            display(screen, renderable)
+
+        monkeypatch.setattr(screen_resize_once, "_original", laid_out)
+        monkeypatch.setattr(StylesCache, "render_line", rendered)
+        monkeypatch.setattr(screen_resize_once._Paint, "prepare", prepared)
+        monkeypatch.setattr(screen_resize_once._Paint, "paint", painted)
+        monkeypatch.setattr(app, "_display", displayed)
+        for size in [(70, 24), (140, 40)]:
+            events.clear()
+            await pilot.resize_terminal(*size)
+            await wait_for(pilot, lambda: "painted" in events)
+            await pilot.pause()
+            start = events.index("layout")
+            inside = events[events.index("paint") : events.index("painted")]
+            assert "render" in events[start : events.index("paint")]
+            assert "render" not in inside and "display" in inside
+            assert "display" not in events[start : events.index("paint")]
+            assert 1 < events.count("prepare") <= screen_resize_once.PREPARE_STEPS
+            assert view.outer_size == size

@@ -1,4 +1,4 @@
-"""One layout per terminal resize, not two, and its paint in a callback of its own:
+"""One layout per terminal resize, not two, and its paint split over callbacks of their own:
 `Screen._screen_resized` (Textual 8.2.8).
 
 A screen lays itself out when the terminal's size changes (`Screen._on_resize`). That layout sends
@@ -8,10 +8,17 @@ on screen the second, identical reflow is 70–160 ms of CPU (bench_callbacks.py
 method skips a layout when the screen's compositor is already at that size and no widget waits
 for one; every other call (a new size, widgets that asked for a layout) runs as Textual's, in a
 batch (`App.batch_update`), where `Screen._refresh_layout` leaves its paint to a `call_later`.
-That paint is run from the event loop's next turn (the screen's `call_later` would run it in the
-same task step, its message queue being non-empty), so a resize's layout and its paint (each
-15-30 ms of CPU with a long chat on screen) are two callbacks, not one of 40-60 ms. Nothing is
-painted in between: the screen shows the old frame until the new one is painted.
+
+The paint is split from the layout, and split itself: first the lines of every widget the new
+layout shows are rendered (`Widget.render_lines`, which keeps them in the widget's line cache)
+in callbacks of at most `PREPARE_BUDGET_S` of CPU each (and at most `PREPARE_STEPS` of them), in
+the order the paint renders them; then the paint composes the frame from those lines, in a
+callback of its own. At a width not rendered before that rendering was most of a resize's paint:
+12-21 ms of CPU, 7-13 of them the answers in view (markdown rendered at the new width) and
+0.3-1.5 ms each of a dozen other widgets; 18-38 ms on a slowed host (bench_callbacks.py). Nothing
+is painted in between (the app's batch is held until the paint: Textual's timer paints nothing
+meanwhile, so no half-drawn frame), keys and messages are handled as usual; a layout that comes
+in between ends the preparation (the paint renders whatever is left, as Textual's does).
 
 No garbage collection starts inside that layout or that paint: the resize holds the collector
 (`collect_after.hold`) until its paint has run, and a young collection that fell due meanwhile
@@ -20,18 +27,20 @@ gen-1 collection, 10-25 ms of CPU under load, made a 15-20 ms paint a 36 ms call
 bench_callbacks.py). Nothing is collected later than one frame.
 
 Upstream: in `Screen._screen_resized`, return early when `size == self._compositor.size` and
-`not self._layout_widgets`; and lay out there with the paint deferred (as in a batch).
+`not self._layout_widgets`; lay out there with the paint deferred (as in a batch).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
 
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.screen import Screen
+from textual.widget import Widget
 
 from agent_tui.ui import collect_after
 from agent_tui.ui.patches import Patch, fits
@@ -39,12 +48,20 @@ from agent_tui.ui.patches import Patch, fits
 PATCH = Patch(
     name="screen_resize_once",
     version="8.2.8",
-    fixes="every resize lays the whole screen out twice, and paints it in the same callback",
+    fixes="every resize lays the whole screen out twice, and paints it in one callback",
     targets={
         "textual.screen:Screen._screen_resized": 1687579812,
         "textual.screen:Screen._refresh_layout": 1718746469,
+        "textual.screen:Screen._on_timer_update": 2741218610,
+        "textual.app:App._begin_batch": 269683380,
+        "textual.app:App._end_batch": 2269691761,
     },
 )
+
+#: CPU (seconds) one callback preparing a resize's paint may take before the rest waits
+PREPARE_BUDGET_S = 0.006
+#: callbacks preparing one paint at most: the paint renders whatever is left after them
+PREPARE_STEPS = 6
 
 _original = Screen._screen_resized
 _applied: list[Callable[..., Any]] = []
@@ -62,7 +79,7 @@ def _screen_resized(self: Screen[Any], size: Size) -> None:
         paints.append(partial(callback, *args, **kwargs))
         return True
 
-    loop = asyncio.get_running_loop()
+    app._begin_batch()  # no paint until the resize's own (ended by `_Paint.paint`)
     try:
         with app.batch_update():  # `_refresh_layout` leaves its paint to `self.call_later`
             self.call_later = defer  # type: ignore[method-assign]
@@ -70,17 +87,67 @@ def _screen_resized(self: Screen[Any], size: Size) -> None:
                 _original(self, size)
             finally:
                 del self.call_later
-        for paint in paints:
-            loop.call_soon(_paint, app, paint)
     finally:
-        loop.call_soon(collect_after.release, held)  # after the paints
+        _Paint(self, paints, held).next()
 
 
-def _paint(app: Any, paint: Callable[[], Any]) -> None:
-    try:
-        paint()
-    except Exception as error:  # as Textual's own message loop would
-        app._handle_exception(error)
+class _Paint:
+    """A resize's paint: its widgets' lines rendered a few at a time, then the frame."""
+
+    def __init__(self, screen: Screen[Any], paints: list[Callable[[], Any]], held: object) -> None:
+        self.screen = screen
+        self.paints = paints
+        self.held = held
+        self.map = screen._compositor._full_map
+        self.shown = _shown(screen)
+        self.steps = 0
+
+    def next(self) -> None:
+        asyncio.get_running_loop().call_soon(self.prepare if self.paints else self.paint)
+
+    def prepare(self) -> None:
+        """Render the shown widgets' lines for `PREPARE_BUDGET_S` of CPU, then go on."""
+        started = time.thread_time()
+        self.steps += 1
+        screen = self.screen
+        try:
+            unchanged = screen._compositor._full_map is self.map and screen.is_current
+            for widget, crop in self.shown if unchanged else ():
+                if widget.is_attached:
+                    widget.render_lines(crop)
+                if time.thread_time() - started > PREPARE_BUDGET_S and self.steps < PREPARE_STEPS:
+                    self.next()
+                    return
+        except Exception:  # the paint renders it, and meets the error as Textual's does
+            pass
+        asyncio.get_running_loop().call_soon(self.paint)
+
+    def paint(self) -> None:
+        """Paint the frame, end the resize's batch, let the collector go (after the paint)."""
+        app = self.screen.app
+        try:
+            for paint in self.paints:
+                try:
+                    paint()
+                except Exception as error:  # as Textual's own message loop would
+                    app._handle_exception(error)
+        finally:
+            app._end_batch()
+            for screen in {*app._screen_stacks.get(app._current_mode, ()), self.screen}:
+                screen.check_idle()  # what waited for the batch's end
+            asyncio.get_running_loop().call_soon(collect_after.release, self.held)
+
+
+def _shown(screen: Screen[Any]) -> Iterator[tuple[Widget, Region]]:
+    """What the paint will render: each widget the compositor shows, with the part of it shown
+    (in its own space), in the order `Compositor._get_renders` renders them."""
+    for widget, (region, clip) in list(screen._compositor.visible_widgets.items()):
+        if clip.contains_region(region):
+            yield widget, Region(0, 0, region.width, region.height)
+        else:
+            x, y, width, height = region.intersection(clip)
+            if width and height:
+                yield widget, Region(x - region.x, y - region.y, width, height)
 
 
 def apply() -> bool:
