@@ -31,6 +31,7 @@ from agent_tui.ui.controllers.slash_commands import SlashCommands
 from agent_tui.ui.controllers.stop_keys import StopKeys
 from agent_tui.ui.controllers.turns import TurnController
 from agent_tui.ui.controllers.undo_flow import UndoFlow
+from agent_tui.ui.patches import screen_paint_collect_after
 from agent_tui.ui.screens.main import MainScreen
 from agent_tui.ui.startup.boot import BootFlow
 from agent_tui.ui.startup.gc_tuning import idle_collector
@@ -94,6 +95,7 @@ class AgentApp(App[int]):
         tune_collector: bool = False,
     ) -> None:
         super().__init__()
+        screen_paint_collect_after.install()  # inert until the patches are checked (boot)
         #: the garbage collector's settings are the entry point's to ask for (`gc_tuning`)
         self.tune_collector = tune_collector
         self.options = options or Options()

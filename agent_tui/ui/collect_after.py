@@ -9,9 +9,10 @@ allocation that found it due would have run it: the young generation, or the mid
 when its turn has come, never a full one (`startup.gc_tuning` leaves those to idle moments).
 Nothing is collected later than that one turn of the loop.
 
-A resize holds it too, from its layout until its paint has run (`patches/screen_resize_once.py`),
-through the same `hold` and `release`: the collector runs again once every hold is released,
-and a collector someone else switched off is left off.
+A screen's paint holds it the same way (`patches/screen_paint_collect_after.py`), and a resize
+from its layout until its paint has run (`patches/screen_resize_once.py`), through the same
+`hold` and `release`: the collector runs again once every hold is released, and a collector
+someone else switched off is left off.
 """
 
 from __future__ import annotations

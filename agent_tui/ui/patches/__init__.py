@@ -35,6 +35,7 @@ MODULES = (
     "css_parse_memo",
     "screen_resize_once",
     "dimmed_background",
+    "screen_paint_collect_after",
 )
 
 
