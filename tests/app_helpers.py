@@ -43,7 +43,8 @@ async def wait_for(pilot, condition, timeout: float = 30.0) -> None:  # type: ig
     while not condition():
         if loop.time() > deadline:
             raise AssertionError("condition not reached")
-        await pilot.pause(0.02)
+        await pilot.pause(0.02)  # which ends with a paint of the screen, from this task:
+        await asyncio.sleep(0)  # what that paint left for the loop's next turn runs first
 
 
 async def type_prompt(pilot, text: str) -> None:  # type: ignore[no-untyped-def]

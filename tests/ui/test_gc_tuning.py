@@ -141,7 +141,12 @@ def test_the_entry_point_quiets_the_collector_until_tuning_frees_what_start_up_l
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     # Start-up's garbage is collected before what start-up made is frozen, not frozen with it.
-    assert done.stdout.split() == ["True", str(gc_tuning.STARTUP_THRESHOLD), "5000", "True"]
+    assert done.stdout.split() == [
+        "True",
+        str(gc_tuning.STARTUP_THRESHOLD),
+        str(gc_tuning.YOUNG_THRESHOLD),
+        "True",
+    ]
 
 
 def test_the_imports_are_frozen_uncollected_and_tuning_still_frees_what_start_up_left() -> None:

@@ -14,6 +14,16 @@ FULL_EVERY_TURNS = 10
 #: the young generation's threshold from import until the app tunes it (see `for_startup`)
 STARTUP_THRESHOLD = 200_000
 
+#: the app's thresholds once tuned (`tune_gc`): a young collection every 2,000 net allocations,
+#: the middle generation's every third. A frame frees old lines while it makes new ones, so a
+#: young generation holds far more live objects than its net count: at (5,000, 10) a young
+#: collection walked up to 25,000 objects (12 ms of CPU under load) and a middle one 57,000
+#: (45 ms, one callback of its own). At (2,000, 3) they walk at most 11,000 and 16,000 (3 and
+#: 5 ms) for the same total (150 ms over benchmarks/bench_callbacks.py), and a long session's
+#: memory is the same (83 MB after 250 turns, bench_long_session.py): BENCHMARKS.md, issue 34.
+YOUNG_THRESHOLD = 2_000
+MIDDLE_THRESHOLD = 3
+
 
 def for_startup() -> None:
     """Start-up (imports, the first screen's widgets and styles) makes ~70,000 objects that live
@@ -39,18 +49,18 @@ def freeze_imports() -> None:
 def tune_gc() -> None:
     """A UI makes many short-lived objects per frame; with the default thresholds they get
     promoted and trigger full collections of the whole heap (~150 ms pauses while an answer
-    streams, see BENCHMARKS.md). Collect young objects less often (not much less: a big young
-    generation makes slow collections of its own), never start a full collection on allocation
-    counts (`after_turn` runs them when nobody waits), and take what startup made (modules,
-    classes: never garbage) out of them — once a process, so a test run of many apps doesn't pin
-    every app's objects."""
+    streams, see BENCHMARKS.md). Collect young objects a little less often (not much less: a
+    big young generation makes slow collections of its own, see `YOUNG_THRESHOLD`), never
+    start a full collection on allocation counts (`after_turn` runs them when nobody waits),
+    and take what startup made (modules, classes: never garbage) out of them — once a process,
+    so a test run of many apps doesn't pin every app's objects."""
     if "start-up" not in _frozen and (gc.get_freeze_count() == 0 or "imports" in _frozen):
         _frozen.add("start-up")
         # Start-up ran without collections (`for_startup`): free what it left (~2,000 objects,
         # the first layouts' cycles) in one collection, ~20 ms once, so none of it is frozen.
         gc.collect()
         gc.freeze()
-    gc.set_threshold(5_000, 10, 1_000_000)
+    gc.set_threshold(YOUNG_THRESHOLD, MIDDLE_THRESHOLD, 1_000_000)
 
 
 def freeze_settled(after_first_turn: bool = False) -> None:
