@@ -113,6 +113,46 @@ async def test_a_change_behind_the_dialog_tints_only_its_line() -> None:
         assert screen_lines(dialog) == textual_lines(dialog)
 
 
+async def test_a_change_behind_the_dialog_renders_only_its_line_of_that_screen() -> None:
+    """The screen behind passes a changed region on once: it used to keep every region it ever
+    passed on and send them all again with the next change, so the dialog rendered the whole
+    screen behind it on every tick of a clock there."""
+    assert dimmed_background.apply()
+    app = Behind()
+    async with app.run_test(size=SIZE) as pilot:
+        main = app.screen
+        dialog = await show_dialog(app, pilot)
+        ticker = main.query_one(Ticker)
+        ticker.tick()  # the first change after the dialog opened
+        await wait_for(pilot, lambda: not dialog._dirty_regions and not main._repaint_regions)
+        whole_renders: list[int] = []
+        rows: list[int] = []
+        compositor = main._compositor
+        render_strips, render_chops = compositor.render_strips, compositor._render_chops
+
+        def spy_strips(*args: Any) -> Any:
+            whole_renders.append(1)
+            return render_strips(*args)
+
+        def spy_chops(crop: Any, is_rendered_line: Any) -> Any:
+            rows.extend(y for y in range(main.size.height) if is_rendered_line(y))
+            return render_chops(crop, is_rendered_line)
+
+        compositor.render_strips = spy_strips  # type: ignore[method-assign]
+        compositor._render_chops = spy_chops  # type: ignore[method-assign]
+        line = ticker.region.y
+        for _ in range(3):
+            before = screen_lines(dialog)[line]
+            ticker.tick()
+            await wait_for(pilot, lambda b=before: screen_lines(dialog)[line] != b)  # type: ignore[misc]
+        assert whole_renders == []  # the screen behind was not rendered in full again
+        assert set(rows) == {line}  # only the ticker's line of it
+        assert screen_lines(dialog) == textual_lines(dialog)
+        dialog.dismiss()
+        await wait_for(pilot, lambda: app.screen is main)
+        assert main.query_one(Ticker).ticks == 4
+
+
 async def test_the_dimmed_screen_is_textuals_after_changes_and_a_resize() -> None:
     assert dimmed_background.apply()
     app = Behind()

@@ -8,13 +8,23 @@ block's running time, the call's answer arriving): each time all 40-50 lines of 
 rendered and tinted again, 5-7 ms of the approval dialog's paints while it waits for a key, and
 the dialog's first frame tinted every segment one by one. Here the dialog's background renders
 only its dirty lines (the rest of the lines it painted are kept, as every other widget keeps
-them) through the same steps, and a tint, the same for a style each time, is worked out once per
-style and colour and kept (across dialogs: the second dialog over the same chat tints nothing
-new). Whole renders (first frame, a resize, another screen behind) go the same way as before.
+them) through the same steps, and a line of it is dimmed once (kept by what it shows, across
+dialogs: the second dialog over the same chat tints nothing new). Whole renders (first frame, a
+resize, another screen behind) go the same way as before.
+
+And the screen behind sent every region it ever had dirty each time: it passes its changed
+regions on to the dialog and also keeps them as its own to repaint (`_set_dirty`, and
+`_repaint_required`), which its next update turns into changed regions again — so from the
+dialog's first frame on, any change behind (a clock ticking) sent the whole screen, every
+widget's region, to the dialog again. Here the screen behind passes each region on once (what
+it must paint when it is on top again is a full refresh anyway: Textual refreshes a screen in
+full when it resumes).
 
 Upstream: in `Widget._render_content`, render only the lines in `_dirty_regions` when the size
-is unchanged (keeping `_render_cache.lines` for the others), and memoize
-`BackgroundScreen.process_segments`'s tint per style.
+is unchanged (keeping `_render_cache.lines` for the others), memoize
+`BackgroundScreen.process_segments`'s tint per style, and in `Screen._compositor_refresh`'s
+background branch neither keep the regions passed on in `_repaint_regions` nor set
+`_repaint_required` (no region sent twice).
 """
 
 from __future__ import annotations
@@ -45,6 +55,7 @@ PATCH = Patch(
         "textual.renderables.background_screen:BackgroundScreen.__rich_console__": 2184257949,
         "textual._compositor:Compositor._render_chops": 2646578620,
         "textual._compositor:Compositor.render_strips": 4017715197,
+        "textual.screen:Screen._compositor_refresh": 2070892787,
     },
 )
 
@@ -160,10 +171,27 @@ def _render_dimmed(self: Screen[object]) -> None:
     self._dimmed_behind = (background.screen, background.color)  # type: ignore[attr-defined]
 
 
+_compositor_refresh = Screen._compositor_refresh
+
+
+def _compositor_refresh_once(self: Screen[object]) -> None:
+    """Textual's, but a screen behind a dialog doesn't keep what it passed on to send again."""
+    app = self.app
+    if app.is_inline or self is app.screen or self not in app._background_screens:
+        _compositor_refresh(self)
+        return
+    regions, required = set(self._repaint_regions), self._repaint_required
+    _compositor_refresh(self)
+    self._repaint_regions.clear()  # what was pending before is kept, what was passed on isn't
+    self._repaint_regions.update(regions)
+    self._repaint_required = required
+
+
 def apply() -> bool:
     if getattr(Screen, "_render_content", None) is _render_dimmed:
         return True
     if not fits(PATCH):
         return False
     Screen._render_content = _render_dimmed  # type: ignore[method-assign,assignment]
+    Screen._compositor_refresh = _compositor_refresh_once  # type: ignore[method-assign,assignment]
     return True
