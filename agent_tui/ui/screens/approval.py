@@ -242,6 +242,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             self._show_armed()
 
     def on_screen_resume(self) -> None:
+        parts.first_frame_without_collections()
         # (Re)start the guard whenever the dialog comes to the top: keys typed before it was
         # visible were meant for whatever was on screen then.
         self._shown_at = self._clock()
