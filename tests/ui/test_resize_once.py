@@ -240,5 +240,64 @@ async def test_a_resize_s_paint_renders_nothing_its_callbacks_before_did_not(
             assert "render" in events[start : events.index("paint")]
             assert "render" not in inside and "display" in inside
             assert "display" not in events[start : events.index("paint")]
-            assert 1 < events.count("prepare") <= screen_resize_once.PREPARE_STEPS
+            steps = screen_resize_once.PREPARE_STEPS * (1 + screen_resize_once.RELAYOUTS)
+            assert 1 < events.count("prepare") <= steps
             assert view.outer_size == size
+
+
+async def test_a_resize_s_layout_renders_no_markdown_and_its_paint_shows_exact_heights(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The resize's layout gives the answers' segments an estimated height at the new width
+    (no markdown rendered in it: that was most of a layout at a new width); what it shows is
+    rendered in the callbacks before the paint, and where a height differs from its estimate
+    the screen is laid out again before the paint: every segment the paint shows is exactly
+    as tall as its lines, and the view still ends at the chat's end."""
+    from agent_tui.ui.widgets import markdown_segment
+    from agent_tui.ui.widgets.chat import MarkdownSegment
+    from tests.ui.test_chat_parking import ChatApp
+
+    assert screen_resize_once.apply()
+    in_layout: list[bool] = []
+    rendered_in_layout: list[object] = []
+    wrong_in_paint: list[tuple[int, int]] = []
+    relayouts: list[int] = []
+    original = screen_resize_once._original
+    render = markdown_segment.render_lines
+    paint = screen_resize_once._Paint.paint
+
+    def laid_out(screen: Screen[Any], size: Any) -> None:
+        in_layout.append(True)
+        try:
+            original(screen, size)
+        finally:
+            in_layout.clear()
+
+    def rendering(widget: Any, *args: Any, **kwargs: Any) -> Any:
+        if in_layout:
+            rendered_in_layout.append(widget)
+        return render(widget, *args, **kwargs)
+
+    def painted(self: Any) -> None:
+        relayouts.append(getattr(self, "layouts", 1) - 1)
+        for widget in self.screen._compositor.visible_widgets:
+            if isinstance(widget, MarkdownSegment) and widget.markdown:
+                lines = len(widget._render_at(widget.size.width))
+                if lines != widget.size.height:
+                    wrong_in_paint.append((widget.size.height, lines))
+        paint(self)
+
+    monkeypatch.setattr(screen_resize_once, "_original", laid_out)
+    monkeypatch.setattr(markdown_segment, "render_lines", rendering)
+    monkeypatch.setattr(screen_resize_once._Paint, "paint", painted)
+    app = ChatApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = await chat_on_screen(pilot)
+        for size in [(70, 24), (140, 40), (100, 30), (70, 24)]:
+            relayouts.clear()
+            await pilot.resize_terminal(*size)
+            await wait_for(pilot, lambda: relayouts)
+            await pilot.pause()
+            assert rendered_in_layout == []
+            assert wrong_in_paint == []
+            assert view.scroll_y == view.max_scroll_y

@@ -55,6 +55,8 @@ PATCH = Patch(
         "textual.screen:Screen._on_timer_update": 2741218610,
         "textual.app:App._begin_batch": 269683380,
         "textual.app:App._end_batch": 2269691761,
+        "textual.widget:Widget._check_refresh": 74736622,
+        "textual.widget:Widget._get_box_model": 2406370130,
     },
 )
 
@@ -62,6 +64,9 @@ PATCH = Patch(
 PREPARE_BUDGET_S = 0.006
 #: callbacks preparing one paint at most: the paint renders whatever is left after them
 PREPARE_STEPS = 6
+#: layouts of the screen again at most, before a resize's paint, when its preparation found
+#: widgets whose height is other than their layout's estimate
+RELAYOUTS = 4
 
 _original = Screen._screen_resized
 _applied: list[Callable[..., Any]] = []
@@ -70,46 +75,90 @@ _applied: list[Callable[..., Any]] = []
 def _screen_resized(self: Screen[Any], size: Size) -> None:
     if size == self._compositor.size and not self._layout_widgets and not self._dirty_widgets:
         return  # laid out at this size just now: the screen's own Resize, coming back
-    app = self.app
-    paints: list[Callable[[], Any]] = []
     held = object()  # this resize's hold on the collector, until its paint has run
     collect_after.hold(held)
-
-    def defer(callback: Callable[[], Any], *args: Any, **kwargs: Any) -> bool:
-        paints.append(partial(callback, *args, **kwargs))
-        return True
-
-    app._begin_batch()  # no paint until the resize's own (ended by `_Paint.paint`)
+    self.app._begin_batch()  # no paint until the resize's own (ended by `_Paint.paint`)
+    paint = _Paint(self, size, held)
     try:
-        with app.batch_update():  # `_refresh_layout` leaves its paint to `self.call_later`
-            self.call_later = defer  # type: ignore[method-assign]
-            try:
-                _original(self, size)
-            finally:
-                del self.call_later
+        paint.lay_out(first=True)
     finally:
-        _Paint(self, paints, held).next()
+        paint.next()
+
+
+def estimating() -> bool:
+    """Whether a resize's first layout is running: a widget may lay out with an estimate of its
+    height at the new width instead of rendering itself for it; the paint's preparation renders
+    what is shown, and `lay_out_again` has the screen laid out again before the paint."""
+    return _active is not None and _active.estimating
+
+
+def lay_out_again(widget: Widget) -> bool:
+    """Said by a widget whose height, rendered, is other than the one it was laid out with:
+    while a resize's paint is prepared, the screen is laid out again before that paint (True);
+    otherwise False (the widget asks for a layout itself)."""
+    if _active is None or _active.estimating:
+        return False
+    _active.again.append(widget)
+    return True
 
 
 class _Paint:
-    """A resize's paint: its widgets' lines rendered a few at a time, then the frame."""
+    """A resize's layout and paint: its widgets' lines rendered a few at a time, laid out again
+    if some turned out other than estimated, then the frame."""
 
-    def __init__(self, screen: Screen[Any], paints: list[Callable[[], Any]], held: object) -> None:
+    def __init__(self, screen: Screen[Any], size: Size, held: object) -> None:
         self.screen = screen
-        self.paints = paints
+        self.size = size
         self.held = held
-        self.map = screen._compositor._full_map
-        self.shown = _shown(screen)
+        self.paints: list[Callable[[], Any]] = []
+        self.estimating = False
+        self.layouts = 0
+        #: widgets whose height the preparation found other than laid out (`lay_out_again`)
+        self.again: list[Widget] = []
+        self.map: object = None
+        self.shown: Iterator[tuple[Widget, Region]] = iter(())
         self.steps = 0
+
+    def lay_out(self, first: bool) -> None:
+        """Lay the screen out (the first time as Textual's resize does, estimating), its paint
+        deferred; then render what it shows (`prepare`)."""
+        global _active
+        screen = self.screen
+        self.paints = []
+
+        def defer(callback: Callable[[], Any], *args: Any, **kwargs: Any) -> bool:
+            self.paints.append(partial(callback, *args, **kwargs))
+            return True
+
+        _active, self.estimating = self, first
+        try:
+            with screen.app.batch_update():  # `_refresh_layout` defers its paint to call_later
+                screen.call_later = defer  # type: ignore[method-assign]
+                try:
+                    if first:
+                        _original(screen, self.size)
+                    elif screen.is_attached:
+                        screen._refresh_layout(self.size)
+                finally:
+                    del screen.call_later
+        finally:
+            _active, self.estimating = None, False
+            self.layouts += 1
+            self.again = []
+            self.map = screen._compositor._full_map
+            self.shown = _shown(screen)
+            self.steps = 0
 
     def next(self) -> None:
         asyncio.get_running_loop().call_soon(self.prepare if self.paints else self.paint)
 
     def prepare(self) -> None:
         """Render the shown widgets' lines for `PREPARE_BUDGET_S` of CPU, then go on."""
+        global _active
         started = time.thread_time()
         self.steps += 1
         screen = self.screen
+        _active = self
         try:
             unchanged = screen._compositor._full_map is self.map and screen.is_current
             for widget, crop in self.shown if unchanged else ():
@@ -120,7 +169,32 @@ class _Paint:
                     return
         except Exception:  # the paint renders it, and meets the error as Textual's does
             pass
-        asyncio.get_running_loop().call_soon(self.paint)
+        finally:
+            _active = None
+        loop = asyncio.get_running_loop()
+        if self.again and self.layouts <= RELAYOUTS and screen.is_current:
+            loop.call_soon(self.relayout)
+        else:
+            loop.call_soon(self.paint)
+
+    def relayout(self) -> None:
+        """Lay out again the widgets `again` names (their measures forgotten, and their
+        containers' arrangements, as Textual's `Widget._check_refresh` does for a layout)."""
+        for widget in self.again:
+            widget.clear_cached_dimensions()
+            widget._layout_cache.clear()
+            widget._layout_updates += 1  # (a key of `Widget._get_box_model`'s cache)
+            for ancestor in widget.ancestors:
+                if not isinstance(ancestor, Widget):
+                    break
+                ancestor._clear_arrangement_cache()
+                ancestor._layout_updates += 1
+                if not ancestor.styles.auto_dimensions:
+                    break
+        try:
+            self.lay_out(first=False)
+        finally:
+            self.next()
 
     def paint(self) -> None:
         """Paint the frame, end the resize's batch, let the collector go (after the paint)."""
@@ -132,10 +206,15 @@ class _Paint:
                 except Exception as error:  # as Textual's own message loop would
                     app._handle_exception(error)
         finally:
+            for widget in self.again:  # (laid out again as often as allowed)
+                widget.refresh(layout=True)
             app._end_batch()
             for screen in {*app._screen_stacks.get(app._current_mode, ()), self.screen}:
                 screen.check_idle()  # what waited for the batch's end
             asyncio.get_running_loop().call_soon(collect_after.release, self.held)
+
+
+_active: _Paint | None = None
 
 
 def _shown(screen: Screen[Any]) -> Iterator[tuple[Widget, Region]]:

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.widget import Widget
 
-from agent_tui.ui.patches import render_caches
+from agent_tui.ui.patches import render_caches, screen_resize_once
 from agent_tui.ui.widgets import chat_parking
 from agent_tui.ui.widgets.chat_parking import Parkable, ParkableAnswer
 from agent_tui.ui.widgets.markdown_segment import MarkdownSegment
@@ -55,7 +55,7 @@ class ChatView(VerticalScroll):
     def arrange(self, size: Size, optimal: bool = False) -> DockArrangeResult:
         if size.width != self._arranged_width:  # a resize: re-wrap only what is in view
             self._arranged_width = size.width
-            self._mark_in_view()
+            self._mark_in_view(estimate=screen_resize_once.estimating())
             for child in self.children:  # and lay out in full only what is near it
                 if isinstance(child, ParkableAnswer):
                     child.park()
@@ -63,11 +63,15 @@ class ChatView(VerticalScroll):
         chat_parking.unpark_near(arrangement, self.scroll_y, size)
         return arrangement
 
-    def _mark_in_view(self) -> None:
+    def _mark_in_view(self, estimate: bool = False) -> None:
         """Tell each answer's segments whether the view showed them (by the last layout): at a
         new width only those are rendered for the layout, the others get a scaled height and
-        are rendered (and laid out again if need be) when they are painted."""
+        are rendered (and laid out again if need be) when they are painted. With `estimate`
+        (a resize's first layout: `screen_resize_once` renders what it shows in callbacks of
+        their own and lays out again before the paint) none is rendered for the layout."""
         top, bottom = self.scroll_y, self.scroll_y + self.size.height
+        if estimate:
+            top = bottom = -1.0
         for child in self.children:
             region = child.virtual_region
             shown = region.y < bottom and region.bottom > top

@@ -9,6 +9,7 @@ from rich.console import Group, RenderableType
 from textual.strip import Strip
 from textual.widget import Widget
 
+from agent_tui.ui.patches.screen_resize_once import lay_out_again
 from agent_tui.ui.widgets.markdown_pieces import (
     PieceCache,
     markdown_lines,
@@ -120,7 +121,7 @@ class MarkdownSegment(Widget):
             self._renders[key] = lines
             if width in self._estimated:  # painted at last: lay out again if it was off
                 self._estimated.discard(width)
-                if self._heights.get(width) != len(lines):
+                if self._heights.get(width) != len(lines) and not lay_out_again(self):
                     self.call_after_refresh(self.refresh, layout=True)
             self._heights[width] = len(lines)
         return lines
