@@ -9,7 +9,10 @@ Reported, all from one run of this script:
 - tokens/s, with a token counted as 4 characters (deltas/s too) — goal ≥ 2,000 tokens/s;
 - time(200 KB) / time(100 KB) — goal ≤ 2.2 (linear);
 - the worst frame interval (between compositor updates) and the worst event-loop gap while
-  streaming.
+  streaming;
+- the process's CPU time for each size, their ratio, and the frames painted: under load a frame
+  comes per interval of wall time, so a slower run paints more frames, and a ratio over 2 in
+  wall time with one near 2 in CPU time is the machine's scheduling, not the app's work.
 
     python benchmarks/bench_streaming.py [--sizes 100 200] [--repeat 1]
 """
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import time
 from dataclasses import dataclass
 
 from _common import (
@@ -46,6 +50,9 @@ class Result:
     worst_gap: float
     p95_gap: float
     widgets: int
+    #: the process's CPU time over the same span (all threads), and the frames painted in it
+    cpu: float
+    frames: int
 
 
 async def stream_once(kb: int) -> Result:
@@ -75,7 +82,9 @@ async def stream_once(kb: int) -> Result:
             gaps, frames = LoopGaps(), Frames(app.screen)
             gaps.start()
             gaps.recording = frames.recording = True
+            cpu = time.process_time()
             seconds = await ask(app, pilot, "answer")
+            cpu = time.process_time() - cpu
             gaps.recording = frames.recording = False
             await gaps.stop()
             message = app.query(AssistantMessage).last()
@@ -92,6 +101,8 @@ async def stream_once(kb: int) -> Result:
         max(gaps.gaps, default=0.0),
         percentile(gaps.gaps, 95),
         widgets,
+        cpu,
+        len(frames.intervals()) + 1,
     )
 
 
@@ -126,6 +137,13 @@ def main() -> None:
     rate = min(median([r.chars / CHARS_PER_TOKEN / r.seconds for r in runs[kb]]) for kb in runs)
     print(f"tokens/s (slower size, 1 token = {CHARS_PER_TOKEN} chars): {rate:,.0f} (goal >= 2,000)")
     print(f"time({big} KB) / time({small} KB): {t_big / t_small:.2f} (goal <= 2.2)")
+    cpu_small, cpu_big = (median([r.cpu for r in runs[kb]]) for kb in (small, big))
+    frames_small, frames_big = (median([r.frames for r in runs[kb]]) for kb in (small, big))
+    print(
+        f"CPU time (the process, median): {cpu_small:.2f} s / {cpu_big:.2f} s, ratio "
+        f"{cpu_big / cpu_small:.2f}; frames painted {frames_small:.0f} / {frames_big:.0f} "
+        "(under load a wall-clock ratio also counts the frames a slower run paints)"
+    )
 
 
 if __name__ == "__main__":

@@ -214,6 +214,55 @@ async def test_scrolling_near_a_parked_answer_unparks_it_without_moving_anything
         assert view.virtual_size.height == total
 
 
+@pytest.mark.usefixtures("short_segments")
+async def test_a_streaming_answer_places_only_its_groups_near_the_view(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """While an answer streams, its full groups far from the view are laid out as their height
+    alone (each layout placed every segment: its cost grew with the answer, once a frame); the
+    group being filled never is; scrolled to while it streams, a group is placed before it is
+    painted, and nothing moves."""
+    painted_parked: list[Any] = []
+
+    def spy(self: Any, y: int, render_line: Any = chat.SegmentGroup.render_line) -> Any:
+        if self.parked:
+            painted_parked.append(self)
+        return render_line(self, y)
+
+    monkeypatch.setattr(chat.SegmentGroup, "render_line", spy)
+
+    def shown(answer: AssistantMessage) -> list[MarkdownSegment]:  # an empty one is never placed
+        return [s for s in in_view(view, segments(answer)) if s.outer_size.height]
+
+    app = ChatApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(ChatView)
+        streaming = AssistantMessage()
+        await view.add(streaming)
+        text = answer_text(0) * 3
+        streaming.write(text)
+        await wait_for(pilot, lambda: streaming.text == text and len(groups(streaming)) > 3)
+        view.scroll_end(animate=False)
+        first = groups(streaming)[0]
+        await wait_for(pilot, lambda: first.parked)
+        assert not streaming.parked and not streaming.finished
+        assert not groups(streaming)[-1].parked  # the one being filled
+        assert not any(placed(segment) for segment in first.query(MarkdownSegment))
+        assert all(placed(segment) for segment in shown(streaming))
+        tops = [group.virtual_region.y for group in groups(streaming)]
+        view.scroll_home(animate=False)  # up to its start while it streams
+        await wait_for(pilot, lambda: not first.parked)
+        await wait_for(pilot, lambda: all(placed(s) for s in shown(streaming)))
+        # (more groups may have come meanwhile: the ones there have not moved)
+        assert [group.virtual_region.y for group in groups(streaming)][: len(tops)] == tops
+        streaming.write("The end.\n")
+        await streaming.finish()
+        assert streaming.text == text + "The end.\n"
+        view.scroll_end(animate=False)
+        await wait_for(pilot, lambda: view.scroll_y == view.max_scroll_y)
+    assert painted_parked == []
+
+
 async def test_an_answer_still_streaming_is_never_parked() -> None:
     app = ChatApp()
     async with app.run_test(size=(100, 30)) as pilot:
@@ -226,7 +275,7 @@ async def test_an_answer_still_streaming_is_never_parked() -> None:
         view.scroll_end(animate=False)
         await resized(pilot, view, 60, 24)
         assert not streaming.parked
-        assert groups(streaming) and not any(group.parked for group in groups(streaming))
+        assert groups(streaming) and not groups(streaming)[-1].parked  # the one being filled
         streaming.write("The end.\n")
         await streaming.finish()
         assert streaming.text.endswith("The end.\n")

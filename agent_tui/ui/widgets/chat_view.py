@@ -59,6 +59,10 @@ class ChatView(VerticalScroll):
             for child in self.children:  # and lay out in full only what is near it
                 if isinstance(child, ParkableAnswer):
                     child.park()
+        else:  # an answer streaming: only its part near the view is placed
+            for child in self.children:
+                if isinstance(child, ParkableAnswer) and not child.finished:
+                    child.park_full_groups()
         arrangement = super().arrange(size, optimal)
         chat_parking.unpark_near(arrangement, self.scroll_y, size)
         return arrangement
