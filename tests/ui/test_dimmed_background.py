@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from app_helpers import wait_for
+from textual._context import visible_screen_stack
 from textual.app import App, ComposeResult
 from textual.renderables.background_screen import BackgroundScreen
 from textual.screen import Screen
@@ -47,9 +48,14 @@ def screen_lines(screen: Screen[Any]) -> list[list[Any]]:
 
 
 def textual_lines(screen: Screen[Any]) -> list[list[Any]]:
-    """What Textual's own `_render_content` renders for the screen now (all of it)."""
+    """What Textual's own `_render_content` renders for the screen now (all of it), with the
+    screens behind it as a paint sees them (`visible_screen_stack`, set by the compositor)."""
     saved = screen._render_cache
-    dimmed_background._render_content(screen)
+    token = visible_screen_stack.set(list(screen.app._background_screens))
+    try:
+        dimmed_background._render_content(screen)
+    finally:
+        visible_screen_stack.reset(token)
     lines = screen_lines(screen)
     screen._render_cache = saved
     return lines
