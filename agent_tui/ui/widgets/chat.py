@@ -15,9 +15,13 @@ and rendered again (measured in `benchmarks/`, see BENCHMARKS.md), so:
   inside a step's rendering (`collect_after`);
 - frozen segments sit in groups of `GROUP_SEGMENTS`: a layout measures a few groups, not every
   segment, so streaming stays linear however long the answer gets;
-- after a resize, only the segments the view showed are rendered for the layout; the others get
-  a scaled height until they are painted (`ChatView._mark_in_view`); finished answers far from
-  the view are laid out as that height alone, their segments not arranged (`chat_parking`);
+- a resize's layout renders no markdown: segments get a height scaled from one known (a height
+  at a width already seen is kept); those the new layout shows are rendered before its paint, in
+  callbacks of their own, and the screen is laid out again there if one differs from its
+  estimate (`patches/screen_resize_once`: no frame with an estimated height); other width
+  changes render only the segments the view showed (`ChatView._mark_in_view`); finished answers
+  far from the view are laid out as that height alone, their segments not arranged
+  (`chat_parking`);
 - pieces are cut only where rendering them apart looks exactly like rendering the whole (see
   `_SplitScanner`): an answer doesn't change its look, or its height, when it finishes;
 - finishing re-renders only the unfrozen tail: a 200 KB answer is never rendered as a whole (that
