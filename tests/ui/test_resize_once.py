@@ -301,3 +301,47 @@ async def test_a_resize_s_layout_renders_no_markdown_and_its_paint_shows_exact_h
             assert rendered_in_layout == []
             assert wrong_in_paint == []
             assert view.scroll_y == view.max_scroll_y
+
+
+async def test_nothing_is_laid_out_after_a_resize_s_paint_and_laying_out_again_moves_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The widgets whose virtual size the resize's layout changed don't ask for another layout
+    of everything after its paint (Textual's: a reflow in the next frame, 9-19 ms of CPU); an
+    anchored view the layout placed by its old height is laid out again before the paint, so
+    the frame shows the chat's end; a layout after it would move nothing."""
+    from textual._compositor import Compositor
+
+    from tests.ui.test_chat_parking import ChatApp
+
+    assert screen_resize_once.apply()
+    events: list[str] = []
+    reflow = Compositor.reflow
+    paint = screen_resize_once._Paint.paint
+
+    def counted(compositor: Compositor, parent: Any, size: Size) -> Any:
+        events.append("reflow")
+        return reflow(compositor, parent, size)
+
+    def painted(self: Any) -> None:
+        view = self.screen.query_one("ChatView")
+        events.append("paint at end" if view.scroll_y == view.max_scroll_y else "paint")
+        paint(self)
+
+    monkeypatch.setattr(Compositor, "reflow", counted)
+    monkeypatch.setattr(screen_resize_once._Paint, "paint", painted)
+    app = ChatApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = await chat_on_screen(pilot)
+        for size in [(70, 24), (140, 40), (100, 40)]:
+            events.clear()
+            await pilot.resize_terminal(*size)
+            await wait_for(pilot, lambda: "paint at end" in events or "paint" in events)
+            await pilot.pause()
+            await pilot.pause()
+            assert events[-1] == "paint at end"  # no reflow after it
+            assert view.outer_size == size and view.scroll_y == view.max_scroll_y
+            placed = {w: r for w, (r, *_) in app.screen._compositor._full_map.items()}
+            app.screen._refresh_layout(Size(*size))
+            again = {w: r for w, (r, *_) in app.screen._compositor._full_map.items()}
+            assert again == placed

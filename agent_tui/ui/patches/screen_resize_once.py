@@ -1,4 +1,4 @@
-"""One layout per terminal resize, not two, and its paint split over callbacks of their own:
+"""One layout per terminal resize, not three, and its paint split over callbacks of their own:
 `Screen._screen_resized` (Textual 8.2.8).
 
 A screen lays itself out when the terminal's size changes (`Screen._on_resize`). That layout sends
@@ -8,6 +8,16 @@ on screen the second, identical reflow is 70–160 ms of CPU (bench_callbacks.py
 method skips a layout when the screen's compositor is already at that size and no widget waits
 for one; every other call (a new size, widgets that asked for a layout) runs as Textual's, in a
 batch (`App.batch_update`), where `Screen._refresh_layout` leaves its paint to a `call_later`.
+
+Inside that layout every widget whose virtual size changed asks for a layout of its own (it sets
+`Widget.virtual_size`, a reactive with `layout=True`, in `Widget._size_updated`): a third reflow
+of everything, 9-17 ms of CPU in the timer tick after the paint (bench_callbacks.py). During the
+resize's layouts `_size_updated` sets it as Textual's scrolling does (no layout asked for: this
+layout is it) and repaints the widget as the reactive would. That reflow did one thing: Textual
+places an anchored view by its height before the layout (`Widget.container_size`), so after a
+height change it sat above its end until laid out again; now a view left so (`_off_its_end`) has
+the screen laid out again before the paint, which then shows the chat's end. Any other layout a
+widget asks for (a scrollbar shown, a Resize handled) still runs.
 
 The paint is split from the layout, and split itself: first the lines of every widget the new
 layout shows are rendered (`Widget.render_lines`, which keeps them in the widget's line cache)
@@ -27,7 +37,8 @@ gen-1 collection, 10-25 ms of CPU under load, made a 15-20 ms paint a 36 ms call
 bench_callbacks.py). Nothing is collected later than one frame.
 
 Upstream: in `Screen._screen_resized`, return early when `size == self._compositor.size` and
-`not self._layout_widgets`; lay out there with the paint deferred (as in a batch).
+`not self._layout_widgets`; lay out there with the paint deferred (as in a batch) and
+`_size_updated(..., layout=False)`; place an anchored view by its new container size.
 """
 
 from __future__ import annotations
@@ -48,7 +59,7 @@ from agent_tui.ui.patches import Patch, fits
 PATCH = Patch(
     name="screen_resize_once",
     version="8.2.8",
-    fixes="every resize lays the whole screen out twice, and paints it in one callback",
+    fixes="every resize lays the whole screen out three times, and paints it in one callback",
     targets={
         "textual.screen:Screen._screen_resized": 1687579812,
         "textual.screen:Screen._refresh_layout": 1718746469,
@@ -57,6 +68,7 @@ PATCH = Patch(
         "textual.app:App._end_batch": 2269691761,
         "textual.widget:Widget._check_refresh": 74736622,
         "textual.widget:Widget._get_box_model": 2406370130,
+        "textual.widget:Widget._size_updated": 3034201985,
     },
 )
 
@@ -69,6 +81,7 @@ PREPARE_STEPS = 6
 RELAYOUTS = 4
 
 _original = Screen._screen_resized
+_size_updated = Widget._size_updated
 _applied: list[Callable[..., Any]] = []
 
 
@@ -102,6 +115,27 @@ def lay_out_again(widget: Widget) -> bool:
     return True
 
 
+def _size_updated_once(
+    widget: Widget, size: Size, virtual_size: Size, container_size: Size, layout: bool = True
+) -> bool:
+    """Textual's `_size_updated` without the layout a new virtual size asks for (this layout is
+    it): the widget is repainted as setting the reactive would have."""
+    before = widget.virtual_size
+    changed: bool = _size_updated(widget, size, virtual_size, container_size, layout=False)
+    if layout and before != virtual_size:
+        widget.refresh()
+    return changed
+
+
+def _off_its_end(widget: Widget) -> bool:
+    """An anchored view the layout left above its end: the compositor places one by the height
+    it had before the layout (`Widget.container_size`), so a resize that changes its height
+    leaves it off by that much until it is laid out again (at its new height)."""
+    return (
+        widget._anchored and not widget._anchor_released and widget.scroll_y < widget.max_scroll_y
+    )
+
+
 class _Paint:
     """A resize's layout and paint: its widgets' lines rendered a few at a time, laid out again
     if some turned out other than estimated, then the frame."""
@@ -118,6 +152,8 @@ class _Paint:
         self.map: object = None
         self.shown: Iterator[tuple[Widget, Region]] = iter(())
         self.steps = 0
+        #: anchored views the layout left above their end (`_off_its_end`)
+        self.off_end: list[Widget] = []
 
     def lay_out(self, first: bool) -> None:
         """Lay the screen out (the first time as Textual's resize does, estimating), its paint
@@ -134,14 +170,17 @@ class _Paint:
         try:
             with screen.app.batch_update():  # `_refresh_layout` defers its paint to call_later
                 screen.call_later = defer  # type: ignore[method-assign]
+                Widget._size_updated = _size_updated_once  # type: ignore[method-assign,assignment]
                 try:
                     if first:
                         _original(screen, self.size)
                     elif screen.is_attached:
                         screen._refresh_layout(self.size)
                 finally:
+                    Widget._size_updated = _size_updated  # type: ignore[method-assign]
                     del screen.call_later
         finally:
+            self.off_end = [w for w in screen._compositor.widgets if _off_its_end(w)]
             _active, self.estimating = None, False
             self.layouts += 1
             self.again = []
@@ -150,7 +189,11 @@ class _Paint:
             self.steps = 0
 
     def next(self) -> None:
-        asyncio.get_running_loop().call_soon(self.prepare if self.paints else self.paint)
+        loop = asyncio.get_running_loop()
+        if self.off_end and self.layouts <= RELAYOUTS:
+            loop.call_soon(self.relayout)  # an anchored view placed by its old height
+        else:
+            loop.call_soon(self.prepare if self.paints else self.paint)
 
     def prepare(self) -> None:
         """Render the shown widgets' lines for `PREPARE_BUDGET_S` of CPU, then go on."""
