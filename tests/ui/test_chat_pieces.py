@@ -312,3 +312,33 @@ async def test_no_collection_starts_inside_the_pumps_rendering(
     assert gc.isenabled()
     assert len(started_inside) > 10 and not any(started_inside)
     assert painted == lines(answer, width)
+
+
+async def test_an_answer_removed_while_it_streams_stops_rendering_and_finishes_quietly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Cleared, pruned, or the app closing while an answer streams: its pump stops (it went on
+    mounting and rendering segments for a widget no longer on a screen: MountError, NoScreen),
+    more text written and the turn's end are no error, and the text is all kept."""
+    rendered_unattached: list[MarkdownSegment] = []
+    render_at = MarkdownSegment._render_at
+
+    def spy(self: MarkdownSegment, width: int) -> Any:
+        if not self.is_attached:
+            rendered_unattached.append(self)
+        return render_at(self, width)
+
+    monkeypatch.setattr(MarkdownSegment, "_render_at", spy)
+    answer = make_answer(30_000, seed=3)
+    app = ChatApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        message = await streamed(app, pilot, answer[:12_000], 3_000)
+        pump = message._pump
+        assert pump is not None and not pump.done()
+        await message.remove()
+        message.write(answer[12_000:])  # the model goes on meanwhile
+        await message.finish()
+        assert pump.cancelled()
+        assert message.finished and message.text == answer
+        await pilot.pause()
+    assert rendered_unattached == []

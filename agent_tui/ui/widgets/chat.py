@@ -131,6 +131,13 @@ class AssistantMessage(ParkableAnswer):
     def on_mount(self) -> None:
         self._pump = asyncio.create_task(self._run())
 
+    def on_unmount(self) -> None:
+        """Removed while it streams (cleared, pruned, the app closing): its pump stops, so
+        nothing is rendered or mounted for a widget no longer on a screen; what was written
+        stays in `text`."""
+        if self._pump is not None:
+            self._pump.cancel()
+
     @property
     def text(self) -> str:
         open_text = self._open[len(self._reopened) :]
@@ -269,7 +276,10 @@ class AssistantMessage(ParkableAnswer):
         self._done = True
         self._wake.set()
         if self._pump is not None:
-            await self._pump
+            await asyncio.wait([self._pump])  # (cancelled if it was removed: not an error)
+        if not self.is_attached:  # removed while it streamed: nothing to show it on
+            self.finished = True
+            return
         while self._pending:  # written and finished before the pump first ran
             await self._take_pending()
         note = None
