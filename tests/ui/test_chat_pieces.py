@@ -342,3 +342,18 @@ async def test_an_answer_removed_while_it_streams_stops_rendering_and_finishes_q
         assert message.finished and message.text == answer
         await pilot.pause()
     assert rendered_unattached == []
+
+
+async def test_a_segment_off_any_screen_renders_nothing_and_raises_nothing() -> None:
+    """What the pump asks of a segment whose answer has just left the screen (the app closing
+    between two of its steps) is skipped: rendering needs the screen's styles and selection."""
+    app = ChatApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        message = await streamed(app, pilot, make_answer(3_000, seed=4), 1_000)
+        segment = MarkdownSegment("# gone\n\nwith its answer", classes="segment")
+        await message.mount(segment)
+        await message.finish()
+        await segment.remove()
+        segment.paint_ahead(80)
+        segment.update("# still gone", width=80)
+        assert segment._renders == {}

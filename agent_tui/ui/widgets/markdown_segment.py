@@ -66,8 +66,10 @@ class MarkdownSegment(Widget):
         self._dropped = True
 
     def paint_ahead(self, width: int) -> None:
-        """Render at `width` now (in the caller's step), not in the next layout."""
-        self._render_at(width)
+        """Render at `width` now (in the caller's step), not in the next layout; not once it
+        has left its screen (the answer cleared, the app closing)."""
+        if self.is_attached:
+            self._render_at(width)
 
     def update(
         self,
@@ -89,7 +91,7 @@ class MarkdownSegment(Widget):
         self._estimated.clear()
         self._dropped = False
         width = self.size.width or width
-        if width and self.is_mounted and len(self._render_at(width)) == height:
+        if width and self.is_mounted and self.is_attached and len(self._render_at(width)) == height:
             # Most deltas don't add a line: repaint only, so the screen needn't be laid out
             # again (a layout also repaints every line that moves).
             self.refresh()
