@@ -4,17 +4,16 @@ when scrolled to; a parked answer is never painted; parking doesn't move anythin
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 from typing import Any
 
 import pytest
 from app_helpers import wait_for
-from rich.console import Console
 from textual.app import App, ComposeResult
 
 from agent_tui.ui.widgets import chat, chat_parking
-from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, MarkdownSegment, render_markdown
+from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, MarkdownSegment
+from tests.ui.test_chat_perf import lines, painted
 
 
 class ChatApp(App[None]):
@@ -35,12 +34,6 @@ def answer_text(n: int) -> str:
         parts.append(f"| col {n} | val {k} |\n|---|---|\n| a{k} | b{n} |")
         parts.append("```python\n" + "".join(f"x_{n}_{k}_{i} = {i}\n" for i in range(4)) + "```")
     return "\n\n".join(parts) + "\n"
-
-
-def rendered(markdown: str, width: int) -> list[str]:
-    console = Console(file=io.StringIO(), width=width, color_system=None)
-    lines = console.render_lines(render_markdown(markdown), pad=False)
-    return ["".join(segment.text for segment in line).rstrip() for line in lines]
 
 
 def segments(answer: AssistantMessage) -> list[MarkdownSegment]:
@@ -128,8 +121,7 @@ async def test_after_resizes_every_answer_is_whole_at_the_new_width_when_scrolle
                         s.size.width == width and s.size.height == len(s._render_at(width))
                     ),
                 )
-            painted = [line.text.rstrip() for s in segments(answer) for line in s._render_at(width)]
-            assert painted == rendered(answer_text(n), width)
+            assert painted(segments(answer), width) == lines(answer_text(n), width)
             assert answer.text == answer_text(n)
 
 

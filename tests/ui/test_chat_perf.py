@@ -55,6 +55,11 @@ def lines(markdown: str, width: int = 60) -> list[str]:
     return ["".join(segment.text for segment in line).rstrip() for line in rendered]
 
 
+def painted(segments: Any, width: int) -> list[str]:
+    """The lines `segments` paint at `width`, one after the other (to compare with `lines`)."""
+    return [line.text.rstrip() for s in segments for line in s._render_at(width)]
+
+
 def split_points(text: str) -> list[int]:
     scanner = _SplitScanner()
     scanner.feed(text)
@@ -146,8 +151,7 @@ async def test_a_long_streamed_answer_is_kept_whole_in_order(
         assert segments[-1].has_class("final")
         # Rendered apart, the pieces paint what the whole would (one blank line between them).
         width = segments[0].size.width
-        painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
-        assert painted == lines(answer, width)
+        assert painted(segments, width) == lines(answer, width)
 
 
 async def test_incomplete_answer_is_marked_and_empty_answer_hidden() -> None:
@@ -269,8 +273,7 @@ async def test_a_long_code_block_streams_in_pieces_that_paint_as_one(
         assert len(segments) > 5  # cut while it streamed
         assert message.text == answer
         width = segments[0].size.width
-        painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
-        assert painted == lines(answer, width)
+        assert painted(segments, width) == lines(answer, width)
 
 
 async def test_after_a_resize_far_messages_are_measured_without_painting() -> None:

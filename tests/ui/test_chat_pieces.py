@@ -12,7 +12,7 @@ import pytest
 from agent_tui.ui.widgets import chat
 from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, MarkdownSegment
 from agent_tui.ui.widgets.markdown_pieces import PieceCache, pieces
-from tests.ui.test_chat_perf import BLOCKS, ChatApp, lines
+from tests.ui.test_chat_perf import BLOCKS, ChatApp, lines, painted
 
 WORDS = [
     "the",
@@ -117,8 +117,7 @@ async def test_each_block_is_rendered_once_while_it_streams(
         assert len(segments) > 3
         assert len(rendered) == len(set(rendered))  # no piece rendered twice at one width
         width = segments[0].size.width
-        painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
-        assert painted == lines(answer, width)
+        assert painted(segments, width) == lines(answer, width)
         assert all(s.pieces is None for s in segments)  # a finished answer keeps no pieces
 
 
@@ -149,8 +148,7 @@ async def test_a_burst_is_taken_in_bounded_steps_and_shown_whole(
         assert max(taken) <= chat.INTAKE_CHARS
         segments = list(message.query(MarkdownSegment))
         width = segments[0].size.width
-        painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
-        assert painted == lines(answer, width)
+        assert painted(segments, width) == lines(answer, width)
 
 
 async def test_frozen_segments_are_grouped_and_keep_their_order(
@@ -172,8 +170,7 @@ async def test_frozen_segments_are_grouped_and_keep_their_order(
         segments = list(message.query(MarkdownSegment))
         assert message.text == answer
         width = segments[0].size.width
-        painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
-        assert painted == lines(answer, width)
+        assert painted(segments, width) == lines(answer, width)
 
 
 async def test_the_boot_loads_the_markdown_renderer_ahead_of_the_first_answer(
@@ -229,8 +226,7 @@ async def test_the_chat_overflowing_for_the_first_time_renders_nothing_again() -
         segments = list(message.query(MarkdownSegment))
         assert len(segments) > 5
         assert all(list(s._heights) == [width] for s in segments)
-        painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
-        assert painted == lines(answer, width)
+        assert painted(segments, width) == lines(answer, width)
 
 
 async def test_a_fast_answer_is_rendered_in_its_steps_not_in_its_layouts(
@@ -265,8 +261,7 @@ async def test_a_fast_answer_is_rendered_in_its_steps_not_in_its_layouts(
         width = view.scrollable_content_region.width - 4
         assert segments[-1].size.width == width  # (the first: far above, its group parked)
         assert [w for w in measured if w] == []  # (0: measured before the first layout)
-        painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
-        assert painted == lines(answer, width)
+        assert painted(segments, width) == lines(answer, width)
 
 
 async def test_no_collection_starts_inside_the_pumps_rendering(
@@ -305,13 +300,13 @@ async def test_no_collection_starts_inside_the_pumps_rendering(
             await pilot.pause()
             segments = list(message.query(MarkdownSegment))
             width = segments[0].size.width
-            painted = [line.text.rstrip() for s in segments for line in s._render_at(width)]
+            shown = painted(segments, width)
     finally:
         gc.set_threshold(*threshold)
         gc.callbacks.remove(on_collection)
     assert gc.isenabled()
     assert len(started_inside) > 10 and not any(started_inside)
-    assert painted == lines(answer, width)
+    assert shown == lines(answer, width)
 
 
 async def test_an_answer_removed_while_it_streams_stops_rendering_and_finishes_quietly(
