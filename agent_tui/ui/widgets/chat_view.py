@@ -61,8 +61,8 @@ class ChatView(VerticalScroll):
                     child.park()
         else:  # an answer streaming: only its part near the view is placed
             for child in self.children:
-                if isinstance(child, ParkableAnswer) and not child.finished:
-                    child.park_full_groups()
+                if isinstance(child, ParkableAnswer):
+                    child.park_full_groups()  # (a finished one: nothing)
         arrangement = super().arrange(size, optimal)
         chat_parking.unpark_near(arrangement, self.scroll_y, size)
         return arrangement
