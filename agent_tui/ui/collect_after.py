@@ -65,3 +65,12 @@ def collections_after() -> Iterator[None]:
         yield
     finally:
         loop.call_soon(release, owner)
+
+
+def until_next_turn() -> None:
+    """No collection starts from now until the event loop's next turn: for work that runs after
+    the caller returns, in the same step (a handler of Textual's after one of ours); one that
+    falls due runs then, in a callback of its own. Only in the event loop's thread."""
+    owner = object()
+    if hold(owner):
+        asyncio.get_running_loop().call_soon(release, owner)

@@ -55,3 +55,12 @@ async def test_a_collection_due_inside_the_block_runs_right_after_it() -> None:
         assert gc.isenabled() and ran and len(kept) > 0
     finally:
         gc.callbacks.remove(seen)
+
+
+async def test_until_next_turn_holds_the_collector_for_the_rest_of_this_step() -> None:
+    import asyncio
+
+    collect_after.until_next_turn()
+    assert not gc.isenabled()  # the rest of this step: a handler that runs after the caller's
+    await asyncio.sleep(0)  # the loop's next turn
+    assert gc.isenabled()

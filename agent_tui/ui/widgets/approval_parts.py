@@ -3,8 +3,6 @@ highlighted as bash, the parts of a long command that made it ask."""
 
 from __future__ import annotations
 
-import asyncio
-
 from textual.content import Content
 
 from agent_tui.text import visible, visible_lines
@@ -53,11 +51,8 @@ def first_frame_without_collections() -> None:
     """From the dialog's `on_screen_resume`: Textual's own handler runs next, in the same step of
     the loop, and styles, lays out and paints the whole dialog (the first time: 15-20 ms of CPU);
     no garbage collection starts inside that (a young one took 3-6 ms more, in the benchmark): one
-    that falls due runs right after, in a callback of its own (`collect_after.hold`, released on
-    the loop's next turn)."""
-    owner = object()
-    if collect_after.hold(owner):
-        asyncio.get_running_loop().call_soon(collect_after.release, owner)
+    that falls due runs right after, in a callback of its own (`collect_after.until_next_turn`)."""
+    collect_after.until_next_turn()
 
 
 def is_long(subject: str) -> bool:
