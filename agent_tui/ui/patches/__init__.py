@@ -30,6 +30,7 @@ MODULES = (
     "strip_self_cache",
     "strip_lazy_caches",
     "compositor_arrange",
+    "arrangement_total_region",
     "render_caches",
     "geometry_caches",
     "css_parse_memo",
