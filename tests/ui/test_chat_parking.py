@@ -45,7 +45,7 @@ def placed(widget: Any) -> bool:
 
 
 def groups(answer: AssistantMessage) -> list[chat.SegmentGroup]:
-    return list(answer.query_children(chat.SegmentGroup))
+    return list(answer.query(chat.SegmentGroup))
 
 
 def in_view(view: ChatView, widgets: list[Any]) -> list[Any]:
@@ -130,7 +130,8 @@ async def test_a_parked_answer_is_never_painted(monkeypatch: pytest.MonkeyPatch)
     """Jumping straight to the top after a resize unparks the answers there in the layout
     before that frame, so no frame shows a parked (blank) answer."""
     painted_parked: list[Any] = []
-    for kind in (AssistantMessage, chat.SegmentGroup):  # an answer or a group of its segments
+    # an answer, a shelf of its groups, or a group of its segments
+    for kind in (AssistantMessage, chat.SegmentShelf, chat.SegmentGroup):
 
         def spy(self: Any, y: int, render_line: Any = kind.render_line) -> Any:
             if self.parked:
@@ -194,14 +195,15 @@ async def test_scrolling_near_a_parked_answer_unparks_it_without_moving_anything
         view.scroll_to(y=nearest.virtual_region.bottom + view.size.height // 2, animate=False)
         await wait_for(pilot, lambda: not nearest.parked)
         assert placed(segments(nearest)[-1])  # its end, near the view
-        group_tops = [group.virtual_region.y for group in groups(nearest)]
+        # where its shelves of groups are (a group on a parked shelf is not placed at all)
+        group_tops = [shelf.virtual_region.y for shelf in nearest.children]
         assert groups(nearest)[0].parked  # its start, far from it
         assert [answer.virtual_region.y for answer in answers] == tops
         # on up to its first group: unparked, and again nothing moves
         first = groups(nearest)[0]
         view.scroll_to(y=nearest.virtual_region.y + first.virtual_region.bottom, animate=False)
         await wait_for(pilot, lambda: not first.parked and placed(segments(nearest)[0]))
-        assert [group.virtual_region.y for group in groups(nearest)] == group_tops
+        assert [shelf.virtual_region.y for shelf in nearest.children] == group_tops
         assert [answer.virtual_region.y for answer in answers] == tops
         assert view.virtual_size.height == total
 
@@ -253,6 +255,55 @@ async def test_a_streaming_answer_places_only_its_groups_near_the_view(
         view.scroll_end(animate=False)
         await wait_for(pilot, lambda: view.scroll_y == view.max_scroll_y)
     assert painted_parked == []
+
+
+@pytest.mark.usefixtures("short_segments")
+async def test_a_long_streaming_answer_places_its_shelves_not_all_its_groups(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its groups sit on shelves (`SHELF_GROUPS` each): a layout while it streams places the
+    shelves, and the groups only of those near the view (the last one's among them); every
+    group was placed before, one more for each in every layout, once a frame."""
+    app = ChatApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        view = app.query_one(ChatView)
+        streaming = AssistantMessage()
+        await view.add(streaming)
+        text = answer_text(0) * 8
+        streaming.write(text)
+        await wait_for(pilot, lambda: streaming.text == text and not streaming._pending)
+        view.scroll_end(animate=False)
+        shelves = list(streaming.query_children(chat.SegmentShelf))
+        await wait_for(pilot, lambda: shelves[0].parked)
+        all_groups = groups(streaming)
+        assert len(shelves) >= 4 and len(all_groups) > 3 * chat.SHELF_GROUPS
+        assert all(len(shelf.children) <= chat.SHELF_GROUPS for shelf in shelves)
+        streaming.write("More words.\n\n")  # a layout as the answer streams
+        await wait_for(pilot, lambda: streaming.text == text + "More words.\n\n")
+        await pilot.pause()
+        in_map = app.screen._compositor._full_map
+        assert all(shelf in in_map for shelf in shelves)
+        placed_groups = [group for group in all_groups if group in in_map]
+        assert not shelves[-1].parked and set(shelves[-1].children) <= set(placed_groups)
+        assert len(placed_groups) <= 2 * chat.SHELF_GROUPS  # those near the view
+        assert not any(group in in_map for group in shelves[0].children)
+        # a parked shelf's (or group's) height is summed once, not again in every layout
+        summed: list[Any] = []
+        content_height = chat_parking.content_height
+
+        def counted(widget: Any, container: Any, width: int) -> int | None:
+            summed.append(widget)
+            return content_height(widget, container, width)
+
+        monkeypatch.setattr(chat_parking, "content_height", counted)
+        for n in range(3):
+            streaming.write(f"Line {n} of more.\n\n")
+            await pilot.pause()
+            app.screen._refresh_layout(app.screen.size)
+        # (one parked for the first time meanwhile is summed, once)
+        assert len(summed) == len(set(summed)) < len(shelves)
+        await streaming.finish()
+        assert streaming.text.startswith(text + "More words.\n\n")
 
 
 async def test_an_answer_still_streaming_is_never_parked() -> None:

@@ -161,7 +161,7 @@ async def test_frozen_segments_are_grouped_and_keep_their_order(
     app = ChatApp()
     async with app.run_test(size=(100, 30)) as pilot:
         message = await streamed(app, pilot, answer, 500)
-        groups = list(message.query_children(chat.SegmentGroup))
+        groups = list(message.query(chat.SegmentGroup))
         assert len(groups) > 2
         assert all(0 < len(g.children) <= chat.GROUP_SEGMENTS for g in groups)
         assert list(message.children)[-2:] == [message._settled_view, message._live_view]

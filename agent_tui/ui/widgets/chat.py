@@ -13,8 +13,10 @@ and rendered again (measured in `benchmarks/`, see BENCHMARKS.md), so:
   benchmarks/bench_callbacks.py); each step renders at the width the answer is (or, before its
   first layout, will be) laid out at, so layouts find its lines measured; no collection starts
   inside a step's rendering (`collect_after`);
-- frozen segments sit in groups of `GROUP_SEGMENTS`: a layout measures a few groups, not every
-  segment, so streaming stays linear however long the answer gets;
+- frozen segments sit in groups of `GROUP_SEGMENTS`, and groups on shelves of `SHELF_GROUPS`: a
+  layout while it streams places a few shelves, the groups of the last one and the segments of
+  the last group (the full ones far from the view are parked: `chat_parking`), not every segment
+  or group, so streaming stays linear however long the answer gets;
 - a resize's layout renders no markdown: segments get a height scaled from one known (a height
   at a width already seen is kept); those the new layout shows are rendered before its paint, in
   callbacks of their own, and the screen is laid out again there if one differs from its
@@ -72,6 +74,8 @@ SEGMENT_CHARS = 2000
 INTAKE_CHARS = 1000
 #: frozen segments per `SegmentGroup`
 GROUP_SEGMENTS = 8
+#: groups per `SegmentShelf`
+SHELF_GROUPS = 4
 #: the live part is re-rendered at most this often (seconds); deltas in between are coalesced
 LIVE_INTERVAL = 1 / 15
 
@@ -101,6 +105,13 @@ class SegmentGroup(Parkable):
     DEFAULT_CSS = "SegmentGroup { height: auto; layout: vertical; }"
 
 
+class SegmentShelf(Parkable):
+    """Some groups of an answer's frozen segments, one after the other: a layout of a long
+    answer places its shelves, not all its groups (each full one far from the view parked)."""
+
+    DEFAULT_CSS = "SegmentShelf { height: auto; layout: vertical; }"
+
+
 class AssistantMessage(ParkableAnswer):
     """One answer. While it streams: frozen segments (rendered once each), then the *settled*
     part (complete blocks, re-rendered when a block completes), then the *live* part (the block
@@ -121,6 +132,7 @@ class AssistantMessage(ParkableAnswer):
         self._live_view = MarkdownSegment(classes="live")
         self._pump: asyncio.Task[None] | None = None
         self._group: SegmentGroup | None = None  # the group frozen segments go into
+        self._shelf: SegmentShelf | None = None  # the shelf new groups go onto
         self._done = False
         self.incomplete = False
 
@@ -222,17 +234,22 @@ class AssistantMessage(ParkableAnswer):
         await self._mount_frozen(segments, width)
 
     async def _mount_frozen(self, segments: list[MarkdownSegment], width: int) -> None:
-        """Mount frozen segments in groups of `GROUP_SEGMENTS`: a layout while the answer
-        streams then measures a few groups (a full one keeps its arrangement) and the open
-        group's segments, not every segment of a long answer (which made streaming 200 KB
-        take more than twice as long as 100 KB). Each is painted at `width` once styled, before
-        the mount is awaited: a layout that runs meanwhile finds it measured (its blocks were
-        mostly painted), instead of rendering it."""
+        """Mount frozen segments in groups of `GROUP_SEGMENTS`, the groups on shelves of
+        `SHELF_GROUPS`: a layout while the answer streams then measures a few shelves, the last
+        one's groups (a full one keeps its arrangement) and the open group's segments, not
+        every segment or group of a long answer (which made streaming 200 KB take more than
+        twice as long as 100 KB). Each is painted at `width` once styled, before the mount is
+        awaited: a layout that runs meanwhile finds it measured (its blocks were mostly
+        painted), instead of rendering it."""
         while segments:
             group = self._group
             if group is None or len(group.children) >= GROUP_SEGMENTS:
+                shelf = self._shelf
+                if shelf is None or len(shelf.children) >= SHELF_GROUPS:
+                    shelf = self._shelf = SegmentShelf()
+                    await self.mount(shelf, before=self._settled_view)
                 group = self._group = SegmentGroup()
-                await self.mount(group, before=self._settled_view)
+                await shelf.mount(group)
             room = GROUP_SEGMENTS - len(group.children)
             mounting = group.mount_all(segments[:room])  # styled now, mounted once awaited
             with collections_after():
