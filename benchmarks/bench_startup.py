@@ -130,6 +130,8 @@ Probe(Options(offline=True), tune_collector=True).run(headless=True)
 
 # A resumed session (`--resume ID`, the id in argv): the moment its history is on screen, the
 # frame after the resumed tail is mounted (only the tail is: older turns page in on scrolling up).
+# The boot reads the session ahead and draws it before it builds the agent (`booting.read_ahead`):
+# the history drawn is the one the agent then holds (`Sessions.agent_ready` checks it is).
 RESUMED = (
     FIRST_FRAME
     + """
@@ -140,8 +142,8 @@ import sys
 from agent_tui.ui.controllers.sessions import Sessions
 
 class Shown(Sessions):
-    def show_history(self, notice=None):
-        super().show_history(notice)
+    def show_history(self, *args, **kwargs):
+        super().show_history(*args, **kwargs)
         self.app.call_after_refresh(first_frame)
 
 class Probe(AgentApp):

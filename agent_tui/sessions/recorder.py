@@ -33,9 +33,10 @@ from agent_tui.sessions.backlog import Backlog, Ref
 from agent_tui.sessions.draft import Draft
 from agent_tui.sessions.faults import STORE_ERRORS, describe
 from agent_tui.sessions.recorded_blobs import RecordedBlobs
-from agent_tui.sessions.records import SessionInfo, StoreUnavailable
+from agent_tui.sessions.records import StoreUnavailable
 from agent_tui.sessions.session_lock import SessionInUse, SessionLock
 from agent_tui.sessions.store import SessionStore
+from agent_tui.sessions.stored_session import StoredSession, find_session, read_session
 
 if TYPE_CHECKING:
     from agent_tui.agent.loop import Agent
@@ -306,25 +307,28 @@ def record_from_here(store: SessionStore, agent: Agent) -> Recorder:
     return recorder
 
 
-def find_session(store: SessionStore, options: Options) -> SessionInfo | None:
-    """The session `--continue` / `--resume ID` asks for (None for a new session)."""
-    if options.continue_:
-        return store.sessions.latest(options.cwd)
-    if options.resume:
-        return store.sessions.get(store.sessions.resolve(options.resume))
-    return None
-
-
-def attach_recorder(agent: Agent, options: Options, store: SessionStore | None = None) -> Recorder:
-    """Record the agent's session; resumes the conversation `--continue`/`--resume` names.
+def attach_recorder(
+    agent: Agent,
+    options: Options,
+    store: SessionStore | None = None,
+    *,
+    stored: StoredSession | None = None,
+) -> Recorder:
+    """Record the agent's session; resumes the conversation `--continue`/`--resume` names (or
+    `stored`, that session read already from `store`, which is then this call's to close if it
+    fails, as a store it opened).
 
     Raises `LookupError` for an unknown or ambiguous `--resume` id, `SessionInUse` when another
     process records that session (`options.fork_session` goes on in a copy instead), and
     `StoreUnavailable` (one line: which file, what is wrong) when the store can't be opened or
     read."""
-    opened = store is None
+    opened = store is None or stored is not None
     store = store or SessionStore.open_default()
     try:
+        if stored is not None:
+            return resume_into(
+                store, agent, stored.session_id, fork=options.fork_session, stored=stored
+            )
         info = find_session(store, options)
         if info is None:
             return Recorder(store, agent)
@@ -350,32 +354,23 @@ def resume_into(
     *,
     backlog: Backlog | None = None,
     fork: bool = False,
+    stored: StoredSession | None = None,
 ) -> Recorder:
     """Load a stored session's (repaired) messages into the agent and keep recording there, or
     with `fork` in a new session that starts as a copy of it. Raises `SessionInUse` when another
-    process records that session (unless forking). Everything is read before the agent changes,
-    so a store that fails leaves it as it was."""
-    from agent_tui.sessions.repair import repair_messages
-
-    lock = None if fork else SessionLock.take(store.path, session_id)
-    try:
-        info = store.sessions.get(session_id)
-        raw = store.messages.load(session_id, repair=False)
-        fixed = repair_messages(raw)  # what `messages.load` does, without reading it all twice
-        stored = store.sessions.system_prompt(session_id)
-        last = store.events.last(session_id, "message_finished")
-        compacted = store.events.last(session_id, "context_compacted")
-        history, next_id = store.checkpoints.load(session_id)
-    except BaseException:
-        if lock is not None:
-            lock.release()
-        raise
+    process records that session (unless forking). Everything is read (`read_session`, or
+    `stored` if it was read already) before the agent changes, so a store that fails leaves it
+    as it was."""
+    read = stored if stored is not None else read_session(store, session_id, fork=fork)
+    lock, info, raw, fixed = read.lock, read.info, read.raw, read.messages
+    read.lock = None  # the recorder's from here on
     agent.conversation.messages[:] = fixed
     agent.approvals.provenance.seed(fixed)  # what the resumed session's tools returned
     if info is not None:  # the totals shown and the spending cap count the whole session
         agent.set_session_spend(info.usage, info.cost_usd)
-    if stored:  # the same bytes as before: the cached prefix still matches
-        agent.config.system = stored
+    if read.system:  # the same bytes as before: the cached prefix still matches
+        agent.config.system = read.system
+    last, compacted = read.last_finished, read.last_compacted
     if isinstance(last, MessageFinished):  # how full the context is, for the next compaction
         agent.compactor.used = context_used(last.usage)
     # requests go on from a client-side compaction's summary, as before
@@ -386,7 +381,8 @@ def resume_into(
     ):
         agent.conversation.compact(compacted.start, compacted.summary)
     # what its turns changed on disk, for undo and rewind
-    agent.checkpoints.history, agent.checkpoints.next_id = history, next_id
+    agent.checkpoints.history = read.checkpoints
+    agent.checkpoints.next_id = read.next_checkpoint
     if fork:
         from agent_tui.sessions.fork import FORK_SUFFIX, fork_session
 

@@ -10,7 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agent_tui.ui.startup.preload import BOOT_MODULES, IdleImports
+import pytest
+
+from agent_tui.ui.startup.preload import BOOT_MODULES, IdleImports, boot_modules
 
 # The app started as the command line starts it, with the idle imports switched off, in a fresh
 # interpreter under `-X importtime` (which prints each import as it completes): the markers on
@@ -38,17 +40,18 @@ class Probe(AgentApp):
 
         self.boot.ready = probed
 
-Probe(Options(offline=True)).run(headless=True)
+resume = sys.argv[1] if len(sys.argv) > 1 else None
+Probe(Options(offline=True, resume=resume)).run(headless=True)
 """
 
 
-def boot_imports(home: Path) -> list[str]:
+def boot_imports(home: Path, *resume: str) -> list[str]:
     """The modules imported between the first screen's mount and the ready agent, in the order
-    their imports completed."""
+    their imports completed (`resume`: a session's id, resumed as `--resume ID` does)."""
     env = {**os.environ, "AGENT_TUI_HOME": str(home)}
     env.pop("ANTHROPIC_API_KEY", None)
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", PROBE],
+        [sys.executable, "-X", "importtime", "-c", PROBE, *resume],
         env=env,
         cwd=home,
         capture_output=True,
@@ -75,6 +78,22 @@ def test_the_list_is_what_the_boot_imports_in_completion_order(tmp_path: Path) -
     )
     # the standard library's entries are imported by the boot too (none left over)
     assert set(BOOT_MODULES) - set(ours(BOOT_MODULES)) <= set(seen)
+
+
+def test_a_resumed_session_boot_imports_what_reads_it_ahead_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_tui.sessions.store import SessionStore
+
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path))  # where the probe's app looks
+    with SessionStore.open_default() as store:
+        session_id = store.sessions.create(tmp_path, "offline", title="resumed")
+        store.messages.add(session_id, "user", "hello")
+        store.messages.add(session_id, "assistant", [{"type": "text", "text": "hi"}])
+    seen = boot_imports(tmp_path, session_id)
+    assert ours(boot_modules(resuming=True)) == ours(seen)
+    # what a new session's boot imports, and what drawing the conversation early needs first
+    assert set(BOOT_MODULES) <= set(boot_modules(resuming=True))
 
 
 def test_each_step_imports_one_module_once_the_ui_is_loaded() -> None:

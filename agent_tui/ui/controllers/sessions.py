@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 #: the most earlier messages a resumed session shows at first (fewer if they fill the view)
 RESUME_TAIL = 40
+RESUMED = "Session resumed."
 
 
 class SessionsHost(Protocol):
@@ -66,6 +67,8 @@ class Sessions:
         self.replay: Replay | None = None
         #: a resume/replay chosen before the agent was built (the `--resume` picker)
         self.pending: BrowserChoice | None = None
+        #: a resumed conversation drawn before the agent was built (`show_early`)
+        self.shown_early: list[dict[str, Any]] | None = None
         self._store: SessionStore | None = None
         self._store_lock = threading.Lock()
 
@@ -115,14 +118,37 @@ class Sessions:
         else:
             self.start_replay(choice.session_id)
 
-    def agent_ready(self) -> None:
-        """The agent is built: a resumed session's history is drawn, with its plan."""
-        agent = self.host.agent
-        if agent is not None and agent.messages:
-            from agent_tui.ui.widgets.plan import last_plan
+    def show_early(self, messages: list[dict[str, Any]], runs: dict[str, Any]) -> None:
+        """`--resume`/`--continue`, before the agent is built: the stored conversation it is
+        about to hold, read ahead by the boot (`booting.read_ahead`), drawn now."""
+        self.runs = runs
+        self.show_history(messages=messages)
+        self.shown_early = messages
 
-            self.show_history("Session resumed.")
-            self.host.main.tool_pane.show_plan(last_plan(agent.messages) or [])
+    def agent_ready(self) -> None:
+        """The agent is built: a resumed session's history is drawn (or, drawn already while
+        the agent was built, kept, its pager now on the agent's own list), with its plan and
+        the decisions it recorded."""
+        agent = self.host.agent
+        early, self.shown_early = self.shown_early, None
+        if agent is None or not agent.messages:
+            if early is not None:  # drawn, but the agent did not take it: not this session's
+                self.app.call_later(self.redraw)
+            return
+        from agent_tui.ui.widgets.history import EarlierMessages
+        from agent_tui.ui.widgets.plan import last_plan
+
+        if early is not None and same_messages(early, agent.messages):
+            header = self.host.chat.header
+            if isinstance(header, EarlierMessages):
+                header.pager.messages = agent.messages  # it grows from here on
+            self._decisions_shown()
+            self.host.chat.append(NoticeMessage(RESUMED, "info"))
+        elif early is not None:
+            self.app.call_later(partial(self.redraw, notice=RESUMED))
+        else:
+            self.show_history(RESUMED)
+        self.host.main.tool_pane.show_plan(last_plan(agent.messages) or [])
 
     def take_pending(self) -> None:
         """Act on a choice made in the `--resume` picker while the agent was being built."""
@@ -215,7 +241,7 @@ class Sessions:
         self.app.call_later(self._show_resumed)
 
     async def _show_resumed(self) -> None:
-        await self.redraw(notice="Session resumed.")
+        await self.redraw(notice=RESUMED)
         self.app.query_one(PromptInput).focus()
 
     # --- the conversation on screen ---
@@ -231,13 +257,18 @@ class Sessions:
             self.show_history(notice)
         self.host.chat.anchor()
 
-    def show_history(self, notice: str | None = None) -> None:
-        """The conversation's tail (older messages page in as the person scrolls up)."""
+    def show_history(
+        self, notice: str | None = None, messages: list[dict[str, Any]] | None = None
+    ) -> None:
+        """The conversation's tail (older messages page in as the person scrolls up): the
+        agent's, or `messages` before the agent is built (`show_early`)."""
         from agent_tui.ui.widgets.history import EarlierMessages, HistoryPager
 
-        assert self.host.agent is not None
+        if messages is None:
+            assert self.host.agent is not None
+            messages = self.host.agent.messages
         chat = self.host.chat
-        pager = HistoryPager(self.host.agent.messages, RESUME_TAIL, self.runs)
+        pager = HistoryPager(messages, RESUME_TAIL, self.runs)
         # What fills two screens of the chat, estimated from the text: painted first and alone.
         width, height = chat.size
         tail = pager.first_page(rows=2 * max(height, 24), width=max(20, width - 4))
@@ -245,11 +276,15 @@ class Sessions:
         chat.header = chat.append(row)  # pruning leaves it there
         chat.mount_all(tail)
         chat.call_after_refresh(row.fill_view)
-        # The decisions of the session so far, as the approvals pane showed them live.
-        for decided in decisions_of(self.runs):
-            self.host.main.approvals_log.add(decided)
+        if self.host.agent is not None:  # the approvals pane is mounted with the agent
+            self._decisions_shown()
         if notice:
             chat.append(NoticeMessage(notice, "info"))
+
+    def _decisions_shown(self) -> None:
+        """The decisions of the session so far, as the approvals pane showed them live."""
+        for decided in decisions_of(self.runs):
+            self.host.main.approvals_log.add(decided)
 
     def start_replay(self, session_id: str, speed: float = 1.0) -> Replay | None:
         """Play a stored session's events on this screen (see `replay.py`); nothing is run."""
@@ -344,6 +379,12 @@ class Sessions:
 def stored_runs(store: SessionStore, session_id: str) -> dict[str, Any]:
     """A session's recorded tool runs by tool_use_id (call from a worker thread)."""
     return {run.tool_use_id: run for run in store.runs.load(session_id)}
+
+
+def same_messages(shown: list[dict[str, Any]], held: list[dict[str, Any]]) -> bool:
+    """Whether the agent holds the very messages drawn before it was built (the same objects,
+    in the same order: it was given them, not a copy of their content)."""
+    return len(shown) == len(held) and all(a is b for a, b in zip(shown, held, strict=True))
 
 
 def decisions_of(runs: dict[str, Any]) -> list[Any]:

@@ -9,6 +9,8 @@ a small host protocol (`BootHost`)."""
 
 from __future__ import annotations
 
+import logging
+import threading
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -16,7 +18,7 @@ from agent_tui import dataclass_code_cache
 from agent_tui.ui import patches
 from agent_tui.ui.startup import css_cache
 from agent_tui.ui.startup.gc_tuning import freeze_settled, tune_gc
-from agent_tui.ui.startup.preload import IdleImports
+from agent_tui.ui.startup.preload import IdleImports, boot_modules
 from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
@@ -39,8 +41,12 @@ if TYPE_CHECKING:
     from agent_tui.ui.widgets.chat import ChatView
     from agent_tui.ui.widgets.status import StatusLine
 
+log = logging.getLogger(__name__)
+
 STARTING = "Starting up: your prompt will be sent in a moment."
 FAILED = "The agent could not start (see the chat): prompts can't be sent in this run."
+#: the longest the boot worker waits for a resumed conversation's first frame (`_show_early`)
+EARLY_FRAME_WAIT = 0.5
 
 
 class BootHost(Protocol):
@@ -102,6 +108,9 @@ class BootFlow:
     def preload(self) -> None:
         """The first screen is mounted, its first frame waits for Textual's frame tick: the
         agent's modules are imported meanwhile (`preload.IdleImports`), until `start`."""
+        options = self.host.options
+        if self.host.record and (options.resume or options.continue_):  # read ahead first
+            self.idle_imports = IdleImports(boot_modules(resuming=True))
         self.idle_imports.start()
 
     def start(self) -> None:
@@ -112,14 +121,19 @@ class BootFlow:
     def _boot(self) -> None:
         """In the boot worker: build the agent (`booting.boot_agent`) and hand it to the UI
         thread; then what the first turn would otherwise wait for."""
+        from agent_tui.ui.startup.booting import boot_agent, read_ahead
+
+        app, host = self.app, self.host
+        # `--resume`/`--continue`: the conversation shows first, then the agent is built.
+        read = read_ahead(host.options) if host.record else None
+        if read is not None:
+            self._show_early(read.session.messages, read.runs)
         from agent_tui.runtime import warm_up
         from agent_tui.ui.controllers.approval_queue import ApprovalQueue
         from agent_tui.ui.controllers.stamp_guard import StampGuard, load_settings
         from agent_tui.ui.screens.confirm import ask_from_thread
-        from agent_tui.ui.startup.booting import boot_agent
         from agent_tui.ui.views.rule_preview import rule_preview
 
-        app, host = self.app, self.host
         try:
             booted = boot_agent(
                 host.options,
@@ -127,6 +141,7 @@ class BootFlow:
                 ask_yes_no=partial(ask_from_thread, app),
                 ask=self.ask_approval,
                 confirm_spend=self.confirm_spend,
+                read=read,
             )
         except Exception as exc:  # a broken install or a bug: said, not a silent "starting…"
             app.call_from_thread(self.failed, exc)
@@ -158,6 +173,23 @@ class BootFlow:
         dataclass_code_cache.save_and_stop()  # for the next start (`cli.main` installed it)
         if host.tune_collector:
             freeze_settled()
+
+    def _show_early(self, messages: list[dict[str, Any]], runs: dict[str, Any]) -> None:
+        """From the boot worker: the resumed conversation goes on screen, and the build waits
+        for its frame to be painted (a moment at most), so the agent's imports don't take the
+        CPU from the frame the person is waiting for."""
+        painted = threading.Event()
+
+        def show() -> None:
+            self.host.sessions.show_early(messages, runs)
+            self.app.call_after_refresh(painted.set)
+
+        try:
+            self.app.call_from_thread(show)
+        except Exception:  # a bug drawing it: the agent is built all the same, and draws it
+            log.exception("drawing the resumed conversation early failed")
+            return
+        painted.wait(EARLY_FRAME_WAIT)
 
     def ready(
         self, agent: Agent, recorder: Recorder | None, approvals: ApprovalQueue, error: str | None

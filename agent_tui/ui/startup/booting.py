@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from agent_tui.agent.loop import Agent
     from agent_tui.runtime import Options
     from agent_tui.sessions.recorder import Recorder
+    from agent_tui.sessions.store import SessionStore
+    from agent_tui.sessions.stored_session import StoredSession
 
 FORK_QUESTION = "Go on in a copy of it (a fork)? n starts a new session."
 
@@ -37,6 +39,58 @@ class Booted:
     runs: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass
+class ReadAhead:
+    """The session `--resume ID` / `--continue` names, read before the agent is built
+    (`read_ahead`): its conversation shows while the agent builds, and the boot resumes it
+    from what was read, not reading it twice."""
+
+    store: SessionStore
+    session: StoredSession
+    #: its recorded tool runs, by tool_use_id
+    runs: dict[str, Any]
+
+    def discard(self) -> None:
+        """Not resumed after all (the build failed): the session's lock and the store let go."""
+        from agent_tui.sessions.faults import STORE_ERRORS
+
+        self.session.release()
+        with contextlib.suppress(*STORE_ERRORS):
+            self.store.close()
+
+
+def read_ahead(options: Options) -> ReadAhead | None:
+    """In the boot worker, before the agent is built: read the session to resume. None when
+    there is none to resume, or when reading it fails in any way (not found, recorded by
+    another agent-tui, a store that won't open): the boot then meets the same case as it
+    always did and says it, or asks, as before."""
+    if not (options.continue_ or options.resume):
+        return None
+    from agent_tui.sessions.faults import STORE_ERRORS
+    from agent_tui.sessions.store import SessionStore
+    from agent_tui.sessions.stored_session import find_session, read_session
+    from agent_tui.ui.controllers.sessions import stored_runs
+
+    try:
+        store = SessionStore.open_default()
+    except Exception:  # said by the boot, which tries again
+        return None
+    try:
+        info = find_session(store, options)
+        if info is not None:
+            session = read_session(store, info.id, fork=options.fork_session)
+            try:
+                runs = stored_runs(store, info.id)
+            except STORE_ERRORS:  # the history shows without its audit rows, as before
+                runs = {}
+            return ReadAhead(store, session, runs)
+    except Exception:  # the boot meets it again, and says it
+        pass
+    with contextlib.suppress(*STORE_ERRORS):
+        store.close()
+    return None
+
+
 def boot_agent(
     options: Options,
     *,
@@ -44,17 +98,27 @@ def boot_agent(
     ask_yes_no: Callable[[str], bool],
     ask: AskFn | None = None,
     confirm_spend: SpendFn | None = None,
+    read: ReadAhead | None = None,
 ) -> Booted:
     """Build the agent (`runtime.make_agent`, asking approvals through `ask`, the spending cap
-    through `confirm_spend`) and, if `record`, its session. Raises what `make_agent` raises (the
-    app says it in the chat)."""
+    through `confirm_spend`) and, if `record`, its session (from `read`, if the session to
+    resume was read ahead). Raises what `make_agent` raises (the app says it in the chat)."""
     from agent_tui.runtime import make_agent
 
-    booted = Booted(make_agent(options, ask=ask, confirm_spend=confirm_spend))
+    try:
+        booted = Booted(make_agent(options, ask=ask, confirm_spend=confirm_spend))
+    except BaseException:
+        if read is not None:
+            read.discard()
+        raise
     if record:
-        record_session(booted, options, ask_yes_no)
+        record_session(booted, options, ask_yes_no, read)
+    elif read is not None:
+        read.discard()
     recorder, agent = booted.recorder, booted.agent
-    if recorder is not None and recorder.session_id and agent.messages:
+    if read is not None and recorder is not None and recorder.store is read.store:
+        booted.runs = read.runs
+    elif recorder is not None and recorder.session_id and agent.messages:
         from agent_tui.sessions.faults import STORE_ERRORS
         from agent_tui.ui.controllers.sessions import stored_runs
 
@@ -63,9 +127,14 @@ def boot_agent(
     return booted
 
 
-def record_session(booted: Booted, options: Options, ask_yes_no: Callable[[str], bool]) -> None:
-    """The session's recorder (resuming the session asked for), and what to tell the person if
-    it went otherwise."""
+def record_session(
+    booted: Booted,
+    options: Options,
+    ask_yes_no: Callable[[str], bool],
+    read: ReadAhead | None = None,
+) -> None:
+    """The session's recorder (resuming the session asked for, or the one `read` ahead), and
+    what to tell the person if it went otherwise."""
     from agent_tui.sessions.recorder import attach_recorder
     from agent_tui.sessions.records import StoreUnavailable
     from agent_tui.sessions.session_lock import SessionInUse
@@ -73,7 +142,10 @@ def record_session(booted: Booted, options: Options, ask_yes_no: Callable[[str],
     agent = booted.agent
     try:
         try:
-            booted.recorder = attach_recorder(agent, options)
+            if read is not None:
+                booted.recorder = attach_recorder(agent, options, read.store, stored=read.session)
+            else:
+                booted.recorder = attach_recorder(agent, options)
         except LookupError as exc:  # --resume with an unknown id: say so, record a new one
             fresh = replace(options, resume=None, continue_=False)
             booted.note = f"Could not resume: {exc}. This is a new session (ctrl+o lists them)."

@@ -23,10 +23,10 @@ import logging
 log = logging.getLogger(__name__)
 
 BOOT_MODULES = (
+    "agent_tui.ui.startup.booting",
     "agent_tui.ui.controllers.approval_queue",
     "agent_tui.ui.controllers.stamp_guard",
     "agent_tui.ui.screens.confirm",
-    "agent_tui.ui.startup.booting",
     "agent_tui.ui.views",
     "agent_tui.ui.views.rule_preview",
     "agent_tui.agent",
@@ -121,6 +121,7 @@ BOOT_MODULES = (
     "agent_tui.sessions.draft",
     "agent_tui.sessions.recorded_blobs",
     "agent_tui.sessions.session_lock",
+    "agent_tui.sessions.stored_session",
     "agent_tui.sessions.recorder",
     "agent_tui.ui.widgets.approvals_log",
     "agent_tui.ui.views.tool_activity",
@@ -131,6 +132,60 @@ BOOT_MODULES = (
     "agent_tui.ui.widgets.folded",
     "agent_tui.ui.views.event_view",
 )
+
+
+#: what the boot of a resumed session (`--resume ID`, `--continue`) imports first, to read the
+#: session ahead and draw it (`booting.read_ahead`, `Sessions.show_early`), in the order the
+#: imports complete: those go first in that boot's steps (`boot_modules`)
+READ_AHEAD_MODULES = (
+    "agent_tui.ui.startup.booting",
+    "hashlib",
+    "hmac",
+    "secrets",
+    "agent_tui.protocol",
+    "agent_tui.protocol.usage",
+    "agent_tui.protocol.events",
+    "agent_tui.sessions.records",
+    "agent_tui.sessions.repair",
+    "sqlite3",
+    "agent_tui.redact",
+    "agent_tui.protocol.content",
+    "agent_tui.sessions.search",
+    "json",
+    "agent_tui.sessions.audit",
+    "agent_tui.sessions.chain",
+    "agent_tui.sessions.event_buffer",
+    "agent_tui.sessions.schema",
+    "agent_tui.sessions.database",
+    "agent_tui.sessions.catalog",
+    "agent_tui.checkpoints",
+    "agent_tui.checkpoints.blobs",
+    "agent_tui.sessions.event_log",
+    "agent_tui.sessions.checkpoint_log",
+    "agent_tui.sessions.message_log",
+    "agent_tui.sessions.run_log",
+    "agent_tui.sessions.store",
+    "agent_tui.sessions",
+    "agent_tui.sessions.faults",
+    "agent_tui.sessions.session_lock",
+    "agent_tui.sessions.stored_session",
+    "agent_tui.checkpoints.attribution",
+    "agent_tui.ui.views",
+    "agent_tui.tools.subject",
+    "agent_tui.ui.views.tool_activity",
+    "agent_tui.ui.widgets.tool_rows",
+    "agent_tui.ui.widgets.tool_blocks",
+    "agent_tui.ui.widgets.history",
+)
+
+
+def boot_modules(resuming: bool) -> tuple[str, ...]:
+    """The boot's modules in the order its imports complete: a resumed session's boot imports
+    what reads the session ahead first."""
+    if not resuming:
+        return BOOT_MODULES
+    first = set(READ_AHEAD_MODULES)
+    return READ_AHEAD_MODULES + tuple(name for name in BOOT_MODULES if name not in first)
 
 
 class IdleImports:

@@ -1,0 +1,79 @@
+"""A stored session read for resuming (`read_session`): everything `recorder.resume_into` puts
+into the agent, read before the agent changes, so a store that fails leaves the agent as it was,
+and held under the session's lock. Read apart from the agent, the app can show the conversation
+(`messages`, exactly what the agent will hold) while the agent is still being built."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from agent_tui.sessions.session_lock import SessionLock
+
+if TYPE_CHECKING:
+    from agent_tui.protocol.events import Event
+    from agent_tui.runtime import Options
+    from agent_tui.sessions.records import SessionInfo
+    from agent_tui.sessions.store import SessionStore
+
+
+@dataclass
+class StoredSession:
+    session_id: str
+    info: SessionInfo | None
+    #: the messages as stored, and repaired (`repair.repair_messages`): what the agent will hold
+    raw: list[dict[str, Any]]
+    messages: list[dict[str, Any]]
+    #: the system prompt the session was recorded with (the same bytes keep the cache's prefix)
+    system: str | None
+    #: its last `message_finished` and `context_compacted` events, if any
+    last_finished: Event | None
+    last_compacted: Event | None
+    #: what its turns changed on disk (undo, rewind), and the next checkpoint's id
+    checkpoints: list[Any] = field(default_factory=list)
+    next_checkpoint: int = 0
+    #: the session's lock (None when forking: the copy is a new session, or nothing to lock with)
+    lock: SessionLock | None = None
+
+    def release(self) -> None:
+        """Let the session go without resuming it (safe to call twice)."""
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
+
+
+def read_session(store: SessionStore, session_id: str, *, fork: bool = False) -> StoredSession:
+    """Read `session_id` for resuming, taking its lock unless `fork`. Raises `SessionInUse` when
+    another process records it, and what the store raises (the lock let go)."""
+    from agent_tui.sessions.repair import repair_messages
+
+    lock = None if fork else SessionLock.take(store.path, session_id)
+    try:
+        info = store.sessions.get(session_id)
+        raw = store.messages.load(session_id, repair=False)
+        history, next_id = store.checkpoints.load(session_id)
+        return StoredSession(
+            session_id,
+            info,
+            raw,
+            repair_messages(raw),  # what `messages.load` does, without reading it all twice
+            store.sessions.system_prompt(session_id),
+            store.events.last(session_id, "message_finished"),
+            store.events.last(session_id, "context_compacted"),
+            history,
+            next_id,
+            lock,
+        )
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
+
+
+def find_session(store: SessionStore, options: Options) -> SessionInfo | None:
+    """The session `--continue` / `--resume ID` asks for (None for a new session)."""
+    if options.continue_:
+        return store.sessions.latest(options.cwd)
+    if options.resume:
+        return store.sessions.get(store.sessions.resolve(options.resume))
+    return None

@@ -1,0 +1,172 @@
+"""`--resume` / `--continue` show the conversation before the agent is built: the boot reads the
+session ahead (`booting.read_ahead`), draws it, then builds the agent from what it read. What was
+drawn is exactly what the agent holds; when it is not, the chat is drawn again from the agent."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+from app_helpers import make_app, wait_for
+
+from agent_tui.runtime import Options
+from agent_tui.sessions.session_lock import SessionInUse, SessionLock
+from agent_tui.sessions.store import SessionStore
+from agent_tui.ui.controllers.sessions import RESUMED
+from agent_tui.ui.startup.booting import boot_agent, read_ahead
+from agent_tui.ui.widgets.chat import NoticeMessage, UserMessage
+from agent_tui.ui.widgets.history import EarlierMessages
+
+pytestmark = pytest.mark.usefixtures("offline_env")
+
+
+def recorded(tmp_path: Path, turns: int, *, unanswered: bool = False) -> str:
+    """A stored session of `turns` turns; with `unanswered`, its last tool call has no result
+    (a killed process), which repair answers."""
+    messages: list[dict[str, Any]] = []
+    for n in range(turns):
+        messages.append({"role": "user", "content": f"question {n}"})
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": f"answer {n}"}]})
+    if unanswered:
+        call = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}
+        messages.append({"role": "user", "content": "list the files"})
+        messages.append({"role": "assistant", "content": [call]})
+    (tmp_path / "work").mkdir(exist_ok=True)
+    with SessionStore.open_default() as store:
+        session_id = store.sessions.create(tmp_path / "work", "offline", title="resumed")
+        store.messages.extend(session_id, messages)
+    return session_id
+
+
+def prompts_shown(app: Any) -> list[str]:
+    return [str(m.render()) for m in app.chat.query(UserMessage)]
+
+
+def notices(app: Any) -> list[str]:
+    return [n.text for n in app.query(NoticeMessage)]
+
+
+async def test_the_conversation_shows_while_the_agent_is_built_and_stays_as_drawn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agent_tui.runtime
+
+    session_id = recorded(tmp_path, 30)
+    build = agent_tui.runtime.make_agent
+    go = threading.Event()
+
+    def held_build(*args: Any, **kwargs: Any) -> Any:
+        go.wait(30)  # the agent's build takes its time: the history is on screen meanwhile
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(agent_tui.runtime, "make_agent", held_build)
+    app = make_app(tmp_path, record=True, resume=session_id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: "question 29" in prompts_shown(app))
+        assert app.agent is None  # not built yet
+        drawn = list(app.chat.query(UserMessage))
+        header = app.chat.header
+        assert isinstance(header, EarlierMessages) and header.pager.hidden > 0
+        assert RESUMED not in notices(app)  # said once the agent holds it
+        go.set()
+        await wait_for(pilot, lambda: app.agent is not None and RESUMED in notices(app))
+        assert app.agent is not None and len(app.agent.messages) == 60
+        # kept as drawn: the same widgets, not drawn a second time
+        assert list(app.chat.query(UserMessage)) == drawn
+        assert app.chat.header is header and header.pager.messages is app.agent.messages
+        assert notices(app).count(RESUMED) == 1
+        assert app.recorder is not None and app.recorder.session_id == session_id
+
+
+async def test_a_conversation_the_agent_does_not_hold_as_drawn_is_drawn_again(
+    tmp_path: Path,
+) -> None:
+    session_id = recorded(tmp_path, 5)
+    app = make_app(tmp_path, record=True, resume=session_id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None and RESUMED in notices(app))
+        assert app.agent is not None
+        before = list(app.chat.query(UserMessage))
+        # drawn from other message objects than the agent's (a copy with one prompt changed)
+        copy = [dict(m) for m in app.agent.messages]
+        copy[0] = {"role": "user", "content": "not what the agent holds"}
+        app.sessions.show_early(copy, {})
+        await wait_for(pilot, lambda: "not what the agent holds" in prompts_shown(app))
+        app.sessions.agent_ready()
+        await wait_for(pilot, lambda: "not what the agent holds" not in prompts_shown(app))
+        await wait_for(pilot, lambda: "question 4" in prompts_shown(app))
+        assert prompts_shown(app)[0] == "question 0"  # the agent's own, drawn anew
+        assert not set(app.chat.query(UserMessage)) & set(before)
+
+
+def test_the_session_read_ahead_is_what_the_agent_then_holds(tmp_path: Path) -> None:
+    session_id = recorded(tmp_path, 3, unanswered=True)
+    options = Options(offline=True, cwd=tmp_path / "work", resume=session_id, record=True)
+    read = read_ahead(options)
+    assert read is not None and read.session.session_id == session_id
+    with SessionStore.open_default() as store:
+        assert read.session.messages == store.messages.load(session_id)  # repaired, as loaded
+    assert read.session.messages[-1]["content"][0]["type"] == "tool_result"  # answered
+    booted = boot_agent(options, record=True, ask_yes_no=lambda q: False, read=read)
+    assert booted.recorder is not None and booted.recorder.store is read.store
+    assert booted.agent.messages == read.session.messages
+    assert all(a is b for a, b in zip(booted.agent.messages, read.session.messages, strict=True))
+    booted.recorder.close()
+
+
+def test_nothing_is_read_ahead_when_there_is_nothing_to_resume_as_asked(tmp_path: Path) -> None:
+    session_id = recorded(tmp_path, 2)
+    assert read_ahead(Options(offline=True, cwd=tmp_path)) is None  # a new session
+    assert read_ahead(Options(offline=True, cwd=tmp_path, resume="zzzz")) is None  # unknown id
+    db = Path(os.environ["AGENT_TUI_HOME"]) / "sessions.db"
+    held = SessionLock.take(db, session_id)  # another agent-tui records it: the boot asks
+    try:
+        assert read_ahead(Options(offline=True, cwd=tmp_path, resume=session_id)) is None
+    finally:
+        if held is not None:
+            held.release()
+
+
+def test_a_build_that_fails_after_the_read_ahead_lets_the_session_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agent_tui.runtime
+
+    session_id = recorded(tmp_path, 2)
+    options = Options(offline=True, cwd=tmp_path / "work", resume=session_id, record=True)
+    read = read_ahead(options)
+    assert read is not None
+    db = Path(os.environ["AGENT_TUI_HOME"]) / "sessions.db"
+    with pytest.raises(SessionInUse):
+        SessionLock.take(db, session_id)  # held while it is being resumed
+
+    def broken(*args: Any, **kwargs: Any) -> None:
+        raise RuntimeError("no tools today")
+
+    monkeypatch.setattr(agent_tui.runtime, "make_agent", broken)
+    with pytest.raises(RuntimeError, match="no tools today"):
+        boot_agent(options, record=True, ask_yes_no=lambda q: False, read=read)
+    lock = SessionLock.take(db, session_id)  # let go: another agent-tui may resume it
+    if lock is not None:
+        lock.release()
+
+
+async def test_a_failure_drawing_it_early_leaves_the_boot_to_draw_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_tui.ui.controllers.sessions import Sessions
+
+    def broken(self: Sessions, messages: Any, runs: Any) -> None:
+        raise RuntimeError("a bug drawing it")
+
+    monkeypatch.setattr(Sessions, "show_early", broken)
+    session_id = recorded(tmp_path, 3)
+    app = make_app(tmp_path, record=True, resume=session_id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None and RESUMED in notices(app))
+        await wait_for(pilot, lambda: "question 2" in prompts_shown(app))
+        assert prompts_shown(app).count("question 2") == 1
+        assert app.status.activity == "ready"
