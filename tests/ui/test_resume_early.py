@@ -170,3 +170,21 @@ async def test_a_failure_drawing_it_early_leaves_the_boot_to_draw_it(
         await wait_for(pilot, lambda: "question 2" in prompts_shown(app))
         assert prompts_shown(app).count("question 2") == 1
         assert app.status.activity == "ready"
+
+
+def test_a_session_read_ahead_to_fork_goes_on_in_a_copy_and_leaves_it_free(tmp_path: Path) -> None:
+    session_id = recorded(tmp_path, 3)
+    options = Options(
+        offline=True, cwd=tmp_path / "work", resume=session_id, fork_session=True, record=True
+    )
+    read = read_ahead(options)
+    assert read is not None and read.session.lock is None  # a copy: the original isn't taken
+    booted = boot_agent(options, record=True, ask_yes_no=lambda q: False, read=read)
+    assert booted.recorder is not None
+    assert booted.recorder.session_id not in (None, session_id)
+    assert booted.agent.messages == read.session.messages
+    db = Path(os.environ["AGENT_TUI_HOME"]) / "sessions.db"
+    lock = SessionLock.take(db, session_id)  # free for another agent-tui
+    if lock is not None:
+        lock.release()
+    booted.recorder.close()
