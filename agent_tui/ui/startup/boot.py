@@ -126,7 +126,7 @@ class BootFlow:
         app, host = self.app, self.host
         # `--resume`/`--continue`: the conversation shows first, then the agent is built.
         read = read_ahead(host.options) if host.record else None
-        if read is not None:
+        if read is not None and read.session.messages:
             self._show_early(read.session.messages, read.runs)
         from agent_tui.runtime import warm_up
         from agent_tui.ui.controllers.approval_queue import ApprovalQueue
