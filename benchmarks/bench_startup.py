@@ -129,7 +129,9 @@ Probe(Options(offline=True), tune_collector=True).run(headless=True)
 
 
 # A resumed session (`--resume ID`, the id in argv): the moment its history is on screen, the
-# frame after the resumed tail is mounted (only the tail is: older turns page in on scrolling up).
+# frame that paints the resumed tail once it is laid out (only the tail is mounted: older turns
+# page in on scrolling up). Until 2026-12-05 (third session) this probe left at the first refresh
+# after the tail's mount, before the tail was laid out: those figures were early.
 # The boot reads the session ahead and draws it before it builds the agent (`booting.read_ahead`):
 # the history drawn is the one the agent then holds (`Sessions.agent_ready` checks it is).
 RESUMED = (
@@ -143,8 +145,8 @@ from agent_tui.ui.controllers.sessions import Sessions
 
 class Shown(Sessions):
     def show_history(self, *args, **kwargs):
-        super().show_history(*args, **kwargs)
-        self.app.call_after_refresh(first_frame)
+        tail = super().show_history(*args, **kwargs)
+        self.app.chat.after_shown(tail[-1], first_frame)
 
 class Probe(AgentApp):
     def __init__(self, *args, **kwargs):

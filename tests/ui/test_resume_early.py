@@ -188,3 +188,42 @@ def test_a_session_read_ahead_to_fork_goes_on_in_a_copy_and_leaves_it_free(tmp_p
     if lock is not None:
         lock.release()
     booted.recorder.close()
+
+
+async def test_after_shown_waits_for_the_frame_that_lays_the_widget_out(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        seen: list[int] = []
+        widget = app.chat.append(UserMessage("just mounted"))
+        assert widget.size.height == 0  # mounting: not laid out yet
+        app.chat.after_shown(widget, lambda: seen.append(widget.size.height))
+        await wait_for(pilot, lambda: seen)
+        assert seen[0] > 0
+        never = UserMessage("never laid out")
+        never.display = False  # no size, ever: the callback is not kept waiting
+        app.chat.append(never)
+        late: list[bool] = []
+        app.chat.after_shown(never, lambda: late.append(True), tries=3)
+        await wait_for(pilot, lambda: late)
+
+
+async def test_the_boot_waits_for_the_resumed_frame_before_it_builds_the_agent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agent_tui.runtime
+
+    session_id = recorded(tmp_path, 30)
+    build = agent_tui.runtime.make_agent
+    heights: list[int] = []
+    app = make_app(tmp_path, record=True, resume=session_id)
+
+    def watched_build(*args: Any, **kwargs: Any) -> Any:
+        shown = app.chat.query(UserMessage)
+        heights.append(shown.last().size.height if shown else 0)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(agent_tui.runtime, "make_agent", watched_build)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        assert heights and heights[0] > 0  # laid out (and painted) before the build began

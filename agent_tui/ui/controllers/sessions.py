@@ -17,7 +17,10 @@ from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.app import App
+    from textual.widget import Widget
 
     from agent_tui.agent.loop import Agent
     from agent_tui.runtime import Options
@@ -118,12 +121,23 @@ class Sessions:
         else:
             self.start_replay(choice.session_id)
 
-    def show_early(self, messages: list[dict[str, Any]], runs: dict[str, Any]) -> None:
+    def show_early(
+        self,
+        messages: list[dict[str, Any]],
+        runs: dict[str, Any],
+        on_shown: Callable[[], object] | None = None,
+    ) -> None:
         """`--resume`/`--continue`, before the agent is built: the stored conversation it is
-        about to hold, read ahead by the boot (`booting.read_ahead`), drawn now."""
+        about to hold, read ahead by the boot (`booting.read_ahead`), drawn now; `on_shown` is
+        called once the frame that shows it is painted."""
         self.runs = runs
-        self.show_history(messages=messages)
+        tail = self.show_history(messages=messages)
         self.shown_early = messages
+        if on_shown is not None:
+            if tail:
+                self.host.chat.after_shown(tail[-1], on_shown)
+            else:
+                self.app.call_after_refresh(on_shown)
 
     def agent_ready(self) -> None:
         """The agent is built: a resumed session's history is drawn (or, drawn already while
@@ -259,9 +273,10 @@ class Sessions:
 
     def show_history(
         self, notice: str | None = None, messages: list[dict[str, Any]] | None = None
-    ) -> None:
+    ) -> list[Widget]:
         """The conversation's tail (older messages page in as the person scrolls up): the
-        agent's, or `messages` before the agent is built (`show_early`)."""
+        agent's, or `messages` before the agent is built (`show_early`). Returns the tail's
+        widgets, mounting."""
         from agent_tui.ui.widgets.history import EarlierMessages, HistoryPager
 
         if messages is None:
@@ -280,6 +295,7 @@ class Sessions:
             self._decisions_shown()
         if notice:
             chat.append(NoticeMessage(notice, "info"))
+        return tail
 
     def _decisions_shown(self) -> None:
         """The decisions of the session so far, as the approvals pane showed them live."""

@@ -181,8 +181,7 @@ class BootFlow:
         painted = threading.Event()
 
         def show() -> None:
-            self.host.sessions.show_early(messages, runs)
-            self.app.call_after_refresh(painted.set)
+            self.host.sessions.show_early(messages, runs, on_shown=painted.set)
 
         try:
             self.app.call_from_thread(show)

@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 #: mounted (about 30 plain turns); older turns page back in when scrolled to (`EarlierMessages`).
 MAX_MESSAGES = 60
 
+#: refreshes `ChatView.after_shown` waits at most for a widget to be laid out
+SHOWN_TRIES = 200
+
 
 class ChatView(VerticalScroll):
     """The scrolling list of messages, pruned to the newest `max_messages`.
@@ -91,6 +94,22 @@ class ChatView(VerticalScroll):
                     placed = placed and not (isinstance(node, Parkable) and node.parked)
                     node = node.parent
                 segment.in_view = placed and y < bottom and y + segment.outer_size.height > top
+
+    def after_shown(
+        self, widget: Widget, callback: Callable[[], object], *, tries: int = SHOWN_TRIES
+    ) -> None:
+        """Call `callback` once `widget`, mounted in this chat, is laid out and the frame that
+        shows it is painted: a mount is done a few loop turns later, its layout and paint at
+        the next frame after that. After `tries` refreshes without it (a widget that never
+        gets a size), the callback is called all the same, never kept waiting."""
+
+        def check(left: int) -> None:
+            if left <= 0 or (widget.is_attached and widget.size.height > 0):
+                self.call_after_refresh(callback)  # the frame its layout was part of
+            else:
+                self.call_after_refresh(check, left - 1)
+
+        self.call_after_refresh(check, tries)
 
     async def add(self, widget: Widget) -> Widget:
         await self.mount(widget)
