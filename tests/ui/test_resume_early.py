@@ -227,3 +227,20 @@ async def test_the_boot_waits_for_the_resumed_frame_before_it_builds_the_agent(
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
         assert heights and heights[0] > 0  # laid out (and painted) before the build began
+
+
+def test_a_read_ahead_that_fails_midway_lets_the_session_go(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import agent_tui.ui.controllers.sessions as sessions_controller
+
+    def broken(store: Any, session_id: str) -> dict[str, Any]:
+        raise RuntimeError("a bug reading the runs")
+
+    monkeypatch.setattr(sessions_controller, "stored_runs", broken)
+    session_id = recorded(tmp_path, 2)
+    assert read_ahead(Options(offline=True, cwd=tmp_path, resume=session_id)) is None
+    db = Path(os.environ["AGENT_TUI_HOME"]) / "sessions.db"
+    lock = SessionLock.take(db, session_id)  # not left held: the boot can resume it
+    if lock is not None:
+        lock.release()

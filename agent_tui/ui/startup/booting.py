@@ -75,6 +75,7 @@ def read_ahead(options: Options) -> ReadAhead | None:
         store = SessionStore.open_default()
     except Exception:  # said by the boot, which tries again
         return None
+    session: StoredSession | None = None
     try:
         info = find_session(store, options)
         if info is not None:
@@ -85,7 +86,8 @@ def read_ahead(options: Options) -> ReadAhead | None:
                 runs = {}
             return ReadAhead(store, session, runs)
     except Exception:  # the boot meets it again, and says it
-        pass
+        if session is not None:
+            session.release()
     with contextlib.suppress(*STORE_ERRORS):
         store.close()
     return None
