@@ -77,3 +77,8 @@ def find_session(store: SessionStore, options: Options) -> SessionInfo | None:
     if options.resume:
         return store.sessions.get(store.sessions.resolve(options.resume))
     return None
+
+
+def stored_runs(store: SessionStore, session_id: str) -> dict[str, Any]:
+    """A session's recorded tool runs by tool_use_id (call from a worker thread)."""
+    return {run.tool_use_id: run for run in store.runs.load(session_id)}

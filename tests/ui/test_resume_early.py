@@ -232,12 +232,12 @@ async def test_the_boot_waits_for_the_resumed_frame_before_it_builds_the_agent(
 def test_a_read_ahead_that_fails_midway_lets_the_session_go(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import agent_tui.ui.controllers.sessions as sessions_controller
+    import agent_tui.sessions.stored_session as stored_session
 
     def broken(store: Any, session_id: str) -> dict[str, Any]:
         raise RuntimeError("a bug reading the runs")
 
-    monkeypatch.setattr(sessions_controller, "stored_runs", broken)
+    monkeypatch.setattr(stored_session, "stored_runs", broken)
     session_id = recorded(tmp_path, 2)
     assert read_ahead(Options(offline=True, cwd=tmp_path, resume=session_id)) is None
     db = Path(os.environ["AGENT_TUI_HOME"]) / "sessions.db"

@@ -202,6 +202,7 @@ class Sessions:
         from agent_tui.sessions.recorder import resume_into
         from agent_tui.sessions.records import StoreUnavailable
         from agent_tui.sessions.session_lock import SessionInUse
+        from agent_tui.sessions.stored_session import stored_runs
         from agent_tui.ui.screens.confirm import ask_from_thread
 
         agent = self.host.agent
@@ -390,11 +391,6 @@ class Sessions:
             )
             return
         self.app.call_from_thread(self._say, f"Transcript written to {path}")
-
-
-def stored_runs(store: SessionStore, session_id: str) -> dict[str, Any]:
-    """A session's recorded tool runs by tool_use_id (call from a worker thread)."""
-    return {run.tool_use_id: run for run in store.runs.load(session_id)}
 
 
 def same_messages(shown: list[dict[str, Any]], held: list[dict[str, Any]]) -> bool:

@@ -68,8 +68,7 @@ def read_ahead(options: Options) -> ReadAhead | None:
         return None
     from agent_tui.sessions.faults import STORE_ERRORS
     from agent_tui.sessions.store import SessionStore
-    from agent_tui.sessions.stored_session import find_session, read_session
-    from agent_tui.ui.controllers.sessions import stored_runs
+    from agent_tui.sessions.stored_session import find_session, read_session, stored_runs
 
     try:
         store = SessionStore.open_default()
@@ -122,7 +121,7 @@ def boot_agent(
         booted.runs = read.runs
     elif recorder is not None and recorder.session_id and agent.messages:
         from agent_tui.sessions.faults import STORE_ERRORS
-        from agent_tui.ui.controllers.sessions import stored_runs
+        from agent_tui.sessions.stored_session import stored_runs
 
         with contextlib.suppress(*STORE_ERRORS):  # the history shows without its audit rows
             booted.runs = stored_runs(recorder.store, recorder.session_id)
