@@ -100,12 +100,15 @@ class ChatView(VerticalScroll):
     ) -> None:
         """Call `callback` once `widget`, mounted in this chat, is laid out and the frame that
         shows it is painted: a mount is done a few loop turns later, its layout and paint at
-        the next frame after that. After `tries` refreshes without it (a widget that never
-        gets a size), the callback is called all the same, never kept waiting."""
+        the next frame after that (Textual paints a layout in the same update, or, inside a
+        batch, in the message right after it). After `tries` refreshes without it (a widget
+        that never gets a size), the callback is called all the same, never kept waiting."""
 
         def check(left: int) -> None:
-            if left <= 0 or (widget.is_attached and widget.size.height > 0):
-                self.call_after_refresh(callback)  # the frame its layout was part of
+            if widget.is_attached and widget.size.height > 0:
+                self.call_later(callback)  # after a batch's deferred paint, if there was one
+            elif left <= 0:
+                self.call_after_refresh(callback)
             else:
                 self.call_after_refresh(check, left - 1)
 
