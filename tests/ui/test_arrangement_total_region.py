@@ -14,8 +14,7 @@ from textual.layout import DockArrangeResult, WidgetPlacement
 from textual.widget import Widget
 
 from agent_tui.ui.patches import arrangement_total_region
-from agent_tui.ui.widgets.chat import AssistantMessage, ChatView
-from tests.ui.test_chat_parking import ChatApp, answer_text
+from tests.ui.test_chat_parking import ChatApp, streaming_answer
 
 
 @pytest.fixture(autouse=True)
@@ -84,11 +83,7 @@ async def test_a_layout_of_a_long_streaming_answer_fills_no_grid(
     monkeypatch.setattr(SpatialMap, "insert", counted)
     app = ChatApp()
     async with app.run_test(size=(100, 30)) as pilot:
-        view = app.query_one(ChatView)
-        answer = AssistantMessage()
-        await view.add(answer)
-        text = answer_text(0) * 4
-        answer.write(text)
+        view, answer, text = await streaming_answer(app, 4)
         while answer.text != text or answer._pending:
             await pilot.pause()
         await pilot.pause()

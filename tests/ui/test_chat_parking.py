@@ -91,6 +91,17 @@ async def chat_of_answers(app: App[None], pilot: Any, count: int) -> list[Assist
     return answers
 
 
+async def streaming_answer(app: App[None], copies: int) -> tuple[ChatView, AssistantMessage, str]:
+    """A chat with one answer streaming: `copies` of the first answer's text, written at once
+    (the answer takes it in as deltas would come). Returns the chat, the answer and its text."""
+    view = app.query_one(ChatView)
+    streaming = AssistantMessage()
+    await view.add(streaming)
+    text = answer_text(0) * copies
+    streaming.write(text)
+    return view, streaming, text
+
+
 @pytest.fixture
 def short_segments(monkeypatch: pytest.MonkeyPatch) -> None:
     """Segments of ~300 characters: each answer is a dozen segments in groups."""
@@ -244,11 +255,7 @@ async def test_a_streaming_answer_places_only_its_groups_near_the_view(
 
     app = ChatApp()
     async with app.run_test(size=(100, 30)) as pilot:
-        view = app.query_one(ChatView)
-        streaming = AssistantMessage()
-        await view.add(streaming)
-        text = answer_text(0) * 3
-        streaming.write(text)
+        view, streaming, text = await streaming_answer(app, 3)
         await wait_for(pilot, lambda: streaming.text == text and len(groups(streaming)) > 3)
         view.scroll_end(animate=False)
         first = groups(streaming)[0]
@@ -281,11 +288,7 @@ async def test_a_long_streaming_answer_places_its_shelves_not_all_its_groups(
     group was placed before, one more for each in every layout, once a frame."""
     app = ChatApp()
     async with app.run_test(size=(100, 30)) as pilot:
-        view = app.query_one(ChatView)
-        streaming = AssistantMessage()
-        await view.add(streaming)
-        text = answer_text(0) * 8
-        streaming.write(text)
+        view, streaming, text = await streaming_answer(app, 8)
         await wait_for(pilot, lambda: streaming.text == text and not streaming._pending)
         view.scroll_end(animate=False)
         shelves = list(streaming.query_children(chat.SegmentShelf))
