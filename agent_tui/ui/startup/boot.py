@@ -105,11 +105,17 @@ class BootFlow:
 
     # --- the boot ---
 
+    @property
+    def reads_ahead(self) -> bool:
+        """The boot reads the session to resume before it builds the agent (`--resume ID`,
+        `--continue`, recorded): `booting.read_ahead`."""
+        options = self.host.options
+        return self.host.record and bool(options.resume or options.continue_)
+
     def preload(self) -> None:
         """The first screen is mounted, its first frame waits for Textual's frame tick: the
         agent's modules are imported meanwhile (`preload.IdleImports`), until `start`."""
-        options = self.host.options
-        if self.host.record and (options.resume or options.continue_):  # read ahead first
+        if self.reads_ahead:  # what reads the session ahead, first
             self.idle_imports = IdleImports(boot_modules(resuming=True))
         self.idle_imports.start()
 
@@ -125,7 +131,7 @@ class BootFlow:
 
         app, host = self.app, self.host
         # `--resume`/`--continue`: the conversation shows first, then the agent is built.
-        read = read_ahead(host.options) if host.record else None
+        read = read_ahead(host.options) if self.reads_ahead else None
         if read is not None and read.session.messages:
             self._show_early(read.session.messages, read.runs)
         from agent_tui.runtime import warm_up
