@@ -7,6 +7,7 @@ from textual.content import Content
 
 from agent_tui.text import visible, visible_lines
 from agent_tui.ui import collect_after
+from agent_tui.ui.widgets import code_lexers
 
 #: keys typed this soon after the dialog appears were meant for something else
 DEFAULT_GUARD_S = 0.5
@@ -37,6 +38,7 @@ def command_content(tool: str, subject: str) -> Content:
         return Content(code)
     from textual.highlight import highlight  # pygments: loaded after start-up (`BootFlow._boot`)
 
+    code_lexers.load("bash")  # not compiled by two threads at once (`code_lexers`)
     return highlight(code, language="bash")
 
 
@@ -44,6 +46,7 @@ def warm_up_dialog() -> None:
     """Load the highlighter a command's dialog uses (pygments), from a worker thread at start-up."""
     from textual.highlight import highlight
 
+    code_lexers.load("bash")
     highlight("true", language="bash")
 
 

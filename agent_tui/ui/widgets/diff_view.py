@@ -8,6 +8,7 @@ from textual.content import Content
 from textual.highlight import HighlightTheme, highlight
 
 from agent_tui.text import visible_lines
+from agent_tui.ui.widgets import code_lexers
 
 #: a diff longer than this is cut (the person can still read the file)
 MAX_DIFF_LINES = 400
@@ -33,4 +34,5 @@ def diff_content(diff: str, max_lines: int = MAX_DIFF_LINES) -> tuple[Content, s
         lines = lines[:max_lines]
     cut = MAX_LINE_CHARS
     lines = [line if len(line) <= cut else line[:cut] + " …(line cut)" for line in lines]
+    code_lexers.load("diff")  # not compiled by two threads at once (`code_lexers`)
     return highlight("\n".join(lines), language="diff", theme=DiffTheme), note

@@ -23,6 +23,7 @@ from rich.console import RenderableType
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 
+from agent_tui.ui.widgets.code_lexers import deferring
 from agent_tui.ui.widgets.markdown_split import _SplitScanner
 
 if TYPE_CHECKING:
@@ -54,8 +55,14 @@ def render_markdown(text: str) -> RenderableType:
 def _template() -> RichMarkdown:
     from rich.markdown import Markdown as RichMarkdown  # markdown-it is not needed at startup
 
+    from agent_tui.ui.widgets.code_lexers import markdown_elements
+
+    class Markdown(RichMarkdown):
+        # code blocks that don't wait for their lexer where they can be painted again
+        elements = markdown_elements(RichMarkdown.elements)
+
     # hyperlinks=False prints each URL after its text: a person sees where a cited source points.
-    return RichMarkdown("", code_theme="monokai", hyperlinks=False)
+    return Markdown("", code_theme="monokai", hyperlinks=False)
 
 
 @cache
@@ -116,7 +123,10 @@ class PieceCache:
         key = (piece, width, widget.visual_style)
         lines = self._lines.get(key)
         if lines is None:
-            lines = render_lines(widget, render_markdown(piece), width)
+            with deferring() as waiting:
+                lines = render_lines(widget, render_markdown(piece), width)
+            if waiting:  # a code block painted plain while its lexer loads: not kept
+                return lines
             self._lines[key] = lines
             if len(self._lines) > self.size:
                 self._lines.popitem(last=False)

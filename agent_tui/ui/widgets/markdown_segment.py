@@ -3,13 +3,16 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from rich.console import Group, RenderableType
+from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
 from agent_tui.ui.patches.screen_resize_once import lay_out_again
+from agent_tui.ui.widgets.code_lexers import deferring, when_loaded
 from agent_tui.ui.widgets.markdown_pieces import (
     PieceCache,
     markdown_lines,
@@ -59,6 +62,8 @@ class MarkdownSegment(Widget):
         #: height at a new width is estimated too
         self.in_view = True
         self._estimated: set[int] = set()
+        #: painted with code plain while its lexer loads (`code_lexers`): painted again then
+        self._awaiting_lexers = False
 
     def drop_lines(self) -> None:
         """Forget the painted lines (far off screen); they are painted again when needed."""
@@ -104,15 +109,19 @@ class MarkdownSegment(Widget):
         if lines is None:
             shown = bool(self.markdown.strip()) or self._note is not None
             lines = []
-            if not shown:
-                pass
-            elif self.pieces is not None and self._note is None and self.text_selection is None:
-                lines = markdown_lines(self, self.markdown, width, self.pieces)
-            else:
-                parts = [render_markdown(self.markdown)] if self.markdown.strip() else []
-                if self._note is not None:
-                    parts.append(self._note)
-                lines = render_lines(self, Group(*parts), width)
+            with deferring() as waiting:  # code whose lexer isn't loaded: plain, for now
+                if not shown:
+                    pass
+                elif self.pieces is not None and self._note is None and self.text_selection is None:
+                    lines = markdown_lines(self, self.markdown, width, self.pieces)
+                else:
+                    parts = [render_markdown(self.markdown)] if self.markdown.strip() else []
+                    if self._note is not None:
+                        parts.append(self._note)
+                    lines = render_lines(self, Group(*parts), width)
+            if waiting and not self._awaiting_lexers:
+                self._awaiting_lexers = True
+                when_loaded(waiting, partial(self.post_message, self.LexersLoaded()))
             if shown:
                 first, last = self._trim
                 lines = lines[int(first) : len(lines) - int(last)]
@@ -127,6 +136,15 @@ class MarkdownSegment(Widget):
                     self.call_after_refresh(self.refresh, layout=True)
             self._heights[width] = len(lines)
         return lines
+
+    class LexersLoaded(Message, bubble=False):
+        """The lexers of the code this painted plain are loaded (`code_lexers`)."""
+
+    def on_markdown_segment_lexers_loaded(self, message: LexersLoaded) -> None:
+        """Paint again, coloured: the same lines (only the code's colours change)."""
+        self._awaiting_lexers = False
+        self._renders.clear()
+        self.refresh()
 
     def get_content_height(self, container: Any, viewport: Any, width: int) -> int:
         height = self._heights.get(width)
