@@ -8,7 +8,10 @@ One app (headless, 120×40, offline model, recording the session as the CLI does
 - typing: a 160-character prompt typed key by key (30 ms apart), with backspaces and cursor keys;
 - approval: a Bash call that writes a file, its dialog answered with `y`;
 - tool output: a Bash call printing 2,000 lines (allowed by a rule, so no dialog);
-- resize: the terminal resized between 120×40, 90×30 and 160×50, each frame let settle.
+- resize: the terminal resized between 120×40, 90×30 and 160×50, each frame let settle;
+- languages: an answer streamed at 100 tokens/s with a code fence in each of six languages
+  the process hasn't highlighted yet (CSS, Kotlin, TypeScript, SQL, Ruby, Swift), whose lexers
+  Pygments compiles at their first use (8-35 ms each).
 
 Every callback of the loop (task steps, timers, call_soon) is timed with `time.thread_time()`:
 the CPU this thread used, which load on the machine does not inflate the way wall time is. The
@@ -58,6 +61,7 @@ def script(earlier_kb: int, answer_kb: int) -> dict[str, object]:
     ]
     scenarios += [
         {"name": "live", "match": ["live"], "steps": [[{"text": live_answer(answer_kb)}]]},
+        {"name": "languages", "match": ["languages"], "steps": [[{"text": languages_answer()}]]},
         {
             "name": "approve",
             "match": ["approve"],
@@ -112,6 +116,25 @@ def resize(app: Any, width: int, height: int) -> None:
 
 def live_answer(answer_kb: int) -> str:
     return make_answer(answer_kb * 1000, seed=99)
+
+
+#: languages no earlier phase highlights, and code in each
+LANGUAGES = {
+    "css": "body { margin: 0 auto; color: #222; }\na:hover { text-decoration: underline; }",
+    "kotlin": "fun main() {\n    val xs = listOf(1, 2, 3)\n    println(xs.map { it * 2 })\n}",
+    "typescript": "interface Row { id: number; name?: string }\nconst rows: Row[] = [];",
+    "sql": "SELECT name, count(*) FROM rows WHERE id > 3 GROUP BY name ORDER BY 2 DESC;",
+    "ruby": 'class Greeter\n  def hello(name) = puts "hello #{name}"\nend',
+    "swift": "struct Point { var x = 0.0, y = 0.0 }\nlet p = Point(x: 1, y: 2)",
+}
+
+
+def languages_answer() -> str:
+    """Prose and a fence in each of `LANGUAGES`, as an answer comparing them would be."""
+    parts = [make_answer(300, seed=7)]
+    for language, code in LANGUAGES.items():
+        parts.append(f"In {language}, the same idea:\n\n```{language}\n{code}\n```\n")
+    return "\n".join(parts)
 
 
 async def run(
@@ -189,6 +212,11 @@ async def run(
                 for size in [(90, 30), (160, 50), (120, 40)] * 2:
                     resize(app, *size)
                     await asyncio.sleep(0.3)
+                probe.phase = "languages"
+                pace(app, mean_chunk_chars(languages_answer()) / CHARS_PER_TOKEN / rate / 0.02)
+                await ask(app, pilot, "languages", paint=False)
+                pace(app, 0)
+                await asyncio.sleep(0.3)
                 probe.phase = "end"
                 if app.recorder is not None:
                     app.recorder.close()
