@@ -20,6 +20,9 @@ from agent_tui.ui.widgets.markdown_pieces import (
     render_markdown,
 )
 
+#: seconds after a frame that painted code plain before its lexers are loaded (`_ask_for_lexers`)
+LEXERS_AFTER = 0.05
+
 
 class MarkdownSegment(Widget):
     """A piece of an answer's markdown, rendered by Rich once per width and kept as lines.
@@ -121,7 +124,7 @@ class MarkdownSegment(Widget):
                     lines = render_lines(self, Group(*parts), width)
             if waiting and not self._awaiting_lexers:
                 self._awaiting_lexers = True
-                when_loaded(waiting, partial(self.post_message, self.LexersLoaded()))
+                self.call_after_refresh(self._ask_for_lexers, waiting)
             if shown:
                 first, last = self._trim
                 lines = lines[int(first) : len(lines) - int(last)]
@@ -136,6 +139,14 @@ class MarkdownSegment(Widget):
                     self.call_after_refresh(self.refresh, layout=True)
             self._heights[width] = len(lines)
         return lines
+
+    def _ask_for_lexers(self, names: set[str]) -> None:
+        """A moment after the frame that painted this (`LEXERS_AFTER`): compiling a lexer
+        takes turns with the UI for the interpreter's lock, and each of the UI's turns then
+        waits up to 5 ms (CPython's switch interval), so the frames right after would be
+        slowed, the first frame of a resumed history most of all."""
+        loaded = partial(self.post_message, self.LexersLoaded())
+        self.set_timer(LEXERS_AFTER, partial(when_loaded, names, loaded))
 
     class LexersLoaded(Message, bubble=False):
         """The lexers of the code this painted plain are loaded (`code_lexers`)."""
