@@ -171,6 +171,13 @@ class MessageLog:
         messages = [m.to_api() for m in self._load_range(session_id, None, None)]
         return repair_messages(messages) if repair else messages
 
+    def count(self, session_id: str) -> int:
+        """How many messages are recorded."""
+        with self._db.lock:
+            sql = "SELECT count(*) FROM messages WHERE session_id = ?"
+            (n,) = self._db.conn.execute(sql, (session_id,)).fetchone()
+        return int(n)
+
     def tail(self, session_id: str, n: int, *, before: int | None = None) -> list[StoredMessage]:
         """The last `n` recorded messages with seq < `before` (all when None), oldest first.
 

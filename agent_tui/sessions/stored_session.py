@@ -1,7 +1,8 @@
 """A stored session read for resuming (`read_session`): everything `recorder.resume_into` puts
 into the agent, read before the agent changes, so a store that fails leaves the agent as it was,
 and held under the session's lock. Read apart from the agent, the app can show the conversation
-(`messages`, exactly what the agent will hold) while the agent is still being built."""
+while the agent is still being built: its end first (`read_tail`, what a screen shows, whatever
+the session's length), checked against the whole once that is read (`StoredTail.agrees`)."""
 
 from __future__ import annotations
 
@@ -42,12 +43,57 @@ class StoredSession:
             self.lock = None
 
 
+@dataclass
+class StoredTail:
+    """A conversation's last messages from a prompt on, repaired (`read_tail`), and where they
+    start in the whole."""
+
+    messages: list[dict[str, Any]]
+    #: the index of the first of them in the whole conversation
+    first: int
+
+    def agrees(self, whole: list[dict[str, Any]]) -> bool:
+        """Whether `whole` (the repaired conversation) ends with exactly these, from `first` on:
+        then what was drawn from them is what the whole would draw."""
+        return len(whole) == self.first + len(self.messages) and whole[self.first :] == (
+            self.messages
+        )
+
+
+def read_tail(store: SessionStore, session_id: str, count: int) -> StoredTail:
+    """About the last `count` messages, from the first prompt among them on (what goes before a
+    prompt doesn't change how what follows is repaired, in a valid conversation; one that isn't
+    is found out by `agrees`), repaired."""
+    from agent_tui.sessions.repair import repair_messages
+
+    raw = [m.to_api() for m in store.messages.tail(session_id, count)]
+    total = store.messages.count(session_id)
+    if len(raw) < total:
+        raw = raw[next((n for n, m in enumerate(raw) if _is_prompt(m)), len(raw)) :]
+    return StoredTail(repair_messages(raw), total - len(raw))
+
+
+def _is_prompt(message: dict[str, Any]) -> bool:
+    content = message.get("content")
+    if message.get("role") != "user":
+        return False
+    return isinstance(content, str) or not any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in content or []
+    )
+
+
 def read_session(store: SessionStore, session_id: str, *, fork: bool = False) -> StoredSession:
     """Read `session_id` for resuming, taking its lock unless `fork`. Raises `SessionInUse` when
     another process records it, and what the store raises (the lock let go)."""
+    lock = None if fork else SessionLock.take(store.path, session_id)
+    return read_held(store, session_id, lock)
+
+
+def read_held(store: SessionStore, session_id: str, lock: SessionLock | None) -> StoredSession:
+    """Read `session_id` for resuming, its `lock` taken already (None: a fork's original): the
+    session read holds it, or it is let go if the read fails."""
     from agent_tui.sessions.repair import repair_messages
 
-    lock = None if fork else SessionLock.take(store.path, session_id)
     try:
         info = store.sessions.get(session_id)
         raw = store.messages.load(session_id, repair=False)

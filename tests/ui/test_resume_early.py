@@ -1,6 +1,7 @@
 """`--resume` / `--continue` show the conversation before the agent is built: the boot reads the
-session ahead (`booting.read_ahead`), draws it, then builds the agent from what it read. What was
-drawn is exactly what the agent holds; when it is not, the chat is drawn again from the agent."""
+end of the session ahead (`booting.read_ahead`: what a screen shows, whatever the session's
+length), draws it, then reads the whole and builds the agent from it. What was drawn is what the
+agent holds at the same place; when it is not, the chat is drawn again from the agent."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from app_helpers import make_app, wait_for
 from agent_tui.runtime import Options
 from agent_tui.sessions.session_lock import SessionInUse, SessionLock
 from agent_tui.sessions.store import SessionStore
+from agent_tui.sessions.stored_session import StoredTail, read_tail
 from agent_tui.ui.controllers.sessions import RESUMED
 from agent_tui.ui.startup.booting import boot_agent, read_ahead
 from agent_tui.ui.widgets.chat import NoticeMessage, UserMessage
@@ -93,7 +95,7 @@ async def test_a_conversation_the_agent_does_not_hold_as_drawn_is_drawn_again(
         # drawn from other message objects than the agent's (a copy with one prompt changed)
         copy = [dict(m) for m in app.agent.messages]
         copy[0] = {"role": "user", "content": "not what the agent holds"}
-        app.sessions.show_early(copy, {})
+        app.sessions.show_early(StoredTail(copy, 0), {})
         await wait_for(pilot, lambda: "not what the agent holds" in prompts_shown(app))
         app.sessions.agent_ready()
         await wait_for(pilot, lambda: "not what the agent holds" not in prompts_shown(app))
@@ -106,15 +108,111 @@ def test_the_session_read_ahead_is_what_the_agent_then_holds(tmp_path: Path) -> 
     session_id = recorded(tmp_path, 3, unanswered=True)
     options = Options(offline=True, cwd=tmp_path / "work", resume=session_id, record=True)
     read = read_ahead(options)
-    assert read is not None and read.session.session_id == session_id
+    assert read is not None and read.session_id == session_id and read.session is None
     with SessionStore.open_default() as store:
-        assert read.session.messages == store.messages.load(session_id)  # repaired, as loaded
-    assert read.session.messages[-1]["content"][0]["type"] == "tool_result"  # answered
+        whole = store.messages.load(session_id)  # repaired, as loaded
+    assert read.tail.messages[-1]["content"][0]["type"] == "tool_result"  # answered
+    assert read.tail.agrees(whole)
     booted = boot_agent(options, record=True, ask_yes_no=lambda q: False, read=read)
+    assert read.session is not None  # the whole, read by the boot, after the end was drawn
     assert booted.recorder is not None and booted.recorder.store is read.store
-    assert booted.agent.messages == read.session.messages
+    assert booted.agent.messages == whole
     assert all(a is b for a, b in zip(booted.agent.messages, read.session.messages, strict=True))
     booted.recorder.close()
+
+
+def long_session(tmp_path: Path, turns: int) -> tuple[str, list[dict[str, Any]]]:
+    """A stored session of `turns` turns, every third with a tool call, and its messages."""
+    messages: list[dict[str, Any]] = []
+    for n in range(turns):
+        messages.append({"role": "user", "content": f"question {n}"})
+        if n % 3 == 0:
+            tool_id, ls = f"toolu_{n}", {"command": "ls"}
+            call = {"type": "tool_use", "id": tool_id, "name": "Bash", "input": ls}
+            result = {"type": "tool_result", "tool_use_id": tool_id, "content": "a\nb"}
+            messages.append({"role": "assistant", "content": [call]})
+            messages.append({"role": "user", "content": [result]})
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": f"answer {n}"}]})
+    (tmp_path / "work").mkdir(exist_ok=True)
+    with SessionStore.open_default() as store:
+        session_id = store.sessions.create(tmp_path / "work", "offline", title="long")
+        store.messages.extend(session_id, messages)
+    return session_id, messages
+
+
+@pytest.mark.parametrize("count", [1, 2, 3, 5, 8, 13, 80, 1000])
+def test_the_tail_read_is_the_end_of_the_whole_from_a_prompt(tmp_path: Path, count: int) -> None:
+    session_id, messages = long_session(tmp_path, 40)
+    with SessionStore.open_default() as store:
+        tail = read_tail(store, session_id, count)
+        whole = store.messages.load(session_id)
+    assert whole == messages  # a valid conversation: repair leaves it as it is
+    assert tail.agrees(whole)
+    assert len(tail.messages) <= count
+    assert not tail.messages or tail.messages[0]["role"] == "user"
+    assert not tail.messages or isinstance(tail.messages[0]["content"], str)  # a prompt
+
+
+def test_a_tail_that_repair_of_the_whole_would_change_does_not_agree(tmp_path: Path) -> None:
+    """An unanswered tool call before the tail's first prompt: the whole's repair answers it in
+    that prompt's message, which the tail can't know; the chat is then drawn from the whole."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "first"}]
+    call = {"type": "tool_use", "id": "toolu_x", "name": "Bash", "input": {"command": "ls"}}
+    messages.append({"role": "assistant", "content": [call]})
+    for n in range(3):
+        messages.append({"role": "user", "content": f"question {n}"})
+        messages.append({"role": "assistant", "content": [{"type": "text", "text": f"a {n}"}]})
+    (tmp_path / "work").mkdir(exist_ok=True)
+    with SessionStore.open_default() as store:
+        session_id = store.sessions.create(tmp_path / "work", "offline", title="cut")
+        store.messages.extend(session_id, messages)
+        tail = read_tail(store, session_id, 6)
+        whole = store.messages.load(session_id)
+    assert whole != messages  # repaired: the call is answered
+    assert not tail.agrees(whole)
+
+
+async def test_a_long_session_shows_its_end_first_and_pages_back_to_its_start(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only the end is read before the agent is built; scrolling up meanwhile stops at what was
+    read, and once the agent holds the whole, pages reach the first prompt, indexed as in it."""
+    import agent_tui.runtime
+
+    session_id, messages = long_session(tmp_path, 150)
+    build = agent_tui.runtime.make_agent
+    go = threading.Event()
+
+    def held_build(*args: Any, **kwargs: Any) -> Any:
+        go.wait(30)
+        return build(*args, **kwargs)
+
+    monkeypatch.setattr(agent_tui.runtime, "make_agent", held_build)
+    app = make_app(tmp_path, record=True, resume=session_id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: "question 149" in prompts_shown(app))
+        header = app.chat.header
+        assert isinstance(header, EarlierMessages)
+        assert header.pager.offset > 0 and len(header.pager.messages) < len(messages)
+        for _ in range(6):  # to the top, page after page, as far as what was read goes
+            header.load_page()
+            await pilot.pause()
+        assert not header.pager.can_page and header.pager.hidden == header.pager.offset
+        assert "question 0" not in prompts_shown(app)
+        drawn = list(app.chat.query(UserMessage))
+        go.set()
+        await wait_for(pilot, lambda: app.agent is not None and RESUMED in notices(app))
+        assert app.agent is not None and header.pager.messages is app.agent.messages
+        assert set(drawn) <= set(app.chat.query(UserMessage))  # kept as drawn
+        while header.pager.can_page:
+            header.load_page()
+            await pilot.pause()
+        await wait_for(pilot, lambda: "question 0" in prompts_shown(app))
+        shown = {str(m.render()): m.turn_index for m in app.chat.query(UserMessage)}
+        for n in (0, 75, 149):  # each prompt knows its place in the whole (rewind, /fork)
+            index = shown[f"question {n}"]
+            assert app.agent.messages[index]["content"] == f"question {n}"
+        assert prompts_shown(app).count("question 100") == 1
 
 
 def test_nothing_is_read_ahead_when_there_is_nothing_to_resume_as_asked(tmp_path: Path) -> None:
@@ -159,7 +257,7 @@ async def test_a_failure_drawing_it_early_leaves_the_boot_to_draw_it(
 ) -> None:
     from agent_tui.ui.controllers.sessions import Sessions
 
-    def broken(self: Sessions, messages: Any, runs: Any) -> None:
+    def broken(self: Sessions, tail: Any, runs: Any) -> None:
         raise RuntimeError("a bug drawing it")
 
     monkeypatch.setattr(Sessions, "show_early", broken)
@@ -178,8 +276,9 @@ def test_a_session_read_ahead_to_fork_goes_on_in_a_copy_and_leaves_it_free(tmp_p
         offline=True, cwd=tmp_path / "work", resume=session_id, fork_session=True, record=True
     )
     read = read_ahead(options)
-    assert read is not None and read.session.lock is None  # a copy: the original isn't taken
+    assert read is not None and read.lock is None  # a copy: the original isn't taken
     booted = boot_agent(options, record=True, ask_yes_no=lambda q: False, read=read)
+    assert read.session is not None
     assert booted.recorder is not None
     assert booted.recorder.session_id not in (None, session_id)
     assert booted.agent.messages == read.session.messages
@@ -244,3 +343,35 @@ def test_a_read_ahead_that_fails_midway_lets_the_session_go(
     lock = SessionLock.take(db, session_id)  # not left held: the boot can resume it
     if lock is not None:
         lock.release()
+
+
+async def test_the_whole_failing_to_read_after_its_end_is_drawn_resumes_it_as_always(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The end is on screen, then reading the whole fails once (a store fault): the session and
+    the store are let go, and the boot resumes it the way it always did."""
+    import agent_tui.sessions.stored_session as stored_session
+
+    real = stored_session.read_held
+    calls: list[bool] = []
+
+    def fails_once(*args: Any, **kwargs: Any) -> Any:
+        calls.append(True)
+        if len(calls) == 1:
+            lock = args[2]
+            if lock is not None:
+                lock.release()  # as read_held does when it fails
+            raise RuntimeError("disk I/O error")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(stored_session, "read_held", fails_once)
+    session_id = recorded(tmp_path, 12)
+    app = make_app(tmp_path, record=True, resume=session_id)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None and RESUMED in notices(app))
+        await wait_for(pilot, lambda: "question 11" in prompts_shown(app))
+        assert len(calls) == 2  # the boot's read, after the one that failed
+        assert app.agent is not None and len(app.agent.messages) == 24
+        assert app.recorder is not None and app.recorder.session_id == session_id
+        assert prompts_shown(app).count("question 11") == 1
+        assert notices(app).count(RESUMED) == 1

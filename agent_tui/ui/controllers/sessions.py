@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from agent_tui.sessions.recorder import Recorder
     from agent_tui.sessions.records import SessionInfo
     from agent_tui.sessions.store import SessionStore
+    from agent_tui.sessions.stored_session import StoredTail
     from agent_tui.ui.controllers.replay import Replay
     from agent_tui.ui.screens.main import MainScreen
     from agent_tui.ui.screens.sessions import BrowserChoice
@@ -71,7 +72,7 @@ class Sessions:
         #: a resume/replay chosen before the agent was built (the `--resume` picker)
         self.pending: BrowserChoice | None = None
         #: a resumed conversation drawn before the agent was built (`show_early`)
-        self.shown_early: list[dict[str, Any]] | None = None
+        self.shown_early: StoredTail | None = None
         self._store: SessionStore | None = None
         self._store_lock = threading.Lock()
 
@@ -122,27 +123,24 @@ class Sessions:
             self.start_replay(choice.session_id)
 
     def show_early(
-        self,
-        messages: list[dict[str, Any]],
-        runs: dict[str, Any],
-        on_shown: Callable[[], object] | None = None,
+        self, tail: StoredTail, runs: dict[str, Any], on_shown: Callable[[], object] | None = None
     ) -> None:
-        """`--resume`/`--continue`, before the agent is built: the stored conversation it is
-        about to hold, read ahead by the boot (`booting.read_ahead`), drawn now; `on_shown` is
-        called once the frame that shows it is painted."""
+        """`--resume`/`--continue`, before the agent is built: the end of the stored conversation
+        it is about to hold, read ahead by the boot (`booting.read_ahead`), drawn now; `on_shown`
+        is called once the frame that shows it is painted."""
         self.runs = runs
-        tail = self.show_history(messages=messages)
-        self.shown_early = messages
+        shown = self.show_history(tail=tail)
+        self.shown_early = tail
         if on_shown is not None:
-            if tail:
-                self.host.chat.after_shown(tail[-1], on_shown)
+            if shown:
+                self.host.chat.after_shown(shown[-1], on_shown)
             else:
                 self.app.call_after_refresh(on_shown)
 
     def agent_ready(self) -> None:
         """The agent is built: a resumed session's history is drawn (or, drawn already while
-        the agent was built, kept, its pager now on the agent's own list), with its plan and
-        the decisions it recorded."""
+        the agent was built, kept if the agent holds it as drawn, its pager now on the agent's
+        own list), with its plan and the decisions it recorded."""
         agent = self.host.agent
         early, self.shown_early = self.shown_early, None
         if agent is None or not agent.messages:
@@ -152,10 +150,10 @@ class Sessions:
         from agent_tui.ui.widgets.history import EarlierMessages
         from agent_tui.ui.widgets.plan import last_plan
 
-        if early is not None and same_messages(early, agent.messages):
+        if early is not None and early.agrees(agent.messages):
             header = self.host.chat.header
             if isinstance(header, EarlierMessages):
-                header.pager.messages = agent.messages  # it grows from here on
+                header.hold(agent.messages)  # it grows from here on
             self._decisions_shown()
             self.host.chat.append(NoticeMessage(RESUMED, "info"))
         elif early is not None:
@@ -273,30 +271,31 @@ class Sessions:
         self.host.chat.anchor()
 
     def show_history(
-        self, notice: str | None = None, messages: list[dict[str, Any]] | None = None
+        self, notice: str | None = None, tail: StoredTail | None = None
     ) -> list[Widget]:
-        """The conversation's tail (older messages page in as the person scrolls up): the
-        agent's, or `messages` before the agent is built (`show_early`). Returns the tail's
-        widgets, mounting."""
+        """The conversation's end (older messages page in as the person scrolls up): the
+        agent's, or a stored `tail` before the agent is built (`show_early`). Returns the
+        widgets of its first page, mounting."""
+        from agent_tui.sessions.stored_session import StoredTail
         from agent_tui.ui.widgets.history import EarlierMessages, HistoryPager
 
-        if messages is None:
+        if tail is None:
             assert self.host.agent is not None
-            messages = self.host.agent.messages
+            tail = StoredTail(self.host.agent.messages, 0)
         chat = self.host.chat
-        pager = HistoryPager(messages, RESUME_TAIL, self.runs)
+        pager = HistoryPager(tail.messages, RESUME_TAIL, self.runs, offset=tail.first)
         # What fills two screens of the chat, estimated from the text: painted first and alone.
         width, height = chat.size
-        tail = pager.first_page(rows=2 * max(height, 24), width=max(20, width - 4))
+        shown = pager.first_page(rows=2 * max(height, 24), width=max(20, width - 4))
         row = EarlierMessages(pager)
         chat.header = chat.append(row)  # pruning leaves it there
-        chat.mount_all(tail)
+        chat.mount_all(shown)
         chat.call_after_refresh(row.fill_view)
         if self.host.agent is not None:  # the approvals pane is mounted with the agent
             self._decisions_shown()
         if notice:
             chat.append(NoticeMessage(notice, "info"))
-        return tail
+        return shown
 
     def _decisions_shown(self) -> None:
         """The decisions of the session so far, as the approvals pane showed them live."""
@@ -391,12 +390,6 @@ class Sessions:
             )
             return
         self.app.call_from_thread(self._say, f"Transcript written to {path}")
-
-
-def same_messages(shown: list[dict[str, Any]], held: list[dict[str, Any]]) -> bool:
-    """Whether the agent holds the very messages drawn before it was built (the same objects,
-    in the same order: it was given them, not a copy of their content)."""
-    return len(shown) == len(held) and all(a is b for a, b in zip(shown, held, strict=True))
 
 
 def decisions_of(runs: dict[str, Any]) -> list[Any]:

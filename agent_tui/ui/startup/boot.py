@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from agent_tui.protocol.events import Event
     from agent_tui.runtime import Options
     from agent_tui.sessions.recorder import Recorder
+    from agent_tui.sessions.stored_session import StoredTail
     from agent_tui.ui.controllers.approval_queue import ApprovalQueue
     from agent_tui.ui.controllers.notifier import Notifier
     from agent_tui.ui.controllers.session_settings import SessionSettings
@@ -132,8 +133,10 @@ class BootFlow:
         app, host = self.app, self.host
         # `--resume`/`--continue`: the conversation shows first, then the agent is built.
         read = read_ahead(host.options) if self.reads_ahead else None
-        if read is not None and read.session.messages:
-            self._show_early(read.session.messages, read.runs)
+        if read is not None and read.tail.messages:
+            self._show_early(read.tail, read.runs)
+        if read is not None and not read.read_all():  # the whole, once its end is on screen
+            read = None  # resumed as always, which says what fails
         from agent_tui.runtime import warm_up
         from agent_tui.ui.controllers.approval_queue import ApprovalQueue
         from agent_tui.ui.controllers.stamp_guard import StampGuard, load_settings
@@ -180,14 +183,14 @@ class BootFlow:
         if host.tune_collector:
             freeze_settled()
 
-    def _show_early(self, messages: list[dict[str, Any]], runs: dict[str, Any]) -> None:
-        """From the boot worker: the resumed conversation goes on screen, and the build waits
-        for its frame to be painted (a moment at most), so the agent's imports don't take the
-        CPU from the frame the person is waiting for."""
+    def _show_early(self, tail: StoredTail, runs: dict[str, Any]) -> None:
+        """From the boot worker: the resumed conversation's end goes on screen, and the build
+        waits for its frame to be painted (a moment at most), so reading the rest and the
+        agent's imports don't take the CPU from the frame the person is waiting for."""
         painted = threading.Event()
 
         def show() -> None:
-            self.host.sessions.show_early(messages, runs, on_shown=painted.set)
+            self.host.sessions.show_early(tail, runs, on_shown=painted.set)
 
         try:
             self.app.call_from_thread(show)

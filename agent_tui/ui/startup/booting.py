@@ -21,8 +21,9 @@ if TYPE_CHECKING:
     from agent_tui.agent.loop import Agent
     from agent_tui.runtime import Options
     from agent_tui.sessions.recorder import Recorder
+    from agent_tui.sessions.session_lock import SessionLock
     from agent_tui.sessions.store import SessionStore
-    from agent_tui.sessions.stored_session import StoredSession
+    from agent_tui.sessions.stored_session import StoredSession, StoredTail
 
 FORK_QUESTION = "Go on in a copy of it (a fork)? n starts a new session."
 
@@ -42,51 +43,77 @@ class Booted:
 @dataclass
 class ReadAhead:
     """The session `--resume ID` / `--continue` names, read before the agent is built
-    (`read_ahead`): its conversation shows while the agent builds, and the boot resumes it
-    from what was read, not reading it twice."""
+    (`read_ahead`): the end of its conversation first, which shows while the agent builds, then
+    the whole (`read_all`), which the boot resumes, not reading it twice."""
 
     store: SessionStore
-    session: StoredSession
+    session_id: str
+    #: the conversation's end (`stored_session.read_tail`): what its first screen shows
+    tail: StoredTail
     #: its recorded tool runs, by tool_use_id
     runs: dict[str, Any]
+    #: the session's lock until the whole is read (None: a fork's original, not taken)
+    lock: SessionLock | None
+    #: the whole session (`read_all`), holding the lock from then on
+    session: StoredSession | None = None
+
+    def read_all(self) -> bool:
+        """Read the whole session. False if that fails: the session and the store are let go,
+        and the boot resumes it as it always did (and says what fails)."""
+        from agent_tui.sessions.stored_session import read_held
+
+        lock, self.lock = self.lock, None
+        try:
+            self.session = read_held(self.store, self.session_id, lock)  # lets it go if it fails
+        except Exception:
+            self.discard()
+            return False
+        return True
 
     def discard(self) -> None:
         """Not resumed after all (the build failed): the session's lock and the store let go."""
         from agent_tui.sessions.faults import STORE_ERRORS
 
-        self.session.release()
+        if self.session is not None:
+            self.session.release()
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
         with contextlib.suppress(*STORE_ERRORS):
             self.store.close()
 
 
 def read_ahead(options: Options) -> ReadAhead | None:
-    """In the boot worker, before the agent is built: read the session to resume. None when
-    there is none to resume, or when reading it fails in any way (not found, recorded by
-    another agent-tui, a store that won't open): the boot then meets the same case as it
-    always did and says it, or asks, as before."""
+    """In the boot worker, before the agent is built: take the session to resume and read the
+    end of its conversation. None when there is none to resume, or when reading it fails in
+    any way (not found, recorded by another agent-tui, a store that won't open): the boot then
+    meets the same case as it always did and says it, or asks, as before."""
     if not (options.continue_ or options.resume):
         return None
     from agent_tui.sessions.faults import STORE_ERRORS
+    from agent_tui.sessions.session_lock import SessionLock
     from agent_tui.sessions.store import SessionStore
-    from agent_tui.sessions.stored_session import find_session, read_session, stored_runs
+    from agent_tui.sessions.stored_session import find_session, read_tail, stored_runs
+    from agent_tui.ui.controllers.sessions import RESUME_TAIL
 
     try:
         store = SessionStore.open_default()
     except Exception:  # said by the boot, which tries again
         return None
-    session: StoredSession | None = None
+    lock: SessionLock | None = None
     try:
         info = find_session(store, options)
         if info is not None:
-            session = read_session(store, info.id, fork=options.fork_session)
+            lock = None if options.fork_session else SessionLock.take(store.path, info.id)
+            tail = read_tail(store, info.id, 2 * RESUME_TAIL)  # the first page, and one more
             try:
                 runs = stored_runs(store, info.id)
             except STORE_ERRORS:  # the history shows without its audit rows, as before
                 runs = {}
-            return ReadAhead(store, session, runs)
+            return ReadAhead(store, info.id, tail, runs, lock)
     except Exception:  # the boot meets it again, and says it
-        if session is not None:
-            session.release()
+        if lock is not None:
+            lock.release()
     with contextlib.suppress(*STORE_ERRORS):
         store.close()
     return None
@@ -106,6 +133,8 @@ def boot_agent(
     resume was read ahead). Raises what `make_agent` raises (the app says it in the chat)."""
     from agent_tui.runtime import make_agent
 
+    if read is not None and read.session is None and not read.read_all():
+        read = None  # the whole could not be read: resumed as always, which says why
     try:
         booted = Booted(make_agent(options, ask=ask, confirm_spend=confirm_spend))
     except BaseException:
@@ -143,7 +172,7 @@ def record_session(
     agent = booted.agent
     try:
         try:
-            if read is not None:
+            if read is not None and read.session is not None:
                 booted.recorder = attach_recorder(agent, options, read.store, stored=read.session)
             else:
                 booted.recorder = attach_recorder(agent, options)

@@ -135,8 +135,9 @@ BOOT_MODULES = (
 
 
 #: what the boot of a resumed session (`--resume ID`, `--continue`) imports first, to read the
-#: session ahead and draw it (`booting.read_ahead`, `Sessions.show_early`), in the order the
-#: imports complete: those go first in that boot's steps (`boot_modules`)
+#: session's end ahead and draw it (`booting.read_ahead`, `Sessions.show_early`), then the whole
+#: (`ReadAhead.read_all`), in the order the imports complete: those go first in that boot's
+#: steps (`boot_modules`)
 READ_AHEAD_MODULES = (
     "agent_tui.ui.startup.booting",
     "hashlib",
@@ -169,13 +170,13 @@ READ_AHEAD_MODULES = (
     "agent_tui.sessions.faults",
     "agent_tui.sessions.session_lock",
     "agent_tui.sessions.stored_session",
-    "agent_tui.checkpoints.attribution",
     "agent_tui.ui.views",
     "agent_tui.tools.subject",
     "agent_tui.ui.views.tool_activity",
     "agent_tui.ui.widgets.tool_rows",
     "agent_tui.ui.widgets.tool_blocks",
     "agent_tui.ui.widgets.history",
+    "agent_tui.checkpoints.attribution",  # reading the whole session, once its end is drawn
 )
 
 

@@ -90,7 +90,10 @@ class HistoryPager:
     """Hands out a conversation's messages page by page, newest first.
 
     `messages` is the agent's own list: it only ever grows at the end, so the indexes of the
-    messages not yet shown stay valid while the conversation goes on.
+    messages not yet shown stay valid while the conversation goes on. Before the agent is
+    built, a resumed session's pager has only the conversation's end (`offset`: the index of
+    its first message in the whole), and pages no further back until it is given the whole
+    (`hold`).
     """
 
     def __init__(
@@ -98,37 +101,49 @@ class HistoryPager:
         messages: list[dict[str, Any]],
         page: int = PAGE,
         runs: dict[str, ToolRun] | None = None,
+        offset: int = 0,
     ) -> None:
         self.messages = messages
         self.page = page
         self.runs = runs or {}
-        self.start = len(messages)  # messages[:start] are not shown yet
+        self.offset = offset
+        self.start = offset + len(messages)  # messages before `start` are not shown yet
 
     @property
     def hidden(self) -> int:
         return self.start
 
+    @property
+    def can_page(self) -> bool:
+        """Whether an earlier page can be handed out now."""
+        return self.start > self.offset
+
+    def hold(self, messages: list[dict[str, Any]]) -> None:
+        """The whole conversation, which ends with the messages this pages: pages reach its
+        first message from now on."""
+        self.messages, self.offset = messages, 0
+
     def previous_page(self) -> list[Widget]:
-        return self._page_from(max(0, self.start - self.page))
+        return self._page_from(max(self.offset, self.start - self.page))
 
     def first_page(self, rows: int, width: int) -> list[Widget]:
         """The newest messages that fill about `rows` lines `width` cells wide (estimated from
         their text, never rendered to find out), at most a page: a resumed session paints what
         is seen, not a whole page of answers above it; the rest pages in on scrolling up."""
         start, seen = self.start, 0
-        while start > 0 and self.start - start < self.page and seen < rows:
+        while start > self.offset and self.start - start < self.page and seen < rows:
             start -= 1
-            seen += _estimated_rows(self.messages[start], max(1, width))
+            seen += _estimated_rows(self.messages[start - self.offset], max(1, width))
         return self._page_from(start)
 
     def _page_from(self, start: int) -> list[Widget]:
-        end = self.start
+        end, offset = self.start, self.offset
         # Tool results are drawn into their call's block: keep a page from starting with them,
         # or they would be cut off from the tool_use rendered on the page before.
-        while start > 0 and _is_tool_results(self.messages[start]):
+        while start > offset and _is_tool_results(self.messages[start - offset]):
             start -= 1
         self.start = start
-        return history_widgets(self.messages[start:end], self.runs, start)
+        return history_widgets(self.messages[start - offset : end - offset], self.runs, start)
 
 
 def _estimated_rows(message: dict[str, Any], width: int) -> int:
@@ -170,8 +185,21 @@ class EarlierMessages(Static):
         self.display = hidden > 0
         self.update(Text(f"↑ {hidden:,} earlier messages: scroll up or click to load them"))
 
+    def hold(self, messages: list[dict[str, Any]]) -> None:
+        """The agent holds the whole conversation this row's pager had only the end of
+        (`HistoryPager.hold`): pages reach back to its first message now, and, if the view
+        asked for more before (at the top, or not filled), they come."""
+        self.pager.hold(messages)
+        parent = self.parent
+        if not isinstance(parent, Widget) or parent.scroll_y > 0:
+            return
+        if parent.max_scroll_y <= 0:
+            self.fill_view()
+        else:
+            self.load_page()
+
     def _scrolled(self, scroll_y: float) -> None:
-        if scroll_y <= 0 and self.pager.hidden and not self._loading:
+        if scroll_y <= 0 and self.pager.can_page and not self._loading:
             self.load_page()
 
     def on_click(self, event: Click) -> None:
@@ -182,14 +210,14 @@ class EarlierMessages(Static):
         """Once the first page is painted: if it doesn't fill the chat (short messages, or the
         estimate was long), load pages until it does, so there is something to scroll up to."""
         parent = self.parent
-        if isinstance(parent, Widget) and self.pager.hidden and parent.max_scroll_y <= 0:
+        if isinstance(parent, Widget) and self.pager.can_page and parent.max_scroll_y <= 0:
             self.load_page()
             parent.call_after_refresh(self.fill_view)
 
     def load_page(self) -> None:
         """Mount the previous page under this row, keeping the view on what was on screen."""
         parent = self.parent
-        if not self.pager.hidden or self._loading or not isinstance(parent, Widget):
+        if not self.pager.can_page or self._loading or not isinstance(parent, Widget):
             return
         self._loading = True
         before = parent.virtual_size.height
