@@ -132,8 +132,11 @@ Probe(Options(offline=True), tune_collector=True).run(headless=True)
 # frame that paints the resumed tail once it is laid out (only the tail is mounted: older turns
 # page in on scrolling up). Until 2026-12-05 (third session) this probe left at the first refresh
 # after the tail's mount, before the tail was laid out: those figures were early.
-# The boot reads the session ahead and draws it before it builds the agent (`booting.read_ahead`):
-# the history drawn is the one the agent then holds (`Sessions.agent_ready` checks it is).
+# The boot reads the session's end ahead and draws it before it builds the agent
+# (`booting.read_ahead`): the history drawn is the one the agent then holds (`Sessions.agent_ready`
+# checks it is). Until 2026-12-05 (fourth session) the probe's `show_history` returned nothing,
+# which the app uses (`show_early` waits for the tail's frame before the agent is built): so the
+# agent's build took turns with the frame measured, and those figures were late.
 RESUMED = (
     FIRST_FRAME
     + """
@@ -147,6 +150,7 @@ class Shown(Sessions):
     def show_history(self, *args, **kwargs):
         tail = super().show_history(*args, **kwargs)
         self.app.chat.after_shown(tail[-1], first_frame)
+        return tail  # the app's own use of it: the boot waits for this frame (`show_early`)
 
 class Probe(AgentApp):
     def __init__(self, *args, **kwargs):
