@@ -375,3 +375,26 @@ async def test_the_whole_failing_to_read_after_its_end_is_drawn_resumes_it_as_al
         assert app.recorder is not None and app.recorder.session_id == session_id
         assert prompts_shown(app).count("question 11") == 1
         assert notices(app).count(RESUMED) == 1
+
+
+@pytest.mark.parametrize("resuming", [True, False])
+async def test_while_the_end_is_read_the_ui_thread_loads_the_markdown_it_is_drawn_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, resuming: bool
+) -> None:
+    """The UI thread waits for the boot worker to read the session's end: it loads the markdown
+    renderer meanwhile, not in the frame that draws it. A new session has nothing to draw: its
+    boot worker loads markdown once the agent is ready (`warm_up_markdown`)."""
+    import agent_tui.ui.widgets.markdown_pieces as pieces
+
+    real, on_ui_thread = pieces.load_markdown, []
+
+    def load_markdown() -> None:
+        on_ui_thread.append(threading.current_thread() is threading.main_thread())
+        real()
+
+    monkeypatch.setattr(pieces, "load_markdown", load_markdown)
+    session_id = recorded(tmp_path, 3)
+    app = make_app(tmp_path, record=True, resume=session_id if resuming else None)
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None and app.status.activity == "ready")
+    assert on_ui_thread == ([True] if resuming else [])

@@ -121,9 +121,15 @@ class BootFlow:
         self.idle_imports.start()
 
     def start(self) -> None:
-        """After the first frame: build the agent in the boot worker."""
+        """After the first frame: build the agent in the boot worker. A resumed session's end is
+        drawn first: while the worker reads it, this thread loads the markdown it is drawn with
+        (most of that frame's CPU otherwise, BENCHMARKS.md)."""
         self.idle_imports.stop()
         self.app.run_worker(self._boot, thread=True, group="boot", exit_on_error=False)
+        if self.reads_ahead:
+            from agent_tui.ui.widgets.markdown_pieces import load_markdown
+
+            self.app.call_later(load_markdown)
 
     def _boot(self) -> None:
         """In the boot worker: build the agent (`booting.boot_agent`) and hand it to the UI

@@ -73,6 +73,13 @@ def _parser() -> MarkdownIt:
     return MarkdownIt().enable("strikethrough").enable("table")
 
 
+def load_markdown() -> None:
+    """Import what renders markdown (markdown-it and its rules, Rich's renderer, Pygments): the
+    first markdown painted needs it, 15 ms of CPU."""
+    _template()
+    _parser()
+
+
 WARM_UP_SAMPLE = """# Title
 
 Some *prose* with `code` and a [link](https://example.com).
