@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +43,18 @@ def recorded(tmp_path: Path, turns: int, *, unanswered: bool = False) -> str:
         session_id = store.sessions.create(tmp_path / "work", "offline", title="resumed")
         store.messages.extend(session_id, messages)
     return session_id
+
+
+@asynccontextmanager
+async def resumed(tmp_path: Path, turns: int) -> AsyncIterator[Any]:
+    """An app resuming a recorded session of `turns` turns, once the agent holds it and its last
+    prompt is shown (once)."""
+    app = make_app(tmp_path, record=True, resume=recorded(tmp_path, turns))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None and RESUMED in notices(app))
+        await wait_for(pilot, lambda: f"question {turns - 1}" in prompts_shown(app))
+        assert prompts_shown(app).count(f"question {turns - 1}") == 1
+        yield app
 
 
 def prompts_shown(app: Any) -> list[str]:
@@ -261,12 +275,7 @@ async def test_a_failure_drawing_it_early_leaves_the_boot_to_draw_it(
         raise RuntimeError("a bug drawing it")
 
     monkeypatch.setattr(Sessions, "show_early", broken)
-    session_id = recorded(tmp_path, 3)
-    app = make_app(tmp_path, record=True, resume=session_id)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: app.agent is not None and RESUMED in notices(app))
-        await wait_for(pilot, lambda: "question 2" in prompts_shown(app))
-        assert prompts_shown(app).count("question 2") == 1
+    async with resumed(tmp_path, 3) as app:
         assert app.status.activity == "ready"
 
 
@@ -365,15 +374,10 @@ async def test_the_whole_failing_to_read_after_its_end_is_drawn_resumes_it_as_al
         return real(*args, **kwargs)
 
     monkeypatch.setattr(stored_session, "read_held", fails_once)
-    session_id = recorded(tmp_path, 12)
-    app = make_app(tmp_path, record=True, resume=session_id)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: app.agent is not None and RESUMED in notices(app))
-        await wait_for(pilot, lambda: "question 11" in prompts_shown(app))
+    async with resumed(tmp_path, 12) as app:
         assert len(calls) == 2  # the boot's read, after the one that failed
         assert app.agent is not None and len(app.agent.messages) == 24
-        assert app.recorder is not None and app.recorder.session_id == session_id
-        assert prompts_shown(app).count("question 11") == 1
+        assert app.recorder is not None and app.recorder.session_id == app.options.resume
         assert notices(app).count(RESUMED) == 1
 
 
