@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
+from agent_tui.protocol.content import is_prompt
+
 
 class ConversationObserver(Protocol):
     def message_started(self, role: str) -> None: ...
@@ -56,16 +58,7 @@ class Conversation:
 
     def prompt_starts(self) -> list[int]:
         """Indexes of the messages that begin a turn (a prompt, not tool results)."""
-        starts = []
-        for i, message in enumerate(self.messages):
-            content = message["content"]
-            if message["role"] != "user":
-                continue
-            if isinstance(content, str) or not any(
-                b.get("type") == "tool_result" for b in content if isinstance(b, dict)
-            ):
-                starts.append(i)
-        return starts
+        return [i for i, message in enumerate(self.messages) if is_prompt(message)]
 
     def keep_partial(self, assembler: Any, opened: bool) -> None:
         """Keep the text of a stream's unfinished block so nothing the person saw is lost

@@ -14,3 +14,13 @@ def text_of(content: Any, sep: str = "") -> str:
     return sep.join(
         str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text"
     )
+
+
+def is_prompt(message: dict[str, Any]) -> bool:
+    """Whether `message` begins a turn: the person's message, not the results of tool calls."""
+    if message.get("role") != "user":
+        return False
+    content = message.get("content")
+    return isinstance(content, str) or not any(
+        isinstance(b, dict) and b.get("type") == "tool_result" for b in content or []
+    )

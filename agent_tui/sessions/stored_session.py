@@ -64,22 +64,14 @@ def read_tail(store: SessionStore, session_id: str, count: int) -> StoredTail:
     """About the last `count` messages, from the first prompt among them on (what goes before a
     prompt doesn't change how what follows is repaired, in a valid conversation; one that isn't
     is found out by `agrees`), repaired."""
+    from agent_tui.protocol.content import is_prompt
     from agent_tui.sessions.repair import repair_messages
 
     raw = [m.to_api() for m in store.messages.tail(session_id, count)]
     total = store.messages.count(session_id)
     if len(raw) < total:
-        raw = raw[next((n for n, m in enumerate(raw) if _is_prompt(m)), len(raw)) :]
+        raw = raw[next((n for n, m in enumerate(raw) if is_prompt(m)), len(raw)) :]
     return StoredTail(repair_messages(raw), total - len(raw))
-
-
-def _is_prompt(message: dict[str, Any]) -> bool:
-    content = message.get("content")
-    if message.get("role") != "user":
-        return False
-    return isinstance(content, str) or not any(
-        isinstance(b, dict) and b.get("type") == "tool_result" for b in content or []
-    )
 
 
 def read_session(store: SessionStore, session_id: str, *, fork: bool = False) -> StoredSession:
