@@ -23,10 +23,11 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager, suppress
 from functools import cache
-from queue import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from queue import SimpleQueue
+
     from rich.console import Console, ConsoleOptions, RenderResult
     from rich.markdown import CodeBlock
 
@@ -48,8 +49,8 @@ class LexerLoader:
         self._ready: set[str] = {PLAIN}
         #: callbacks waiting for a name, by name; a name is queued once
         self._waiting: dict[str, list[Callable[[], object]]] = {}
-        self._queue: SimpleQueue[str] = SimpleQueue()
-        self._thread: threading.Thread | None = None
+        #: the names for the loader's thread, made with it at the first wait
+        self._queue: SimpleQueue[str] | None = None
 
     def ready(self, name: str) -> bool:
         return name in self._ready
@@ -85,6 +86,13 @@ class LexerLoader:
                 callback()
 
         with self._lock:
+            if self._queue is None:
+                from queue import SimpleQueue  # not on the first frame's way: made when needed
+
+                self._queue = SimpleQueue()
+                thread = threading.Thread(target=self._run, args=(self._queue,), name="lexers")
+                thread.daemon = True
+                thread.start()
             for name in missing:
                 if name in self._ready:
                     left[0] -= 1
@@ -94,15 +102,12 @@ class LexerLoader:
                 if first:
                     self._queue.put(name)
             done = left[0] == 0
-            if self._thread is None and self._waiting:
-                self._thread = threading.Thread(target=self._run, name="lexers", daemon=True)
-                self._thread.start()
         if done:
             callback()
 
-    def _run(self) -> None:
+    def _run(self, queue: SimpleQueue[str]) -> None:
         while True:
-            name = self._queue.get()
+            name = queue.get()
             try:
                 self.load(name)
             except Exception:  # a broken lexer: the block stays plain, the rest go on
