@@ -200,13 +200,17 @@ def _seconds(name: str, default: float) -> float:
 def user_setting(table: str, key: str) -> Any:
     """One value from the user's own `settings.toml` (`[table] key`), or None. Cost, thinking and
     compaction are the person's choices: a project's settings can't set them."""
-    import tomllib
-
     from agent_tui.paths import config_dir
 
     try:
-        data = tomllib.loads((config_dir() / "settings.toml").read_text("utf-8"))
+        text = (config_dir() / "settings.toml").read_text("utf-8")
     except (OSError, ValueError):
+        return None  # most people have none: the TOML parser isn't even loaded (issue 34)
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except ValueError:
         return None
     section = data.get(table)
     return section.get(key) if isinstance(section, dict) else None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -26,6 +25,8 @@ class Price:
 
 @cache
 def _table() -> dict[str, Any]:
+    import tomllib  # at the first price asked for, not on the way to a ready prompt (issue 34)
+
     return tomllib.loads(package_data("prices.toml").read_text(encoding="utf-8"))
 
 

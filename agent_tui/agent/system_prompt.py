@@ -5,9 +5,11 @@ process or a resumed one — sends the same bytes and reads them from the prompt
 from __future__ import annotations
 
 import datetime
+import logging
 import os
 import platform
 import subprocess
+import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -16,32 +18,34 @@ from agent_tui.agent.memory import MemoryFile
 
 MAX_STATUS_LINES = 12
 
+log = logging.getLogger(__name__)
+
 
 def start_git_summary(cwd: Path) -> Callable[[], str | None]:
     """Start `git status` now; the function returned waits for it and gives `git_summary`'s
-    answer. The app's boot starts it before its imports, which take longer than git does.
+    answer. The app's boot starts it before its imports, which take longer than git does; the
+    repository's configuration is read (a `git config` run) in a thread of its own, so the boot
+    doesn't wait for that either (3 ms, more on a busy machine: issue 34).
 
     A repository whose own configuration or hooks would make `git status` run a program (a
     project that arrived with its `.git`) gets no summary: git isn't run there at all. Git runs
     through `git_run`, whose settings switch off what can be switched off for the rest."""
-    from agent_tui import git_run
-    from agent_tui.permissions.git_config import project_programs
+    started: list[subprocess.Popen[str] | None] = []
 
-    if project_programs(cwd):
-        return lambda: None
-    try:
-        git = git_run.popen(
-            cwd,
-            *("status", "--porcelain=v1", "--branch"),
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            env={"GIT_OPTIONAL_LOCKS": "0"},
-        )
-    except OSError:  # no git
-        return lambda: None
+    def start() -> None:
+        try:
+            started.append(_start_status(cwd))
+        except Exception:  # a bug: no summary, said in the log, not on the screen
+            log.exception("git status for the system prompt")
+
+    thread = threading.Thread(target=start, name="git-status", daemon=True)
+    thread.start()
 
     def summary() -> str | None:
+        thread.join()
+        git = started[0] if started else None
+        if git is None:
+            return None
         try:
             out, _ = git.communicate(timeout=5)
         except subprocess.TimeoutExpired:
@@ -51,6 +55,28 @@ def start_git_summary(cwd: Path) -> Callable[[], str | None]:
         return _summarize(out) if git.returncode == 0 else None
 
     return summary
+
+
+def _start_status(cwd: Path) -> subprocess.Popen[str] | None:
+    """`git status` started in `cwd`, unless its repository would make git run a program (or
+    there is no git)."""
+    from agent_tui import git_run
+    from agent_tui.permissions.git_config import project_programs
+
+    if project_programs(cwd):
+        return None
+    try:
+        git: subprocess.Popen[str] = git_run.popen(
+            cwd,
+            *("status", "--porcelain=v1", "--branch"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env={"GIT_OPTIONAL_LOCKS": "0"},
+        )
+    except OSError:  # no git
+        return None
+    return git
 
 
 def git_summary(cwd: Path) -> str | None:
