@@ -38,6 +38,8 @@ class Guarded(Protocol):
 
 @dataclass(frozen=True)
 class Patch:
+    """A patch to a library's internals, as the guard checks it (`Guarded`)."""
+
     name: str
     #: the library release the patch was written for (and its digests taken from)
     version: str

@@ -22,6 +22,8 @@ if TYPE_CHECKING:  # the core is imported when a session is built, not with the 
 
 @dataclass
 class Options:
+    """What a session is started with: the command line's choices, for the TUI and headless mode."""
+
     model: str | None = None
     small_model: str | None = None
     offline: bool = False

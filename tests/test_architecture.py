@@ -11,7 +11,10 @@ import agent_tui
 ROOT = Path(agent_tui.__file__).parent
 #: a module may be this long; the few that are longer say why here
 MAX_LINES = 420
-LONGER: dict[str, str] = {}
+LONGER: dict[str, str] = {
+    # the event vocabulary: many small classes, each with its docstring (issue 34)
+    "agent_tui.protocol.events": "one short, documented class per event",
+}
 
 
 def modules() -> dict[str, Path]:

@@ -29,6 +29,9 @@ def dollars(amount: float) -> str:
 
 @dataclass(frozen=True, slots=True)
 class CapQuestion:
+    """The question put to the person when the next request would cross the spending cap: raise it
+    to `raise_to` for this session?"""
+
     spent: float
     cap: float
     #: the least the next request needs (its input and a useful answer)
@@ -62,6 +65,9 @@ class SpendingCapReached(ProviderError):
 
 @dataclass(slots=True)
 class Grant:
+    """A request `SpendingCap.admit` let through: what to send, the dollars reserved for it until it
+    is settled, and the `max_tokens` it was cut to (None: as asked)."""
+
     request: MessageRequest
     reserved: float
     cut_to: int | None = None

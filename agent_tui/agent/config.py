@@ -18,6 +18,9 @@ DEFAULT_SYSTEM = (
 
 @dataclass
 class AgentConfig:
+    """How an agent runs: its models, system prompt, limits, retries, thinking and compaction, and
+    the session's sandbox, shells and hooks it shares with sub-agents."""
+
     model: str
     small_model: str = "claude-haiku-4-5"
     system: str = DEFAULT_SYSTEM

@@ -15,6 +15,8 @@ _FALLBACK = {"input": 3.0, "output": 15.0, "cache_write": 3.75, "cache_read": 0.
 
 @dataclass(frozen=True, slots=True)
 class Price:
+    """A model's prices in US dollars per million tokens, as `data/prices.toml` gives them."""
+
     input: float
     output: float
     cache_write: float

@@ -18,6 +18,8 @@ MAX_CHARS = 40_000
 
 @dataclass(frozen=True, slots=True)
 class MemoryFile:
+    """One memory file as read for the system prompt: its text (cut at `MAX_CHARS`), whose it is."""
+
     path: Path
     text: str
     scope: Literal["user", "project"]

@@ -53,6 +53,9 @@ Counter = Callable[[MessageRequest], Awaitable[int | None]]
 
 @dataclass(frozen=True, slots=True)
 class Plan:
+    """What `plan` makes of a request before it is sent: what to send, the most it may cost, and
+    whether that fits the budget."""
+
     #: what to send (the request itself, or a copy with a smaller max_tokens / max_uses)
     request: MessageRequest
     #: the most this request can cost, in dollars (0 when it doesn't fit)

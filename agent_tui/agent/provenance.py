@@ -49,6 +49,9 @@ def normalise(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Source:
+    """One piece of untrusted text as kept (normalised), labelled with the call it came from and the
+    step it arrived at."""
+
     label: str
     step: int
     text: str

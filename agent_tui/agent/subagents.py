@@ -47,6 +47,8 @@ MODEL_ALIASES = {
 
 @dataclass(frozen=True, slots=True)
 class AgentType:
+    """A kind of sub-agent `Task` may start: the built-in one, or one from an `agents/*.md` file."""
+
     name: str
     description: str
     prompt: str = ""

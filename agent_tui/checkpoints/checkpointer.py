@@ -41,6 +41,9 @@ PROMPT_CHARS = 200
 
 @dataclass
 class _Turn:
+    """The turn in progress's checkpoint: its calls' changes, the snapshots taken and the calls that
+    could not be captured, summed up by `end_turn`."""
+
     checkpoint: int
     #: every call's changes, in the order they were recorded
     records: list[dict[str, Any]] = field(default_factory=list)

@@ -40,6 +40,8 @@ __all__ = ["ANCHOR_REF", "GitError", "GitWorkTree", "TreeChange", "project_progr
 
 @dataclass(frozen=True, slots=True)
 class TreeChange:
+    """One file that differs between two trees (`GitWorkTree.changes`)."""
+
     path: Path
     #: blob ids and modes; None: the file is absent on that side
     old: str | None

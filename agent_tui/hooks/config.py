@@ -24,6 +24,9 @@ DEFAULT_TIMEOUT_S = 60.0
 
 @dataclass(frozen=True)
 class HookCommand:
+    """One hook command from a settings file: the event it runs on, what tools it matches, its
+    timeout and where it came from."""
+
     event: str
     matcher: str
     command: str
@@ -51,6 +54,8 @@ class HookCommand:
 
 @dataclass
 class HookSettings:
+    """The hook commands of every settings file (`load_hooks`), and warnings on entries left out."""
+
     commands: list[HookCommand] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 

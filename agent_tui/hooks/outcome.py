@@ -26,6 +26,8 @@ _RANK = {"deny": 3, "ask": 2, "allow": 1}
 
 @dataclass
 class Verdict:
+    """What the hooks run for one event decided, taken together (deny beats ask beats allow)."""
+
     #: why the hooks block (exit 2's stderr, or a JSON "block"'s reason); None: not blocked
     block: str | None = None
     #: PreToolUse: "allow", "deny" or "ask" (None: the hooks didn't say)

@@ -27,6 +27,8 @@ OUTPUT_KEPT = 20_000
 
 @dataclass
 class HookRun:
+    """One hook command's run: its exit code (None: timed out or didn't start) and its output."""
+
     hook: HookCommand
     exit_code: int | None
     stdout: str

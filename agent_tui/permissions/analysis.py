@@ -47,6 +47,9 @@ class Part:
 
 @dataclass(frozen=True, slots=True)
 class Analysis:
+    """What the analysis of one command line found: the parts it would run, what it writes and
+    reads, its risks, and what can't be known statically."""
+
     parts: tuple[Part, ...]
     #: redirection and `tee` targets, as written (excluding /dev/null, /dev/stdout, /dev/stderr)
     writes: tuple[str, ...]

@@ -40,6 +40,9 @@ SEARCH_TOOLS = ("Grep", "Glob")
 
 @dataclass
 class _Trust:
+    """The project's trust as the engine holds it: the store that records it, the files it covers,
+    and the answer for them (None: not given for their present contents)."""
+
     store: TrustStore
     files: ProjectFiles
     state: State | None

@@ -21,6 +21,9 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 @dataclass(frozen=True, slots=True)
 class Url:
+    """An http(s) URL's parts (`parse_url`): scheme lowercased, host canonical, path "/" at
+    least."""
+
     scheme: str
     host: str
     port: int | None
@@ -134,6 +137,8 @@ def _segments(path: str) -> list[str] | None:
 
 @dataclass(frozen=True, slots=True)
 class PreapprovedHosts:
+    """The preapproved documentation hosts (`preapproved_hosts.txt`) and the paths each covers."""
+
     #: host -> path prefixes as segment lists ([] = the whole host)
     entries: dict[str, tuple[tuple[str, ...], ...]]
 

@@ -45,6 +45,8 @@ class Match(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Rule:
+    """One permission rule, parsed (`parse_rule`): the tool it covers and what it matches."""
+
     #: the rule as written (stripped), which is what decisions name
     text: str
     #: the tool it covers; `Write(...)` rules are stored as "Edit"

@@ -56,6 +56,8 @@ class SettingsError(Exception):
 
 @dataclass(frozen=True, slots=True)
 class SourcedRule:
+    """A rule with what it does (allow, ask or deny) and the settings it came from."""
+
     rule: Rule
     behavior: Behavior
     #: "user", "project", "local", "cli" or "session"
@@ -64,6 +66,9 @@ class SourcedRule:
 
 @dataclass
 class LoadedRules:
+    """What `load_rules` read from every settings file and flag: the rules, what broken rules make
+    ask, warnings, and the grants withheld."""
+
     rules: list[SourcedRule] = field(default_factory=list)
     #: (tool or "*", why): a bad deny/ask rule makes these ask, even in yolo mode
     fallback: list[tuple[str, str]] = field(default_factory=list)

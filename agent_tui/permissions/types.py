@@ -21,6 +21,8 @@ MODES: tuple[Mode, ...] = ("default", "accept-edits", "plan", "yolo")
 
 @dataclass(frozen=True, slots=True)
 class Decision:
+    """The engine's decision on one tool call: allow, ask or deny; what decided it, and why."""
+
     behavior: Behavior
     #: the rule that decided (e.g. "Bash(git status:*)"), or None when no rule matched
     rule: str | None = None
@@ -44,6 +46,9 @@ class Decision:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequest:
+    """A tool call the person is asked about: what it will run or touch, the decision that asks, and
+    what the dialog shows."""
+
     tool_use_id: str
     tool: str
     input: dict[str, Any]
@@ -65,6 +70,8 @@ class ApprovalRequest:
 
 @dataclass(frozen=True, slots=True)
 class ApprovalAnswer:
+    """The person's answer to an `ApprovalRequest`: once, for the session, always, or deny."""
+
     #: "session": allowed, and `saved_rules` apply until the app quits (nothing is saved)
     choice: Literal["once", "session", "always", "deny"]
     #: for a deny: what the model should do instead (sent in the tool_result)

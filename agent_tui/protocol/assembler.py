@@ -41,6 +41,8 @@ class StreamError(Exception):
 
 @dataclass(slots=True)
 class _Block:
+    """A content block being assembled: its start, and its text, signature and citations so far."""
+
     start: dict[str, Any]
     chunks: list[str] = field(default_factory=list)
     signature: list[str] = field(default_factory=list)

@@ -50,12 +50,16 @@ class Event:
 
 @dataclass(frozen=True, slots=True)
 class MessageStarted(Event):
+    """A model response began: its message id, and the model answering."""
+
     message_id: str
     model: str
 
 
 @dataclass(frozen=True, slots=True)
 class TextDelta(Event):
+    """A piece of streamed text for the text block at `index`."""
+
     delta_text: ClassVar[tuple[str, str] | None] = ("index", "text")
     index: int
     text: str
@@ -63,6 +67,8 @@ class TextDelta(Event):
 
 @dataclass(frozen=True, slots=True)
 class ThinkingDelta(Event):
+    """A piece of streamed thinking for the thinking block at `index`."""
+
     delta_text: ClassVar[tuple[str, str] | None] = ("index", "text")
     index: int
     text: str
@@ -80,6 +86,8 @@ class ToolCallStarted(Event):
 
 @dataclass(frozen=True, slots=True)
 class ToolInputDelta(Event):
+    """A piece of a tool call's input JSON as it streams (`partial_json`, not parseable alone)."""
+
     delta_text: ClassVar[tuple[str, str] | None] = ("index", "partial_json")
     index: int
     tool_use_id: str
@@ -136,6 +144,8 @@ class BlockFinished(Event):
 
 @dataclass(frozen=True, slots=True)
 class MessageFinished(Event):
+    """A model response is complete: why it stopped, its usage, and its content as sent back."""
+
     commit_boundary: ClassVar[bool] = True
     stop_reason: str | None
     usage: Usage
@@ -157,6 +167,8 @@ class StreamFailed(Event):
 
 @dataclass(frozen=True, slots=True)
 class TurnStarted(Event):
+    """A new prompt began a turn."""
+
     commit_boundary: ClassVar[bool] = True
     prompt: str
     #: where the prompt is in the conversation (`Agent.messages`); -1 when not known
@@ -183,6 +195,9 @@ class ToolProgress(Event):
 
 @dataclass(frozen=True, slots=True)
 class ToolFinished(Event):
+    """A tool call finished: whether it failed, its one-line summary, how long it took, and the
+    start of its output (`content`)."""
+
     commit_boundary: ClassVar[bool] = True
     tool_use_id: str
     tool: str
@@ -194,6 +209,8 @@ class ToolFinished(Event):
 
 @dataclass(frozen=True, slots=True)
 class ApprovalRequested(Event):
+    """A tool call waits for the person's answer; `reason` is why it asks."""
+
     commit_boundary: ClassVar[bool] = True
     tool_use_id: str
     tool: str
@@ -318,6 +335,9 @@ class Notice(Event):
 
 @dataclass(frozen=True, slots=True)
 class TurnFinished(Event):
+    """A turn is over: why its last response stopped, its usage, cost and number of requests, and
+    whether it was cancelled or failed."""
+
     commit_boundary: ClassVar[bool] = True
     stop_reason: str | None
     usage: Usage

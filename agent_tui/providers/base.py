@@ -15,6 +15,8 @@ from typing import Any, Protocol
 
 @dataclass(slots=True)
 class MessageRequest:
+    """One Messages API request, as the agent builds it; `body()` is the JSON sent."""
+
     model: str
     messages: list[dict[str, Any]]
     max_tokens: int = 16000

@@ -21,6 +21,8 @@ STRENGTH: dict[str, int] = {"off": 0, "auto": 1, "on": 2}
 
 @dataclass(frozen=True, slots=True)
 class Availability:
+    """Whether a sandbox backend can run here, and the line that says which one, or why not."""
+
     ok: bool
     #: "bubblewrap 0.11.0 (/usr/bin/bwrap)", or why it can't run, in one line
     detail: str

@@ -32,6 +32,9 @@ from agent_tui.sandbox.base import MODES, STRENGTH, SandboxMode
 
 @dataclass(frozen=True, slots=True)
 class SandboxConfig:
+    """The sandbox settings in force: the mode and where it came from, what the boundary lets
+    through, and warnings about the settings."""
+
     mode: SandboxMode = "off"
     #: where the mode came from: "default", "user settings", "--sandbox", "project settings"
     mode_source: str = "default"

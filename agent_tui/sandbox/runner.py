@@ -43,6 +43,9 @@ async def shell_command(
 
 @dataclass
 class SandboxRun:
+    """One command started inside the sandbox: its argv, layout and proxy, to `finish` once its
+    processes are gone."""
+
     argv: list[str]
     layout: Layout
     proxy: Proxy | None

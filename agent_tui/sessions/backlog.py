@@ -48,6 +48,8 @@ class Ref(Generic[T]):
 
 @dataclass(slots=True)
 class _Write:
+    """A write waiting in the backlog, kept in the order it was made."""
+
     op: Callable[[], object]
     event: bool  # a replay event: may be dropped past MAX_EVENTS
 

@@ -33,6 +33,8 @@ class AmbiguousSessionId(SessionNotFound):
 
 @dataclass(frozen=True, slots=True)
 class SessionInfo:
+    """A session as the store lists it: title, folder, model, times, and its tokens and cost."""
+
     id: str
     title: str
     cwd: str
@@ -80,6 +82,8 @@ class StoredMessage:
 
 @dataclass(frozen=True, slots=True)
 class StoredEvent:
+    """A recorded event with its position (`seq`) and time, for replay."""
+
     seq: int
     ts: float
     event: Event
@@ -87,6 +91,8 @@ class StoredEvent:
 
 @dataclass(frozen=True, slots=True)
 class ToolRun:
+    """A tool call as recorded for the audit: how it was decided, its result summary and timing."""
+
     id: int
     tool_use_id: str
     tool: str
@@ -112,6 +118,8 @@ class ToolRun:
 
 @dataclass(frozen=True, slots=True)
 class TurnRecord:
+    """A turn as recorded: its model, stop reason, requests, usage, cost and times."""
+
     seq: int
     model: str | None
     stop_reason: str | None
@@ -124,6 +132,8 @@ class TurnRecord:
 
 @dataclass(frozen=True, slots=True)
 class SearchHit:
+    """One match of a session search: the session, the message, and a snippet around the words."""
+
     session_id: str
     title: str
     cwd: str

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 
 @dataclass
 class StoredSession:
+    """A session read for resuming (`read_session`): what `recorder.resume_into` puts into the
+    agent, with the session's lock."""
+
     session_id: str
     info: SessionInfo | None
     #: the messages as stored, and repaired (`repair.repair_messages`): what the agent will hold

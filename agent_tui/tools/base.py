@@ -23,6 +23,9 @@ if TYPE_CHECKING:
 
 @dataclass(slots=True)
 class ToolOutput:
+    """What a tool's run returns: the result for the model, whether it is an error, and a summary
+    for the person."""
+
     content: str
     is_error: bool = False
     #: one line for the chat and the progress pane, e.g. "exit 0 · 12 lines"
@@ -37,6 +40,9 @@ class ToolOutput:
 
 @dataclass(slots=True)
 class ToolContext:
+    """What a tool's run gets besides its input: where it runs, the session's services, and ways to
+    report progress and ask."""
+
     cwd: Path
     #: where a tool may keep files for this session (downloads, saved binaries)
     data_dir: Path

@@ -72,6 +72,8 @@ class ShellOutput:
 
 @dataclass
 class BackgroundShell:
+    """One background shell: its command, process and bounded output, and how it ended."""
+
     id: str
     command: str
     started: float

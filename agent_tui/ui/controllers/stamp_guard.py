@@ -25,6 +25,9 @@ _TOKEN = re.compile(r"\s+|[^\s]+")
 
 @dataclass(frozen=True, slots=True)
 class GuardSettings:
+    """How the guard is tuned (`[ui]` in the user's settings): what counts as fast, how many in a
+    row, how long a pause."""
+
     enabled: bool = True
     #: an approval faster than this was not read
     fast_s: float = 1.0
@@ -56,6 +59,9 @@ class GuardSettings:
 
 @dataclass(frozen=True, slots=True)
 class Pause:
+    """The pause a dialog makes before its keys work: how long, why, and what differs from the last
+    call approved."""
+
     seconds: float
     #: why, for the person: "you approved 3 calls in a row, each in under a second"
     why: str

@@ -30,6 +30,8 @@ FORK_QUESTION = "Go on in a copy of it (a fork)? n starts a new session."
 
 @dataclass
 class Booted:
+    """What `boot_agent` hands the UI: the agent, its recorder, and what to tell the person."""
+
     agent: Agent
     recorder: Recorder | None = None
     #: what the person is told about the session (not resumed, forked, not recorded), if anything

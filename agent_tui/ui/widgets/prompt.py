@@ -30,6 +30,8 @@ MAX_HINTS = 8
 class PromptInput(TextArea):
     @dataclass
     class Submitted(Message):
+        """Enter sent a prompt: `text`, with folded pastes put back whole."""
+
         text: str
 
     class TabPressed(Message):
