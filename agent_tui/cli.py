@@ -243,11 +243,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.prompt is None and not (sys.stdin.isatty() and sys.stdout.isatty()):
         print('agent-tui: not a terminal; use -p "PROMPT"', file=sys.stderr)
         return 2
-    from agent_tui import dataclass_code_cache, paths
+    from agent_tui import code_caches, paths
 
-    # The last start's compiled dataclass methods (saved once the agent is ready: the TUI's boot
-    # worker, or the end of a headless run), before the modules that make them are imported.
-    dataclass_code_cache.install(paths.cache_dir())
+    # The last start's compiled dataclass methods and patterns (saved once the agent is ready: the
+    # TUI's boot worker, or the end of a headless run), before the modules that make them.
+    code_caches.install(paths.cache_dir())
     from agent_tui.runtime import Options
 
     options = Options(
@@ -287,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             return 130
         finally:
-            dataclass_code_cache.save_and_stop()
+            code_caches.save_and_stop()
     from agent_tui.ui.startup.gc_tuning import for_startup, freeze_imports
 
     for_startup()  # before the UI is imported: start-up's objects live as long as the process
@@ -296,7 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     freeze_imports()  # the modules just imported: never garbage, never walked again
     app = AgentApp(options, tune_collector=True)
     app.run()
-    dataclass_code_cache.save_and_stop()  # if the app ended before its boot worker could
+    code_caches.save_and_stop()  # if the app ended before its boot worker could
     if app.resume_hint:
         print(app.resume_hint)
     return app.return_code or 0

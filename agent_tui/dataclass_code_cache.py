@@ -15,25 +15,20 @@ usual, one log line) on a Python whose `_create_fn` differs. The entry point ins
 the UI is imported (`install`) and the boot worker saves what was compiled and takes it out again
 once the agent is ready (`save_and_stop`): later imports compile as usual.
 
-The file is `cache_dir()/dataclass-code.marshal`, tagged with the interpreter's version (marshal's
-format is the interpreter's own); missing, unreadable or from another interpreter it is ignored and
-rewritten. Like the parsed stylesheets beside it, it lies in the user's own cache directory, which
-only they can write, as with their `__pycache__` folders.
+The file is `cache_dir()/dataclass-code.marshal` (`kept_code`: its format, where it lies, what
+becomes of a broken one).
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import logging
-import marshal
-import os
-import sys
 import threading
 from pathlib import Path
 from typing import Any
 
-from agent_tui import patch_guard
+from agent_tui import __version__, patch_guard
+from agent_tui.kept_code import KeptCode, stamp
 from agent_tui.patch_guard import Patch
 
 log = logging.getLogger(__name__)
@@ -46,36 +41,22 @@ PATCH = Patch(
 )
 FILE_NAME = "dataclass-code.marshal"
 #: bumped when what the file holds changes shape
-FORMAT = 1
-#: more entries than this and only those this start used are kept (an upgrade's leftovers go)
-MAX_ENTRIES = 4000
+FORMAT = 2
 
 _verdicts: dict[str, bool] = {}
 _MISSING: Any = dataclasses.MISSING
 
 
-class _Cache:
-    """The code kept from the last start (`kept`: source text -> marshalled code) and what this
-    start looked up and compiled."""
-
-    def __init__(self, path: Path, kept: dict[str, bytes]) -> None:
-        self.path = path
-        self.kept = kept
-        self.compiled: dict[str, bytes] = {}
-        self.used: set[str] = set()
-        self.hits = 0
+class _Cache(KeptCode):
+    """The code kept from the last start (source text -> code object) and what this start
+    looked up and compiled."""
 
     def code(self, text: str) -> Any:
-        self.used.add(text)
-        blob = self.kept.get(text)
-        if blob is not None:
-            with contextlib.suppress(ValueError, EOFError, TypeError):
-                code = marshal.loads(blob)
-                self.hits += 1
-                return code
-        # As `exec(text)` in `dataclasses` compiles it: no `__future__` flags of this module.
-        code = compile(text, "<string>", "exec", dont_inherit=True)
-        self.compiled[text] = marshal.dumps(code)
+        code = self.get(text)
+        if code is None:
+            # As `exec(text)` in `dataclasses` compiles it: no `__future__` flags of this module.
+            code = compile(text, "<string>", "exec", dont_inherit=True)
+            self.put(text, code)
         return code
 
 
@@ -117,17 +98,7 @@ def _create_fn(
 
 
 def _stamp() -> str:
-    return f"{FORMAT} {sys.implementation.cache_tag} {sys.version}"
-
-
-def _load(path: Path) -> dict[str, bytes]:
-    try:
-        stamp, kept = marshal.loads(path.read_bytes())
-    except Exception:  # missing, truncated, or not ours: compile as usual, rewrite it later
-        return {}
-    if stamp != _stamp() or not isinstance(kept, dict):
-        return {}
-    return kept
+    return stamp(FORMAT, __version__)
 
 
 def install(cache_dir: Path) -> bool:
@@ -141,7 +112,7 @@ def install(cache_dir: Path) -> bool:
             return False
         path = cache_dir / FILE_NAME
         _original = dataclasses._create_fn  # type: ignore[attr-defined]
-        _cache = _Cache(path, _load(path))
+        _cache = _Cache.load(path, _stamp())
         dataclasses._create_fn = _create_fn  # type: ignore[attr-defined]
         return True
 
@@ -164,19 +135,4 @@ def save_and_stop() -> None:
             return
         dataclasses._create_fn = _original  # type: ignore[attr-defined]
         _cache, _last = None, cache
-    compiled = dict(cache.compiled)
-    if not compiled:
-        return
-    kept = {**cache.kept, **compiled}
-    if len(kept) > MAX_ENTRIES:
-        kept = {text: blob for text, blob in kept.items() if text in cache.used}
-    path = cache.path
-    temporary = path.with_name(f".{path.name}.{os.getpid()}")
-    try:
-        blob = marshal.dumps((_stamp(), kept))
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_bytes(blob)
-        os.replace(temporary, path)
-    except (OSError, ValueError):
-        with contextlib.suppress(OSError):
-            temporary.unlink(missing_ok=True)
+    cache.save()

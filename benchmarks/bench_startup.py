@@ -29,11 +29,12 @@ def first_frame():
     os._exit(0)
 """
 
-# Each probe of ours starts as the command line does (`cli.main`): the dataclass code cache
-# installed, then the collector's start-up settings, before and after the UI is imported.
+# Each probe of ours starts as the command line does (`cli.main`): the code caches (dataclasses'
+# methods, regular expressions) installed, then the collector's start-up settings, before and
+# after the UI is imported.
 AS_THE_CLI = """
-from agent_tui import dataclass_code_cache, paths
-dataclass_code_cache.install(paths.cache_dir())  # as the command line does (cli.main)
+from agent_tui import code_caches, paths
+code_caches.install(paths.cache_dir())  # as the command line does (cli.main)
 from agent_tui.runtime import Options
 from agent_tui.ui.startup.gc_tuning import for_startup
 for_startup()  # as the command line does, before the UI is imported
@@ -102,9 +103,9 @@ Probe(Options(offline=True), tune_collector=True).run(headless=True)
 )
 
 
-# A whole start, until the app has kept its parsed stylesheets (`css_cache`) and its dataclasses'
-# compiled code (`dataclass_code_cache`) for the next one, as every start after a person's first
-# does.
+# A whole start, until the app has kept its parsed stylesheets (`css_cache`) and its compiled code
+# (dataclasses' methods, regular expressions: `code_caches`) for the next one, as every start after
+# a person's first does.
 SETTLED = (
     """
 import os
@@ -226,7 +227,7 @@ def main() -> None:
     if session:
         run_once(RESUMED, env, session)
     # what a start keeps for the next: a person's very first start has neither
-    kept_files = ("parsed-css.pickle", "dataclass-code.marshal")
+    kept_files = ("parsed-css.pickle", "dataclass-code.marshal", "regex-code.marshal")
     caches = [Path(home) / "cache" / name for name in kept_files]
     bare: list[float] = []
     agent: list[float] = []

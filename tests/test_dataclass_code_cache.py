@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui import dataclass_code_cache, patch_guard
+from agent_tui import dataclass_code_cache, patch_guard, regex_code_cache
 
 # Classes covering what `dataclasses` generates: defaults and factories, frozen with slots and
 # inheritance (as our events are), ordering, keyword-only fields, InitVar and __post_init__,
@@ -166,9 +166,9 @@ def test_another_interpreters_cache_is_ignored(tmp_path: Path) -> None:
 
     report("cold", tmp_path)
     path = tmp_path / dataclass_code_cache.FILE_NAME
-    stamp, kept = marshal.loads(path.read_bytes())
+    stamp, written, kept = marshal.loads(path.read_bytes())
     # the same texts, but "from" another Python: its code objects are not this one's to run
-    path.write_bytes(marshal.dumps(("1 cpython-312 3.12.1", kept)))
+    path.write_bytes(marshal.dumps(("2 0.1.0 cpython-312 3.12.1", written, kept)))
     again = report("warm", tmp_path)
     assert again["hits"] == 0 and again["compiled"] > 0
     assert marshal.loads(path.read_bytes())[0] == stamp  # and rewritten for this one
@@ -207,8 +207,8 @@ def test_stands_down_on_a_python_whose_create_fn_differs(
 
 APP_START = """
 import os, sys
-from agent_tui import dataclass_code_cache, paths
-dataclass_code_cache.install(paths.cache_dir())
+from agent_tui import code_caches, dataclass_code_cache, regex_code_cache, paths
+code_caches.install(paths.cache_dir())
 from agent_tui.runtime import Options
 from agent_tui.ui.app import AgentApp
 import dataclasses
@@ -221,7 +221,9 @@ class Probe(AgentApp):
         def booted():
             boot()
             hits, compiled = dataclass_code_cache.stats()
-            print(hits, compiled, dataclasses._create_fn.__module__, flush=True)
+            regex_hits, regex_compiled = regex_code_cache.stats()
+            restored = dataclasses._create_fn.__module__
+            print(hits, compiled, restored, regex_hits, regex_compiled, flush=True)
             os._exit(0)
 
         self.boot._boot = booted
@@ -233,10 +235,13 @@ Probe(Options(offline=True)).run(headless=True)
 @pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the patch is for CPython 3.11")
 def test_the_app_keeps_its_start_ups_code_and_the_next_start_uses_it(tmp_path: Path) -> None:
     """As `agent-tui` starts: installed before the UI is imported, saved and taken out by the
-    boot worker once the agent is ready; the second start compiles no dataclass of the way."""
+    boot worker once the agent is ready; the second start compiles no dataclass of the way, and
+    no regular expression (`regex_code_cache`, installed with it by `code_caches`)."""
     import os
 
-    env = {**os.environ, "AGENT_TUI_HOME": str(tmp_path)}
+    # One hash seed for both: two of the standard library's patterns are built from sets (their
+    # order follows the seed), so with another seed they are other patterns, compiled anew.
+    env = {**os.environ, "AGENT_TUI_HOME": str(tmp_path), "PYTHONHASHSEED": "0"}
     env.pop("ANTHROPIC_API_KEY", None)
 
     def start() -> list[str]:
@@ -253,8 +258,10 @@ def test_the_app_keeps_its_start_ups_code_and_the_next_start_uses_it(tmp_path: P
     first = start()
     assert first[2] == "dataclasses" and int(first[1]) > 100  # compiled, saved, given back
     assert (tmp_path / "cache" / dataclass_code_cache.FILE_NAME).is_file()
+    assert int(first[4]) > 50 and (tmp_path / "cache" / regex_code_cache.FILE_NAME).is_file()
     second = start()
     assert int(second[1]) == 0 and int(second[0]) >= int(first[1])
+    assert int(second[4]) == 0 and int(second[3]) >= int(first[4])
 
 
 @pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the patch is for CPython 3.11")
@@ -280,8 +287,9 @@ def test_a_headless_run_keeps_the_code_for_the_next_one(tmp_path: Path) -> None:
         return done.stdout
 
     first = ask()
-    kept = tmp_path / "home" / "cache" / dataclass_code_cache.FILE_NAME
-    assert kept.is_file()
-    written = kept.stat().st_mtime_ns
+    folder = tmp_path / "home" / "cache"
+    kept = [folder / dataclass_code_cache.FILE_NAME, folder / regex_code_cache.FILE_NAME]
+    written = [path.stat().st_mtime_ns for path in kept]
     assert ask() == first
-    assert kept.stat().st_mtime_ns == written  # nothing new compiled: not written again
+    # nothing new compiled: not written again
+    assert [path.stat().st_mtime_ns for path in kept] == written

@@ -1,0 +1,22 @@
+"""What a start compiles and the next start takes as it is: the dataclass code cache
+(`dataclass_code_cache`) and the regular expression code cache (`regex_code_cache`), installed
+together before the modules that make dataclasses and patterns are imported (`cli.main`), and
+saved together once the agent is ready (the TUI's boot worker, or the end of a headless run)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_tui import dataclass_code_cache, regex_code_cache
+
+
+def install(cache_dir: Path) -> None:
+    """Take the last start's code from `cache_dir`, compiling what isn't there."""
+    dataclass_code_cache.install(cache_dir)
+    regex_code_cache.install(cache_dir)
+
+
+def save_and_stop() -> None:
+    """Keep what this start compiled for the next one, and compile as usual from now on."""
+    dataclass_code_cache.save_and_stop()
+    regex_code_cache.save_and_stop()

@@ -1,0 +1,97 @@
+"""What one start compiled, kept for the next: the file the code caches share
+(`dataclass_code_cache`, `regex_code_cache`).
+
+A cache maps a key (what was compiled: a dataclass method's source text, a pattern and its flags)
+to the marshalled result, each entry marshalled on its own so that a start unmarshals only what it
+uses. A start that compiled something new writes the file again, numbered one more than the one it
+read; an entry no start among the last `KEEP_WRITES` that wrote it used is left out. That bounds
+what a key that differs at every start leaves behind: some libraries build a pattern from a set,
+whose order changes with each process's hash seed (the standard `tokenize`'s, two a start). The
+file is `cache_dir()/NAME`, stamped with the interpreter's version and what else the
+result's format depends on (marshal's format is the interpreter's own); missing, unreadable or
+from another interpreter, it is ignored and rewritten. It lies in the user's own cache directory,
+which only they can write, as with their `__pycache__` folders.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import sys
+from pathlib import Path
+from typing import Any, Self
+
+#: an entry no start used among this many that wrote the file is left out
+KEEP_WRITES = 8
+
+
+def stamp(*extra: object) -> str:
+    """What a kept file must have been written by: this interpreter (and `extra`)."""
+    return " ".join(str(x) for x in (*extra, sys.implementation.cache_tag, sys.version))
+
+
+class KeptCode:
+    """The entries kept from the last start (`kept`: key -> (the write that last used it,
+    marshalled value)) and what this start looked up (`used`) and added (`compiled`)."""
+
+    def __init__(
+        self, path: Path, stamp: str, kept: dict[Any, tuple[int, bytes]], written: int = 0
+    ) -> None:
+        self.path = path
+        self.stamp = stamp
+        self.kept = kept
+        #: the number of the write this start read (0: none)
+        self.written = written
+        self.compiled: dict[Any, bytes] = {}
+        self.used: set[Any] = set()
+        self.hits = 0
+
+    @classmethod
+    def load(cls, path: Path, stamp: str) -> Self:
+        try:
+            found, written, kept = marshal.loads(path.read_bytes())
+        except Exception:  # missing, truncated, or not ours: compile as usual, rewrite it later
+            return cls(path, stamp, {})
+        if found != stamp or not isinstance(kept, dict) or not isinstance(written, int):
+            return cls(path, stamp, {})
+        return cls(path, stamp, kept, written)
+
+    def get(self, key: Any) -> Any | None:
+        """The value kept for `key`, or None (not kept, or unreadable)."""
+        self.used.add(key)
+        entry = self.kept.get(key)
+        if entry is None:
+            return None
+        with contextlib.suppress(ValueError, EOFError, TypeError):
+            value = marshal.loads(entry[1])
+            self.hits += 1
+            return value
+        return None
+
+    def put(self, key: Any, value: Any) -> None:
+        """Keep `value` (marshallable) for the next start."""
+        self.compiled[key] = marshal.dumps(value)
+
+    def save(self) -> None:
+        """Write what was kept and what this start added (only when it added something); a
+        failed write costs the next start only the compiling."""
+        compiled = dict(self.compiled)
+        if not compiled:
+            return
+        written = self.written + 1
+        kept = {
+            key: (written if key in self.used else last, blob)
+            for key, (last, blob) in self.kept.items()
+            if key in self.used or written - last < KEEP_WRITES
+        }
+        kept.update((key, (written, blob)) for key, blob in compiled.items())
+        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}")
+        try:
+            blob = marshal.dumps((self.stamp, written, kept))
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            temporary.write_bytes(blob)
+            os.replace(temporary, self.path)
+        except (OSError, ValueError):
+            with contextlib.suppress(OSError):
+                temporary.unlink(missing_ok=True)
