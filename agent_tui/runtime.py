@@ -9,6 +9,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.toml_file import TomlFileError, read_toml
+
 if TYPE_CHECKING:  # the core is imported when a session is built, not with the options
     from collections.abc import Callable
 
@@ -205,14 +207,10 @@ def user_setting(table: str, key: str) -> Any:
     from agent_tui.paths import config_dir
 
     try:
-        text = (config_dir() / "settings.toml").read_text("utf-8")
-    except (OSError, ValueError):
-        return None  # most people have none: the TOML parser isn't even loaded (issue 34)
-    import tomllib
-
-    try:
-        data = tomllib.loads(text)
-    except ValueError:
+        data = read_toml(config_dir() / "settings.toml")
+    except TomlFileError:
+        return None
+    if data is None:
         return None
     section = data.get(table)
     return section.get(key) if isinstance(section, dict) else None

@@ -3,7 +3,6 @@ left it."""
 
 from __future__ import annotations
 
-import tomllib
 from functools import cache
 from typing import Any
 
@@ -13,6 +12,8 @@ from agent_tui.protocol.events import Usage
 
 @cache
 def _table() -> dict[str, Any]:
+    import tomllib  # at the first answer, not on the way to a ready prompt (issue 34)
+
     return tomllib.loads(package_data("context_windows.toml").read_text("utf-8"))
 
 

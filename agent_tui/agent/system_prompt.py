@@ -30,6 +30,9 @@ def start_git_summary(cwd: Path) -> Callable[[], str | None]:
     A repository whose own configuration or hooks would make `git status` run a program (a
     project that arrived with its `.git`) gets no summary: git isn't run there at all. Git runs
     through `git_run`, whose settings switch off what can be switched off for the rest."""
+    from agent_tui import git_run  # noqa: F401  (loaded here, in the caller's order of imports)
+    from agent_tui.permissions import git_config  # noqa: F401
+
     started: list[subprocess.Popen[str] | None] = []
 
     def start() -> None:

@@ -3,7 +3,6 @@ by the checkpointer and a blob in the repository, so either can supply it)."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Protocol
@@ -11,6 +10,8 @@ from typing import Protocol
 
 def blob_id(data: bytes) -> str:
     """The id git gives `data` as a blob (`git hash-object`)."""
+    import hashlib  # at the first snapshot, not on the way to a ready prompt (issue 34)
+
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 

@@ -11,7 +11,7 @@ changes between the agent's calls is never the agent's. What the app itself writ
 from __future__ import annotations
 
 import asyncio
-import secrets
+import os
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -74,7 +74,7 @@ class Checkpointer:
         #: this process's temporary files (the private index, a restore's content before its
         #: rename), under the data dir: never in the project, cleaned after a kill
         self.scratch = Scratch(data_dir())
-        self._index_name = f"index-{secrets.token_hex(4)}"
+        self._index_name = f"index-{os.urandom(4).hex()}"
         self._git: GitWorkTree | None = None
         self._git_known = False
         self._message_index = 0
@@ -165,7 +165,7 @@ class Checkpointer:
             turn.checkpoint,
             self._message_index,
             self._prompt,
-            call_id or secrets.token_hex(6),
+            call_id or os.urandom(6).hex(),
             tool,
             subject,
             "" if path is None else str(path),

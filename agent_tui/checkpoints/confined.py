@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
@@ -28,7 +27,7 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
 def temp_name(name: str) -> str:
-    return f".{name[:180]}{TEMP_MARK}{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    return f".{name[:180]}{TEMP_MARK}{os.urandom(4).hex()}{TEMP_SUFFIX}"
 
 
 def is_temp_name(name: str) -> bool:

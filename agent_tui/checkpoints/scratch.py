@@ -10,7 +10,6 @@ processes that no longer run go, with every work-tree temporary file their journ
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 from contextlib import suppress
 from pathlib import Path
@@ -40,7 +39,7 @@ class Scratch:
         entry is removed with `done` once the file is renamed away or deleted. Best effort: a
         data dir that can't be written (None) must not stop the write itself."""
         try:
-            entry = self.folder / "journal" / secrets.token_hex(8)
+            entry = self.folder / "journal" / os.urandom(8).hex()
             entry.write_bytes(os.fsencode(target))
         except OSError:
             return None

@@ -11,9 +11,10 @@ only once the person trusts the project. A malformed entry is left out with a wa
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from agent_tui.toml_file import TomlFileError, read_toml
 
 EVENTS = ("PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "Notification")
 #: the events whose matcher is matched against a tool name
@@ -65,11 +66,11 @@ class HookSettings:
 
 def read_hooks(path: Path, source: str, into: HookSettings) -> None:
     try:
-        data = tomllib.loads(path.read_text("utf-8"))
-    except FileNotFoundError:
-        return
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        data = read_toml(path)
+    except TomlFileError as exc:
         into.warnings.append(f"{path}: hooks can't be read ({exc})")
+        return
+    if data is None:
         return
     table = data.get("hooks")
     if table is None:

@@ -21,7 +21,6 @@ import ipaddress
 import os
 import re
 import tempfile
-import tomllib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any
 
 from agent_tui.permissions.rules import KNOWN_TOOLS, Rule, RuleError, parse_rule
 from agent_tui.permissions.types import Behavior
+from agent_tui.toml_file import TomlFileError, read_toml
 
 USER_FILE = "settings.toml"
 PROJECT_DIR = ".agent-tui"
@@ -117,13 +117,13 @@ def load_rules(
 
 def read_file(path: Path, source: str, into: LoadedRules) -> None:
     try:
-        data = tomllib.loads(path.read_text("utf-8"))
-    except FileNotFoundError:
-        return
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        data = read_toml(path)
+    except TomlFileError as e:
         # Its deny rules are unknown, so nothing may run without asking until it is fixed.
         into.warnings.append(f"{path}: can't be read ({e}); asking for every tool until fixed")
         into.fallback.append((ALL_TOOLS, f"{path} can't be read"))
+        return
+    if data is None:
         return
     restricted = source in ("project", "local")
     if restricted:
@@ -229,6 +229,8 @@ def forbidden_keys(data: dict[str, Any], prefix: str = "") -> list[str]:
 
 def append_allow_rules(path: Path, rules: Sequence[str]) -> None:
     """Append rules to `permissions.allow` in `path`, keeping everything else; atomic write."""
+    import tomllib  # with a file to change, not at start-up (issue 34)
+
     try:
         text = path.read_text("utf-8") if path.exists() else ""
         data = tomllib.loads(text)
@@ -255,6 +257,8 @@ def append_allow_rules(path: Path, rules: Sequence[str]) -> None:
 def remove_rule(path: Path, behavior: str, rule: str) -> None:
     """Take `rule` out of `permissions.<behavior>` in `path`, keeping everything else (comments
     inside that one array excepted); atomic write. Raises SettingsError when it can't."""
+    import tomllib  # with a file to change, not at start-up (issue 34)
+
     try:
         text = path.read_text("utf-8")
         data = tomllib.loads(text)

@@ -22,12 +22,12 @@ binary). A project's `.agent-tui/settings.toml` may raise the mode (`auto` → `
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent_tui.sandbox.base import MODES, STRENGTH, SandboxMode
+from agent_tui.toml_file import TomlFileError, read_toml
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +52,8 @@ class SandboxConfig:
 
 def _read(path: Path) -> dict[str, Any]:
     try:
-        data = tomllib.loads(path.read_text("utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        data = read_toml(path) or {}
+    except TomlFileError:
         return {}  # the permission settings already report a file that can't be read
     table = data.get("sandbox")
     return table if isinstance(table, dict) else {}

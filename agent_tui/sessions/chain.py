@@ -14,7 +14,6 @@ keep it (or pass it to `agent-tui sessions verify ID --expect HASH`) to anchor a
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sqlite3
 import time
@@ -26,6 +25,8 @@ GENESIS = ""
 
 
 def row_hash(prev: str, session_id: str, seq: int, ts: float, kind: str, text: str) -> str:
+    import hashlib  # at the first event written: `hashlib` is 2 ms of a start (issue 34)
+
     canon = json.dumps(
         [session_id, seq, float(ts), kind, text], ensure_ascii=False, separators=(",", ":")
     )

@@ -220,7 +220,8 @@ class BootFlow:
         from agent_tui.agent.context import context_window
 
         view = host.live_view
-        view.window = context_window(agent.config.model)
+        # asked at each answer: the model can be switched (and its table read then, not now)
+        view.window = lambda: context_window(host.agent.config.model) if host.agent else 0
         view.page_from(lambda: (host.agent.messages if host.agent else [], host.sessions.runs))
         if agent.session_cost or agent.session_usage.total_tokens:  # a resumed session
             view.set_totals(agent.session_usage, agent.session_cost)

@@ -66,9 +66,6 @@ BOOT_MODULES = (
     "agent_tui.hooks.outcome",
     "agent_tui.agent.turn_hooks",
     "agent_tui.checkpoints",
-    "hashlib",
-    "hmac",
-    "secrets",
     "agent_tui.checkpoints.attribution",
     "agent_tui.checkpoints.blobs",
     "agent_tui.checkpoints.git_tree",
@@ -140,9 +137,6 @@ BOOT_MODULES = (
 #: steps (`boot_modules`)
 READ_AHEAD_MODULES = (
     "agent_tui.ui.startup.booting",
-    "hashlib",
-    "hmac",
-    "secrets",
     "agent_tui.protocol",
     "agent_tui.protocol.usage",
     "agent_tui.protocol.events",

@@ -85,8 +85,9 @@ class EventView:
         self._blocks: dict[str, ToolBlock] = {}
         self.usage: Usage | None = None
         self.cost = 0.0
-        #: the model's context window in tokens (set by the app; 0: not shown)
-        self.window = 0
+        #: the context window in tokens of the model in use, asked at each answer: the model can
+        #: change (set by the app; None: not shown)
+        self.window: Callable[[], int] | None = None
         #: the conversation now and its recorded tool runs: pruned turns page back in from them
         self.history: Callable[[], tuple[list[dict[str, Any]], dict[str, Any]]] | None = None
 
@@ -130,11 +131,12 @@ class EventView:
     def on_message_finished(self, event: MessageFinished) -> None:
         if event.stop_reason == "tool_use":  # not "streaming…" while its calls run
             self.status.activity = "running tools…"
-        if self.window:
+        window = self.window() if self.window is not None else 0
+        if window:
             from agent_tui.agent.context import context_used
 
             used = context_used(event.usage)
-            self.status.context = min(100, round(100 * used / self.window))
+            self.status.context = min(100, round(100 * used / window))
 
     def on_text_delta(self, event: TextDelta) -> None:
         self._end_thinking()
