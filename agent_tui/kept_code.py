@@ -3,7 +3,9 @@
 
 A cache maps a key (what was compiled: a dataclass method's source text, a pattern and its flags)
 to the marshalled result, each entry marshalled on its own so that a start unmarshals only what it
-uses. A start that compiled something new writes the file again, numbered one more than the one it
+uses. Nothing that holds a secret is written (an entry whose key holds an Anthropic key or the
+value of a `*_API_KEY` / `*_TOKEN` variable, as `redact` finds them: a pattern built from one).
+A start that compiled something new writes the file again, numbered one more than the one it
 read; an entry no start among the last `KEEP_WRITES` that wrote it used is left out. That bounds
 what a key that differs at every start leaves behind: some libraries build a pattern from a set,
 whose order changes with each process's hash seed (the standard `tokenize`'s, two a start). The
@@ -86,6 +88,10 @@ class KeptCode:
             if key in self.used or written - last < KEEP_WRITES
         }
         kept.update((key, (written, blob)) for key, blob in compiled.items())
+        from agent_tui.redact import secret_values  # installed before it: loaded when saving
+
+        secrets = secret_values()
+        kept = {key: entry for key, entry in kept.items() if not _holds_secret(key, secrets)}
         temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}")
         try:
             blob = marshal.dumps((self.stamp, written, kept))
@@ -95,3 +101,21 @@ class KeptCode:
         except (OSError, ValueError):
             with contextlib.suppress(OSError):
                 temporary.unlink(missing_ok=True)
+
+
+def _text_of(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bytes):
+        return key.decode("latin-1")
+    if isinstance(key, tuple):
+        return "\0".join(_text_of(part) for part in key)
+    return ""
+
+
+def _holds_secret(key: Any, secrets: tuple[str, ...]) -> bool:
+    """Whether `key` holds a secret, as it is or with its backslashes taken out (a pattern built
+    with `re.escape`)."""
+    text = _text_of(key)
+    texts = (text, text.replace("\\", "")) if "\\" in text else (text,)
+    return any("sk-ant-" in t or any(secret in t for secret in secrets) for t in texts)

@@ -253,3 +253,35 @@ def test_a_key_no_start_uses_again_is_left_out_after_some_writes(tmp_path: Path)
     cache.get("always")
     cache.save()
     assert path.read_bytes() == before
+
+
+@only_311
+def test_a_pattern_that_holds_a_secret_is_not_written(tmp_path: Path) -> None:
+    """Nothing the app writes holds the API key: a pattern built from it (or from a token's
+    value, or anything like an Anthropic key) is compiled as usual and left out of the file."""
+    import os
+
+    key = "sk-ant-api03-" + "x" * 40
+    token = "tok-" + "y" * 20
+    script = """
+import re, sys
+from pathlib import Path
+from agent_tui import regex_code_cache as cache
+cache.install(Path(sys.argv[1]))
+for pattern in (re.escape(sys.argv[2]), "(?i)" + re.escape(sys.argv[3]) + "$", "plain[0-9]+"):
+    re._compiler.compile(pattern, 0)
+cache.save_and_stop()
+"""
+    env = {**os.environ, "ANTHROPIC_API_KEY": key, "SOME_TOKEN": token}
+    subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path), key, token],
+        env=env,
+        timeout=60,
+        check=True,
+    )
+    written = (tmp_path / regex_code_cache.FILE_NAME).read_bytes()
+    assert b"plain[0-9]+" in written
+    for secret in (key, re.escape(key), token, "sk-ant-"):
+        assert secret.encode() not in written
+    _, _, kept = marshal.loads(written)
+    assert [pattern for pattern, _ in kept] == ["plain[0-9]+"]

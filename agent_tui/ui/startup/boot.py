@@ -146,14 +146,13 @@ class BootFlow:
         from agent_tui.runtime import warm_up
         from agent_tui.ui.controllers.approval_queue import ApprovalQueue
         from agent_tui.ui.controllers.stamp_guard import StampGuard, load_settings
-        from agent_tui.ui.screens.confirm import ask_from_thread
         from agent_tui.ui.views.rule_preview import rule_preview
 
         try:
             booted = boot_agent(
                 host.options,
                 record=host.record,
-                ask_yes_no=partial(ask_from_thread, app),
+                ask_yes_no=partial(_ask_yes_no, app),
                 ask=self.ask_approval,
                 confirm_spend=self.confirm_spend,
                 read=read,
@@ -361,3 +360,11 @@ class BootFlow:
         data = self.app.call_from_thread(css_cache.snapshot, self.app.stylesheet, kept)
         if data is not None:
             css_cache.save(data)
+
+
+def _ask_yes_no(app: Any, question: str) -> bool:
+    """From the boot worker: a yes/no question (`confirm.ask_from_thread`), its screen's module
+    (and Textual's Input) loaded only when one is asked, not on every start (issue 34)."""
+    from agent_tui.ui.screens.confirm import ask_from_thread
+
+    return ask_from_thread(app, question)

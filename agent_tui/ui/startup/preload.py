@@ -26,7 +26,6 @@ BOOT_MODULES = (
     "agent_tui.ui.startup.booting",
     "agent_tui.ui.controllers.approval_queue",
     "agent_tui.ui.controllers.stamp_guard",
-    "agent_tui.ui.screens.confirm",
     "agent_tui.ui.views",
     "agent_tui.ui.views.rule_preview",
     "agent_tui.agent",
