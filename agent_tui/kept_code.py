@@ -3,8 +3,8 @@
 
 A cache maps a key (what was compiled: a dataclass method's source text, a pattern and its flags)
 to the marshalled result, each entry marshalled on its own so that a start unmarshals only what it
-uses. Nothing that holds a secret is written (an entry whose key holds an Anthropic key or the
-value of a `*_API_KEY` / `*_TOKEN` variable, as `redact` finds them: a pattern built from one).
+uses. Nothing that holds a secret is written (an entry whose key holds what `redact` takes out:
+an Anthropic key, the value of a `*_API_KEY` / `*_TOKEN` variable; a pattern built from one).
 A start that compiled something new writes the file again, numbered one more than the one it
 read; an entry no start among the last `KEEP_WRITES` that wrote it used is left out. That bounds
 what a key that differs at every start leaves behind: some libraries build a pattern from a set,
@@ -114,8 +114,10 @@ def _text_of(key: Any) -> str:
 
 
 def _holds_secret(key: Any, secrets: tuple[str, ...]) -> bool:
-    """Whether `key` holds a secret, as it is or with its backslashes taken out (a pattern built
-    with `re.escape`)."""
+    """Whether `key` holds a secret `redact` would take out, as it is or with its backslashes
+    taken out (a pattern built with `re.escape`)."""
+    from agent_tui.redact import redact
+
     text = _text_of(key)
     texts = (text, text.replace("\\", "")) if "\\" in text else (text,)
-    return any("sk-ant-" in t or any(secret in t for secret in secrets) for t in texts)
+    return any(redact(t, secrets) != t for t in texts)

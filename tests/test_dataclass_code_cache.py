@@ -273,7 +273,14 @@ def test_a_headless_run_keeps_the_code_for_the_next_one(tmp_path: Path) -> None:
     either kind finds it, and the answer is the same with it as without."""
     import os
 
-    env = {**os.environ, "AGENT_TUI_HOME": str(tmp_path / "home"), "AGENT_TUI_OFFLINE_DELAY": "0"}
+    # One hash seed, as above: the standard library builds two patterns from sets.
+    home = str(tmp_path / "home")
+    env = {
+        **os.environ,
+        "AGENT_TUI_HOME": home,
+        "AGENT_TUI_OFFLINE_DELAY": "0",
+        "PYTHONHASHSEED": "0",
+    }
     env.pop("ANTHROPIC_API_KEY", None)
 
     def ask() -> str:
