@@ -291,6 +291,9 @@ def main(argv: list[str] | None = None) -> int:
     from agent_tui.ui.startup.gc_tuning import for_startup, freeze_imports
 
     for_startup()  # before the UI is imported: start-up's objects live as long as the process
+    from agent_tui.ui.patches import dom_subclass_memo
+
+    dom_subclass_memo.apply()  # before Textual's widget classes are made
     from agent_tui.ui.app import AgentApp
 
     freeze_imports()  # the modules just imported: never garbage, never walked again

@@ -38,6 +38,8 @@ code_caches.install(paths.cache_dir())  # as the command line does (cli.main)
 from agent_tui.runtime import Options
 from agent_tui.ui.startup.gc_tuning import for_startup
 for_startup()  # as the command line does, before the UI is imported
+from agent_tui.ui.patches import dom_subclass_memo
+dom_subclass_memo.apply()  # as the command line does, before Textual's widget classes are made
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.startup.gc_tuning import freeze_imports
 freeze_imports()  # as the command line does, once the UI is imported

@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 
 #: the patch modules, in the order they are applied
 MODULES = (
+    "dom_subclass_memo",
     "strip_self_cache",
     "strip_lazy_caches",
     "compositor_arrange",
