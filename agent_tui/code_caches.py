@@ -12,11 +12,11 @@ from agent_tui import dataclass_code_cache, regex_code_cache
 
 def install(cache_dir: Path) -> None:
     """Take the last start's code from `cache_dir`, compiling what isn't there."""
-    dataclass_code_cache.install(cache_dir)
-    regex_code_cache.install(cache_dir)
+    dataclass_code_cache.CACHE.install(cache_dir)
+    regex_code_cache.CACHE.install(cache_dir)
 
 
 def save_and_stop() -> None:
     """Keep what this start compiled for the next one, and compile as usual from now on."""
-    dataclass_code_cache.save_and_stop()
-    regex_code_cache.save_and_stop()
+    dataclass_code_cache.CACHE.save_and_stop()
+    regex_code_cache.CACHE.save_and_stop()

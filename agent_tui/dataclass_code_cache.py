@@ -12,8 +12,8 @@ by the whole source text, so a changed class simply compiles anew.
 It patches the standard library's private `dataclasses._create_fn`, guarded as the Textual patches
 are (`patch_guard`): written for CPython 3.11's source, it stands down (dataclasses compile as
 usual, one log line) on a Python whose `_create_fn` differs. The entry point installs it before
-the UI is imported (`install`) and the boot worker saves what was compiled and takes it out again
-once the agent is ready (`save_and_stop`): later imports compile as usual.
+the UI is imported (`CACHE.install`) and the boot worker saves what was compiled and takes it
+out again once the agent is ready (`CACHE.save_and_stop`): later imports compile as usual.
 
 The file is `cache_dir()/dataclass-code.marshal` (`kept_code`: its format, where it lies, what
 becomes of a broken one).
@@ -23,12 +23,10 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import threading
-from pathlib import Path
 from typing import Any
 
-from agent_tui import __version__, patch_guard
-from agent_tui.kept_code import KeptCode, stamp
+from agent_tui import __version__
+from agent_tui.kept_code import CodeCachePatch, stamp
 from agent_tui.patch_guard import Patch
 
 log = logging.getLogger(__name__)
@@ -43,28 +41,7 @@ FILE_NAME = "dataclass-code.marshal"
 #: bumped when what the file holds changes shape
 FORMAT = 2
 
-_verdicts: dict[str, bool] = {}
 _MISSING: Any = dataclasses.MISSING
-
-
-class _Cache(KeptCode):
-    """The code kept from the last start (source text -> code object) and what this start
-    looked up and compiled."""
-
-    def code(self, text: str) -> Any:
-        code = self.get(text)
-        if code is None:
-            # As `exec(text)` in `dataclasses` compiles it: no `__future__` flags of this module.
-            code = compile(text, "<string>", "exec", dont_inherit=True)
-            self.put(text, code)
-        return code
-
-
-_cache: _Cache | None = None
-#: the cache as `save_and_stop` left it (its counts, for `stats`)
-_last: _Cache | None = None
-_original: Any = None
-_lock = threading.Lock()
 
 
 def _create_fn(
@@ -77,10 +54,12 @@ def _create_fn(
     return_type: Any = _MISSING,
 ) -> Any:
     """`dataclasses._create_fn` of CPython 3.11, line for line, but for where the code of the
-    text comes from (`_Cache.code`)."""
-    cache = _cache
+    text comes from (kept, or compiled and kept)."""
+    cache = CACHE.cache
     if cache is None:  # stopped while another thread was making a class
-        return _original(name, args, body, globals=globals, locals=locals, return_type=return_type)
+        return CACHE.original(
+            name, args, body, globals=globals, locals=locals, return_type=return_type
+        )
     if locals is None:
         locals = {}
     return_annotation = ""
@@ -92,47 +71,18 @@ def _create_fn(
     txt = f" def {name}({joined_args}){return_annotation}:\n{joined_body}"
     local_vars = ", ".join(locals.keys())
     txt = f"def __create_fn__({local_vars}):\n{txt}\n return {name}"
+    code = cache.get(txt)
+    if code is None:
+        # As `exec(text)` in `dataclasses` compiles it: no `__future__` flags of this module.
+        code = compile(txt, "<string>", "exec", dont_inherit=True)
+        cache.put(txt, code)
     ns: dict[str, Any] = {}
-    exec(cache.code(txt), globals, ns)
+    exec(code, globals, ns)
     return ns["__create_fn__"](**locals)
 
 
-def _stamp() -> str:
-    return stamp(FORMAT, __version__)
-
-
-def install(cache_dir: Path) -> bool:
-    """Make this process's dataclasses from the code kept in `cache_dir` (compiling what isn't
-    there). Once a process; False when the patch stands down (another Python's `_create_fn`)."""
-    global _cache, _original
-    with _lock:
-        if _cache is not None:
-            return True
-        if not patch_guard.fits(PATCH, "Python", _verdicts, log):
-            return False
-        path = cache_dir / FILE_NAME
-        _original = dataclasses._create_fn  # type: ignore[attr-defined]
-        _cache = _Cache.load(path, _stamp())
-        dataclasses._create_fn = _create_fn  # type: ignore[attr-defined]
-        return True
-
-
-def stats() -> tuple[int, int]:
-    """(functions made from the kept code, functions compiled) since `install`, until now or
-    until `save_and_stop`."""
-    cache = _cache or _last
-    return (cache.hits, len(cache.compiled)) if cache is not None else (0, 0)
-
-
-def save_and_stop() -> None:
-    """Keep what this start compiled for the next one (written only when something new was
-    compiled) and give `dataclasses` its own `_create_fn` back. From any thread; a failed write
-    costs the next start only the compiling."""
-    global _cache, _last
-    with _lock:
-        cache = _cache
-        if cache is None:
-            return
-        dataclasses._create_fn = _original  # type: ignore[attr-defined]
-        _cache, _last = None, cache
-    cache.save()
+#: install, stats and save_and_stop: the entry point installs it before the UI is imported (through
+#: `code_caches`), the boot worker saves and takes it out once the agent is ready
+CACHE = CodeCachePatch(
+    PATCH, dataclasses, "_create_fn", _create_fn, FILE_NAME, stamp(FORMAT, __version__), log
+)

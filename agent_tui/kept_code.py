@@ -18,11 +18,17 @@ which only they can write, as with their `__pycache__` folders.
 from __future__ import annotations
 
 import contextlib
+import logging
 import marshal
 import os
 import sys
+import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Self
+
+from agent_tui import patch_guard
+from agent_tui.patch_guard import Patch
 
 #: an entry no start used among this many that wrote the file is left out
 KEEP_WRITES = 8
@@ -101,6 +107,69 @@ class KeptCode:
         except (OSError, ValueError):
             with contextlib.suppress(OSError):
                 temporary.unlink(missing_ok=True)
+
+
+class CodeCachePatch:
+    """A code cache's patch of one standard-library function (`owner.target`, by `replacement`,
+    which takes its entries from `cache`): installed once a
+    process, with the entries kept in a cache folder, unless the function isn't the source the
+    patch was written for (`patch_guard`: one log line, and it compiles as usual); taken out,
+    what this start compiled kept for the next, by `save_and_stop`."""
+
+    def __init__(
+        self,
+        patch: Patch,
+        owner: Any,
+        target: str,
+        replacement: Callable[..., Any],
+        file_name: str,
+        stamp: str,
+        log: logging.Logger,
+    ) -> None:
+        self.patch = patch
+        self.replacement = replacement
+        self.file_name = file_name
+        self.verdicts: dict[str, bool] = {}
+        #: the cache while installed
+        self.cache: KeptCode | None = None
+        #: the cache as `save_and_stop` left it (its counts, for `stats`)
+        self.last: KeptCode | None = None
+        #: the function replaced (set at `install`; kept after `save_and_stop` for a thread
+        #: that was inside the replacement as it was taken out)
+        self.original: Any = None
+        self._owner, self._target, self._stamp, self._log = owner, target, stamp, log
+        self._lock = threading.Lock()
+
+    def install(self, cache_dir: Path) -> bool:
+        """Put the replacement in place, with the entries kept in `cache_dir` (compiling what
+        isn't there). Once a process; False when the patch stands down."""
+        with self._lock:
+            if self.cache is not None:
+                return True
+            if not patch_guard.fits(self.patch, "Python", self.verdicts, self._log):
+                return False
+            self.original = getattr(self._owner, self._target)
+            self.cache = KeptCode.load(cache_dir / self.file_name, self._stamp)
+            setattr(self._owner, self._target, self.replacement)
+            return True
+
+    def stats(self) -> tuple[int, int]:
+        """(entries taken from the kept file, entries compiled) since `install`, until now or
+        until `save_and_stop`."""
+        cache = self.cache or self.last
+        return (cache.hits, len(cache.compiled)) if cache is not None else (0, 0)
+
+    def save_and_stop(self) -> None:
+        """Keep what this start compiled for the next one (written only when something new was
+        compiled) and put the original function back. From any thread; a failed write costs the
+        next start only the compiling."""
+        with self._lock:
+            cache = self.cache
+            if cache is None:
+                return
+            setattr(self._owner, self._target, self.original)
+            self.cache, self.last = None, cache
+        cache.save()
 
 
 def _text_of(key: Any) -> str:

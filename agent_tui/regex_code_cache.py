@@ -23,12 +23,10 @@ from __future__ import annotations
 import _sre  # type: ignore[import-not-found]  # the C engine: no stubs
 import logging
 import re
-import threading
-from pathlib import Path
 from typing import Any
 
-from agent_tui import __version__, patch_guard
-from agent_tui.kept_code import KeptCode, stamp
+from agent_tui import __version__
+from agent_tui.kept_code import CodeCachePatch, stamp
 from agent_tui.patch_guard import Patch
 
 log = logging.getLogger(__name__)
@@ -43,20 +41,13 @@ FILE_NAME = "regex-code.marshal"
 #: bumped when what the file holds changes shape
 FORMAT = 2
 
-_verdicts: dict[str, bool] = {}
-_cache: KeptCode | None = None
-#: the cache as `save_and_stop` left it (its counts, for `stats`)
-_last: KeptCode | None = None
-_original: Any = None
-_lock = threading.Lock()
-
 
 def _compile(p: Any, flags: int = 0) -> Any:
     """`re._compiler.compile` of CPython 3.11, but for where the engine's arguments of a pattern
     given as text come from (kept, or worked out as `compile` does and kept)."""
-    cache = _cache
+    cache = CACHE.cache
     if cache is None or not isinstance(p, str | bytes) or flags & re.DEBUG:
-        return _original(p, flags)
+        return CACHE.original(p, flags)
     key = (p, int(flags))
     kept = cache.get(key)
     if kept is not None:
@@ -86,40 +77,13 @@ def _compile(p: Any, flags: int = 0) -> Any:
     return compiled
 
 
-def _stamp() -> str:
-    return stamp(FORMAT, __version__, _sre.MAGIC, _sre.CODESIZE)
-
-
-def install(cache_dir: Path) -> bool:
-    """Make this process's patterns from the code kept in `cache_dir` (compiling what isn't
-    there). Once a process; False when the patch stands down (another Python's `compile`)."""
-    global _cache, _original
-    with _lock:
-        if _cache is not None:
-            return True
-        if not patch_guard.fits(PATCH, "Python", _verdicts, log):
-            return False
-        _original = re._compiler.compile  # type: ignore[attr-defined]
-        _cache = KeptCode.load(cache_dir / FILE_NAME, _stamp())
-        re._compiler.compile = _compile  # type: ignore[attr-defined]
-        return True
-
-
-def stats() -> tuple[int, int]:
-    """(patterns made from kept code, patterns compiled and kept) since `install`, until now or
-    until `save_and_stop`."""
-    cache = _cache or _last
-    return (cache.hits, len(cache.compiled)) if cache is not None else (0, 0)
-
-
-def save_and_stop() -> None:
-    """Keep what this start compiled for the next one (written only when something new was
-    compiled) and give `re` its own `compile` back. From any thread."""
-    global _cache, _last
-    with _lock:
-        cache = _cache
-        if cache is None:
-            return
-        re._compiler.compile = _original  # type: ignore[attr-defined]
-        _cache, _last = None, cache
-    cache.save()
+#: install, stats and save_and_stop (through `code_caches`, as the dataclass code cache)
+CACHE = CodeCachePatch(
+    PATCH,
+    re._compiler,  # type: ignore[attr-defined]
+    "compile",
+    _compile,
+    FILE_NAME,
+    stamp(FORMAT, __version__, _sre.MAGIC, _sre.CODESIZE),
+    log,
+)

@@ -72,7 +72,7 @@ from agent_tui import dataclass_code_cache as cache
 from pathlib import Path
 mode, folder = sys.argv[1], Path(sys.argv[2])
 if mode != "stock":
-    cache.install(folder)
+    cache.CACHE.install(folder)
 namespace = {"__name__": "made"}
 exec(compile(CLASSES, "made.py", "exec"), namespace)
 made = {}
@@ -101,8 +101,8 @@ try:
     c.x = 9
 except Exception as exc:
     behaviour.append(type(exc).__name__)
-hits, compiled = cache.stats()
-cache.save_and_stop()
+hits, compiled = cache.CACHE.stats()
+cache.CACHE.save_and_stop()
 import dataclasses
 print(json.dumps({"made": made, "behaviour": repr(behaviour), "hits": hits,
                   "compiled": compiled, "restored": dataclasses._create_fn.__module__}))
@@ -126,7 +126,7 @@ def test_the_patch_fits_this_python() -> None:
     down, see below), so the start-up figures in BENCHMARKS.md are what users of it get."""
     if sys.version_info[:2] != (3, 11):
         pytest.skip("written for CPython 3.11's dataclasses")
-    own = dataclass_code_cache._original or dataclasses._create_fn  # type: ignore[attr-defined]
+    own = dataclass_code_cache.CACHE.original or dataclasses._create_fn  # type: ignore[attr-defined]
     assert patch_guard.digest(own) == dataclass_code_cache.PATCH.targets["dataclasses:_create_fn"]
 
 
@@ -191,17 +191,17 @@ def test_stands_down_on_a_python_whose_create_fn_differs(
     patch = dataclasses.replace(
         dataclass_code_cache.PATCH, targets={"dataclasses:_create_fn": 12345}
     )
-    monkeypatch.setattr(dataclass_code_cache, "PATCH", patch)
-    monkeypatch.setattr(dataclass_code_cache, "_verdicts", {})
-    monkeypatch.setattr(dataclass_code_cache, "_cache", None)  # as in a new process
+    monkeypatch.setattr(dataclass_code_cache.CACHE, "patch", patch)
+    monkeypatch.setattr(dataclass_code_cache.CACHE, "verdicts", {})
+    monkeypatch.setattr(dataclass_code_cache.CACHE, "cache", None)  # as in a new process
     with caplog.at_level(logging.WARNING, logger="agent_tui.dataclass_code_cache"):
-        assert dataclass_code_cache.install(tmp_path) is False
+        assert dataclass_code_cache.CACHE.install(tmp_path) is False
     assert dataclasses._create_fn is own  # type: ignore[attr-defined]
     assert [r.getMessage() for r in caplog.records] == [
         "Python patch dataclass_code_cache stands down: dataclasses:_create_fn changed since "
         "Python 3.11 (each start compiles every dataclass's generated methods again)"
     ]
-    dataclass_code_cache.save_and_stop()  # nothing installed: nothing to save, no error
+    dataclass_code_cache.CACHE.save_and_stop()  # nothing installed: nothing to save, no error
     assert not (tmp_path / dataclass_code_cache.FILE_NAME).exists()
 
 
@@ -220,8 +220,8 @@ class Probe(AgentApp):
 
         def booted():
             boot()
-            hits, compiled = dataclass_code_cache.stats()
-            regex_hits, regex_compiled = regex_code_cache.stats()
+            hits, compiled = dataclass_code_cache.CACHE.stats()
+            regex_hits, regex_compiled = regex_code_cache.CACHE.stats()
             restored = dataclasses._create_fn.__module__
             print(hits, compiled, restored, regex_hits, regex_compiled, flush=True)
             os._exit(0)

@@ -71,17 +71,18 @@ warnings.simplefilter("ignore")
 mode, folder = sys.argv[1], Path(sys.argv[2])
 patterns, samples = eval(sys.argv[3]), eval(sys.argv[4])
 if mode != "stock":
-    cache.install(folder)
+    cache.CACHE.install(folder)
 made = [re._compiler.compile(p, f) for p, f in patterns]
-same = [m == cache._original(p, f) for m, (p, f) in zip(made, patterns)] if mode != "stock" else []
+original = cache.CACHE.original
+same = [m == original(p, f) for m, (p, f) in zip(made, patterns)] if mode != "stock" else []
 found = []
 for m in made:
     for s in samples:
         s = s.encode() if isinstance(m.pattern, bytes) else s
         hit = m.search(s)
         found.append(repr(hit and (hit.span(), hit.groups(), hit.groupdict())))
-hits, compiled = cache.stats()
-cache.save_and_stop()
+hits, compiled = cache.CACHE.stats()
+cache.CACHE.save_and_stop()
 print(json.dumps({
     "what": [repr((m.pattern, m.flags, m.groups, dict(m.groupindex))) for m in made],
     "found": found, "same": same, "hits": hits, "compiled": compiled,
@@ -106,7 +107,7 @@ def test_the_patch_fits_this_python() -> None:
     down, see below), so the start-up figures in BENCHMARKS.md are what users of it get."""
     if sys.version_info[:2] != (3, 11):
         pytest.skip("written for CPython 3.11's re")
-    own = regex_code_cache._original or re._compiler.compile  # type: ignore[attr-defined]
+    own = regex_code_cache.CACHE.original or re._compiler.compile  # type: ignore[attr-defined]
     assert patch_guard.digest(own) == regex_code_cache.PATCH.targets["re._compiler:compile"]
 
 
@@ -188,17 +189,17 @@ def test_stands_down_on_a_python_whose_compile_differs(
 ) -> None:
     own = re._compiler.compile  # type: ignore[attr-defined]
     patch = dataclasses.replace(regex_code_cache.PATCH, targets={"re._compiler:compile": 12345})
-    monkeypatch.setattr(regex_code_cache, "PATCH", patch)
-    monkeypatch.setattr(regex_code_cache, "_verdicts", {})
-    monkeypatch.setattr(regex_code_cache, "_cache", None)  # as in a new process
+    monkeypatch.setattr(regex_code_cache.CACHE, "patch", patch)
+    monkeypatch.setattr(regex_code_cache.CACHE, "verdicts", {})
+    monkeypatch.setattr(regex_code_cache.CACHE, "cache", None)  # as in a new process
     with caplog.at_level(logging.WARNING, logger="agent_tui.regex_code_cache"):
-        assert regex_code_cache.install(tmp_path) is False
+        assert regex_code_cache.CACHE.install(tmp_path) is False
     assert re._compiler.compile is own  # type: ignore[attr-defined]
     assert [r.getMessage() for r in caplog.records] == [
         "Python patch regex_code_cache stands down: re._compiler:compile changed since Python "
         "3.11 (each start parses and compiles every regular expression its modules make again)"
     ]
-    regex_code_cache.save_and_stop()  # nothing installed: nothing to save, no error
+    regex_code_cache.CACHE.save_and_stop()  # nothing installed: nothing to save, no error
     assert not (tmp_path / regex_code_cache.FILE_NAME).exists()
 
 
@@ -210,12 +211,12 @@ def test_debug_and_built_patterns_compile_as_usual(tmp_path: Path) -> None:
 import re, sys, io, contextlib
 from pathlib import Path
 from agent_tui import regex_code_cache as cache
-cache.install(Path(sys.argv[1]))
+cache.CACHE.install(Path(sys.argv[1]))
 out = io.StringIO()
 with contextlib.redirect_stdout(out):
     re._compiler.compile("ab+", re.DEBUG)
 scanner = re.Scanner([(r"\\d+", lambda s, t: int(t)), (r"\\s+", None)])
-print(bool(out.getvalue()), scanner.scan("1 22 333")[0], cache.stats())
+print(bool(out.getvalue()), scanner.scan("1 22 333")[0], cache.CACHE.stats())
 """
     done = subprocess.run(
         [sys.executable, "-c", script, str(tmp_path)],
@@ -267,10 +268,10 @@ def test_a_pattern_that_holds_a_secret_is_not_written(tmp_path: Path) -> None:
 import re, sys
 from pathlib import Path
 from agent_tui import regex_code_cache as cache
-cache.install(Path(sys.argv[1]))
+cache.CACHE.install(Path(sys.argv[1]))
 for pattern in (re.escape(sys.argv[2]), "(?i)" + re.escape(sys.argv[3]) + "$", "plain[0-9]+"):
     re._compiler.compile(pattern, 0)
-cache.save_and_stop()
+cache.CACHE.save_and_stop()
 """
     env = {**os.environ, "ANTHROPIC_API_KEY": key, "SOME_TOKEN": token}
     subprocess.run(
