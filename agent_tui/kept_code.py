@@ -110,11 +110,11 @@ class KeptCode:
 
 
 class CodeCachePatch:
-    """A code cache's patch of one standard-library function (`owner.target`, by `replacement`,
-    which takes its entries from `cache`): installed once a
-    process, with the entries kept in a cache folder, unless the function isn't the source the
-    patch was written for (`patch_guard`: one log line, and it compiles as usual); taken out,
-    what this start compiled kept for the next, by `save_and_stop`."""
+    """A code cache's patch of one standard-library function (`owner.target`, replaced by
+    `replacement`, which takes its entries from `cache`): installed once a process with the
+    entries kept in a cache folder, unless the function isn't the source the patch was written
+    for (`patch_guard`: one log line, and it compiles as usual); taken out by `save_and_stop`,
+    which keeps what this start compiled for the next."""
 
     def __init__(
         self,

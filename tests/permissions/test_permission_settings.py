@@ -307,3 +307,16 @@ def test_no_gitignore_outside_a_git_work_tree(dirs: tuple[Path, Path]) -> None:
     cwd, cfg = dirs
     PermissionEngine.load(cwd, config_dir=cfg).save_always(["Bash(pytest:*)"])
     assert not (cwd / ".gitignore").exists()
+
+
+def test_the_digest_of_no_project_files_is_sha256_of_none() -> None:
+    """`trust.EMPTY_DIGEST` (written out so that a start without project files doesn't load
+    `hashlib`) is what the digest of no files would be, so a stored answer keeps matching."""
+    import hashlib
+    import json
+
+    from agent_tui.permissions.trust import EMPTY_DIGEST, ProjectFiles
+
+    assert hashlib.sha256(json.dumps([]).encode()).hexdigest() == EMPTY_DIGEST
+    assert ProjectFiles(Path("/"), {}).digest == EMPTY_DIGEST
+    assert ProjectFiles(Path("/"), {"a": "b"}).digest != EMPTY_DIGEST
