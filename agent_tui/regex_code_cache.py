@@ -7,9 +7,10 @@ the modules it imports compile at import: ~100 patterns on the way to a ready pr
 resumed session's history (Textual's stylesheet tokenizer alone 4 ms), 11-15 ms of CPU in all
 (BENCHMARKS.md, issue 34). What the two steps produce depends only on the pattern and its flags,
 so one start's results are kept (`kept_code`) and the next start gives the C engine the same
-arguments: the same pattern objects. The C engine checks the code it is given (`_sre` validates
-it), so even a damaged entry can't make a wrong matcher; it would fail to compile, and a failure
-compiles as usual.
+arguments: the same pattern objects. The C engine checks the structure of the code it is given
+(`_sre` validates it): an entry damaged out of shape is refused and the pattern compiled as usual.
+An entry rewritten into another valid program would match otherwise; the file is as much the
+person's own as their `__pycache__`, whose bytecode is trusted the same way.
 
 It patches the standard library's private `re._compiler.compile`, guarded as the dataclass code
 cache is (`patch_guard`): written for CPython 3.11's source, it stands down (patterns compile as

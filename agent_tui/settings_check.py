@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import os
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,18 +137,18 @@ def check_environment(environ: dict[str, str] | os._Environ[str] = os.environ) -
 def settings_problem() -> str | None:
     """Why agent-tui must not start with the person's settings as they are (one line), or None."""
     from agent_tui.paths import config_dir
+    from agent_tui.toml_file import TomlFileError, read_toml
 
     path = config_dir() / "settings.toml"
     try:
-        text = path.read_text("utf-8")
-    except FileNotFoundError:
-        return check_environment()
-    except (OSError, UnicodeDecodeError) as exc:
-        return f"{path}: cannot be read ({getattr(exc, 'strerror', None) or exc})"
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
-        # Not this check's to refuse: the permissions loader says so and makes every tool ask
-        # until it is fixed (and headless turns --approve-asks off), a fail-safe run.
+        data = read_toml(path)  # no file: no TOML parser loaded on the way to the first frame
+    except TomlFileError as exc:
+        if exc.not_toml:
+            # Not this check's to refuse: the permissions loader says so and makes every tool ask
+            # until it is fixed (and headless turns --approve-asks off), a fail-safe run.
+            return check_environment()
+        cause = exc.__cause__
+        return f"{path}: cannot be read ({getattr(cause, 'strerror', None) or cause})"
+    if data is None:
         return check_environment()
     return check_settings(data, path) or check_environment()

@@ -8,7 +8,13 @@ from typing import Any
 
 
 class TomlFileError(Exception):
-    """The file is there but can't be read, or isn't TOML (the message says why)."""
+    """The file is there but can't be read, or isn't TOML (the message says why; the error met is
+    its `__cause__`)."""
+
+    def __init__(self, message: str, *, not_toml: bool = False) -> None:
+        super().__init__(message)
+        #: read, but not TOML (rather than unreadable)
+        self.not_toml = not_toml
 
 
 def read_toml(path: Path) -> dict[str, Any] | None:
@@ -24,4 +30,4 @@ def read_toml(path: Path) -> dict[str, Any] | None:
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise TomlFileError(str(exc)) from exc
+        raise TomlFileError(str(exc), not_toml=True) from exc

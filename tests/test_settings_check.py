@@ -88,3 +88,27 @@ def test_the_line_shows_values_as_written() -> None:
     )
     assert check_settings({"limits": {"max_cost": True}}, "f") is not None  # a bool isn't 1
     assert check_settings({"limits": {"max_cost": 0.5}}, "f") is None
+
+
+def test_settings_that_are_missing_unreadable_or_not_toml(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No file: nothing to refuse, and no TOML parser loaded for it (it runs before the first
+    frame). A file that can't be read refuses the start, with why; one that isn't TOML is the
+    permissions loader's to report (every tool asks until it is fixed), not this check's."""
+    from agent_tui.settings_check import settings_problem
+
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path))
+    code = "import sys\nfrom agent_tui.settings_check import settings_problem\n"
+    code += "print(settings_problem(), 'tomllib' in sys.modules)\n"
+    env = {**os.environ, "AGENT_TUI_HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.split() == ["None", "False"]
+    path = tmp_path / "settings.toml"
+    path.mkdir()  # a folder where the file should be: can't be read, even as root
+    assert settings_problem() == f"{path}: cannot be read (Is a directory)"
+    path.rmdir()
+    path.write_text("[limits\nmax_cost = 5\n")
+    assert settings_problem() is None
