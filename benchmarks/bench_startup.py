@@ -29,20 +29,39 @@ def first_frame():
     os._exit(0)
 """
 
-# Each probe of ours starts as the command line does (`cli.main`): the code caches (dataclasses'
-# methods, regular expressions) installed, then the collector's start-up settings, before and
-# after the UI is imported.
+# Each probe of ours starts as a person's `agent-tui --offline [ARGS]` does: through `cli.main`
+# itself (its argument parsing, the home and settings checks, the code caches, the collector's
+# start-up settings, the widget-class patch, in its order), with the app class it makes given the
+# probe's moment (`make_probe(AgentApp)`, put in place as `agent_tui.ui.app` is imported) and run
+# headless. Until 2026-12-05 (fifth session) the probes copied those steps instead, and the copy
+# had left out the argument parsing and the two checks: ~4 ms of CPU the figures didn't count.
 AS_THE_CLI = """
-from agent_tui import code_caches, paths
-code_caches.install(paths.cache_dir())  # as the command line does (cli.main)
-from agent_tui.runtime import Options
-from agent_tui.ui.startup.gc_tuning import for_startup
-for_startup()  # as the command line does, before the UI is imported
-from agent_tui.ui.patches import dom_subclass_memo
-dom_subclass_memo.apply()  # as the command line does, before Textual's widget classes are made
-from agent_tui.ui.app import AgentApp
-from agent_tui.ui.startup.gc_tuning import freeze_imports
-freeze_imports()  # as the command line does, once the UI is imported
+import importlib.abc, importlib.machinery, sys
+
+def through_the_cli(make_probe, *args):
+    class Hook(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path, target=None):
+            if name != "agent_tui.ui.app":
+                return None
+            sys.meta_path.remove(self)
+            spec = importlib.machinery.PathFinder.find_spec(name, path)
+            exec_module = spec.loader.exec_module
+
+            def with_probe(module):
+                exec_module(module)
+                probe = make_probe(module.AgentApp)
+                run = probe.run
+                probe.run = lambda self, **kwargs: run(self, headless=True)
+                module.AgentApp = probe
+
+            spec.loader.exec_module = with_probe
+            return spec
+
+    sys.meta_path.insert(0, Hook())
+    sys.stdin.isatty = sys.stdout.isatty = lambda: True  # as in a terminal
+    from agent_tui.cli import main
+
+    main(["--offline", *args])
 """
 
 BARE = (
@@ -68,14 +87,17 @@ AGENT = (
     + AS_THE_CLI
     + """
 
-class Probe(AgentApp):
-    def main_mounted(self):
-        # Queued before the app's own after-first-frame work (building the agent), so it fires
-        # right after the first frame is painted.
-        self.call_after_refresh(first_frame)
-        super().main_mounted()
+def make_probe(AgentApp):
+    class Probe(AgentApp):
+        def main_mounted(self):
+            # Queued before the app's own after-first-frame work (building the agent), so it
+            # fires right after the first frame is painted.
+            self.call_after_refresh(first_frame)
+            super().main_mounted()
 
-Probe(Options(offline=True), tune_collector=True).run(headless=True)
+    return Probe
+
+through_the_cli(make_probe)
 """
 )
 
@@ -89,18 +111,21 @@ INTERACTIVE = (
     + AS_THE_CLI
     + """
 
-class Probe(AgentApp):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        ready = self.boot.ready
+def make_probe(AgentApp):
+    class Probe(AgentApp):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            ready = self.boot.ready
 
-        def probed(*args):
-            ready(*args)
-            first_frame()
+            def probed(*args):
+                ready(*args)
+                first_frame()
 
-        self.boot.ready = probed
+            self.boot.ready = probed
 
-Probe(Options(offline=True), tune_collector=True).run(headless=True)
+    return Probe
+
+through_the_cli(make_probe)
 """
 )
 
@@ -115,18 +140,21 @@ import os
     + AS_THE_CLI
     + """
 
-class Probe(AgentApp):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        boot = self.boot._boot
+def make_probe(AgentApp):
+    class Probe(AgentApp):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            boot = self.boot._boot
 
-        def booted():  # the whole boot worker: it saves both caches at its end
-            boot()
-            os._exit(0)
+            def booted():  # the whole boot worker: it saves both caches at its end
+                boot()
+                os._exit(0)
 
-        self.boot._boot = booted
+            self.boot._boot = booted
 
-Probe(Options(offline=True), tune_collector=True).run(headless=True)
+    return Probe
+
+through_the_cli(make_probe)
 """
 )
 
@@ -147,20 +175,24 @@ import sys
 """
     + AS_THE_CLI
     + """
-from agent_tui.ui.controllers.sessions import Sessions
 
-class Shown(Sessions):
-    def show_history(self, *args, **kwargs):
-        tail = super().show_history(*args, **kwargs)
-        self.app.chat.after_shown(tail[-1], first_frame)
-        return tail  # the app's own use of it: the boot waits for this frame (`show_early`)
+def make_probe(AgentApp):
+    from agent_tui.ui.controllers.sessions import Sessions
 
-class Probe(AgentApp):
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.sessions = Shown(self, self)
+    class Shown(Sessions):
+        def show_history(self, *args, **kwargs):
+            tail = super().show_history(*args, **kwargs)
+            self.app.chat.after_shown(tail[-1], first_frame)
+            return tail  # the app's own use of it: the boot waits for this frame (`show_early`)
 
-Probe(Options(offline=True, resume=sys.argv[1]), tune_collector=True).run(headless=True)
+    class Probe(AgentApp):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.sessions = Shown(self, self)
+
+    return Probe
+
+through_the_cli(make_probe, "--resume", sys.argv[1])
 """
 )
 
