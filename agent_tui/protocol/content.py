@@ -16,11 +16,16 @@ def text_of(content: Any, sep: str = "") -> str:
     )
 
 
+def carries_tool_results(message: dict[str, Any]) -> bool:
+    """Whether `message` is a user message that sends tool calls' results back."""
+    content = message.get("content")
+    return (
+        message.get("role") == "user"
+        and isinstance(content, list)
+        and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
+    )
+
+
 def is_prompt(message: dict[str, Any]) -> bool:
     """Whether `message` begins a turn: the person's message, not the results of tool calls."""
-    if message.get("role") != "user":
-        return False
-    content = message.get("content")
-    return isinstance(content, str) or not any(
-        isinstance(b, dict) and b.get("type") == "tool_result" for b in content or []
-    )
+    return message.get("role") == "user" and not carries_tool_results(message)

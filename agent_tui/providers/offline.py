@@ -17,7 +17,7 @@ from itertools import count
 from typing import Any
 
 from agent_tui.paths import offline_assets
-from agent_tui.protocol.content import text_of
+from agent_tui.protocol.content import carries_tool_results, text_of
 from agent_tui.providers.base import MessageRequest
 
 OFFLINE_MODEL = "offline"
@@ -96,20 +96,13 @@ def _summary(messages: list[dict[str, Any]]) -> str:
 # --- choosing what to say ------------------------------------------------------------------------
 
 
-def _has_tool_results(message: dict[str, Any]) -> bool:
-    content = message.get("content")
-    return isinstance(content, list) and any(
-        isinstance(b, dict) and b.get("type") == "tool_result" for b in content
-    )
-
-
 def _choose_step(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     prompt_at = max(
         (i for i, m in enumerate(messages) if m["role"] == "user" and text_of(m["content"])),
         default=0,
     )
     prompt = _prompt_of(messages[prompt_at]["content"]) if messages else ""
-    step = sum(1 for m in messages[prompt_at + 1 :] if m["role"] == "user" and _has_tool_results(m))
+    step = sum(1 for m in messages[prompt_at + 1 :] if carries_tool_results(m))
     scenario = _scenario_for(prompt)
     steps = scenario["steps"]
     blocks = steps[min(step, len(steps) - 1)]
@@ -156,7 +149,7 @@ def _query_from(prompt: str) -> str:
 
 def _last_tool_result(messages: list[dict[str, Any]], limit: int | None = 1500) -> str:
     for message in reversed(messages):
-        if message["role"] == "user" and _has_tool_results(message):
+        if carries_tool_results(message):
             parts = []
             for block in message["content"]:
                 if block.get("type") != "tool_result":
@@ -172,7 +165,7 @@ def _last_tool_result(messages: list[dict[str, Any]], limit: int | None = 1500) 
 
 def _last_result_failed(messages: list[dict[str, Any]]) -> bool:
     for message in reversed(messages):
-        if message["role"] == "user" and _has_tool_results(message):
+        if carries_tool_results(message):
             return any(
                 b.get("is_error") for b in message["content"] if b.get("type") == "tool_result"
             )

@@ -77,11 +77,16 @@ def read_tail(store: SessionStore, session_id: str, count: int) -> StoredTail:
     return StoredTail(repair_messages(raw), total - len(raw))
 
 
+def take_lock(store: SessionStore, session_id: str, *, fork: bool) -> SessionLock | None:
+    """The lock of `session_id`, taken for resuming it; None for a fork, which leaves the
+    original to whoever records it. Raises `SessionInUse` when another process records it."""
+    return None if fork else SessionLock.take(store.path, session_id)
+
+
 def read_session(store: SessionStore, session_id: str, *, fork: bool = False) -> StoredSession:
     """Read `session_id` for resuming, taking its lock unless `fork`. Raises `SessionInUse` when
     another process records it, and what the store raises (the lock let go)."""
-    lock = None if fork else SessionLock.take(store.path, session_id)
-    return read_held(store, session_id, lock)
+    return read_held(store, session_id, take_lock(store, session_id, fork=fork))
 
 
 def read_held(store: SessionStore, session_id: str, lock: SessionLock | None) -> StoredSession:

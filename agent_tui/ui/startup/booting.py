@@ -93,9 +93,8 @@ def read_ahead(options: Options) -> ReadAhead | None:
     if not (options.continue_ or options.resume):
         return None
     from agent_tui.sessions.faults import STORE_ERRORS
-    from agent_tui.sessions.session_lock import SessionLock
     from agent_tui.sessions.store import SessionStore
-    from agent_tui.sessions.stored_session import find_session, read_tail, stored_runs
+    from agent_tui.sessions.stored_session import find_session, read_tail, stored_runs, take_lock
     from agent_tui.ui.controllers.sessions import RESUME_TAIL
 
     try:
@@ -106,7 +105,7 @@ def read_ahead(options: Options) -> ReadAhead | None:
     try:
         info = find_session(store, options)
         if info is not None:
-            lock = None if options.fork_session else SessionLock.take(store.path, info.id)
+            lock = take_lock(store, info.id, fork=options.fork_session)
             tail = read_tail(store, info.id, 2 * RESUME_TAIL)  # the first page, and one more
             try:
                 runs = stored_runs(store, info.id)

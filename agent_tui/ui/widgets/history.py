@@ -16,7 +16,7 @@ from textual.events import Click
 from textual.widget import Widget
 from textual.widgets import Static
 
-from agent_tui.protocol.content import text_of
+from agent_tui.protocol.content import carries_tool_results, text_of
 from agent_tui.protocol.events import ToolCallReady, ToolFinished
 from agent_tui.sessions.records import ToolRun
 from agent_tui.ui.widgets.chat import MarkdownSegment, UserMessage
@@ -77,15 +77,6 @@ def history_widgets(
 PAGE = 40
 
 
-def _is_tool_results(message: dict[str, Any]) -> bool:
-    content = message.get("content")
-    return (
-        message.get("role") == "user"
-        and isinstance(content, list)
-        and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content)
-    )
-
-
 class HistoryPager:
     """Hands out a conversation's messages page by page, newest first.
 
@@ -140,7 +131,7 @@ class HistoryPager:
         end, offset = self.start, self.offset
         # Tool results are drawn into their call's block: keep a page from starting with them,
         # or they would be cut off from the tool_use rendered on the page before.
-        while start > offset and _is_tool_results(self.messages[start - offset]):
+        while start > offset and carries_tool_results(self.messages[start - offset]):
             start -= 1
         self.start = start
         return history_widgets(self.messages[start - offset : end - offset], self.runs, start)
