@@ -234,6 +234,12 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     problem = home_problem()
     if problem is None:
+        from agent_tui import code_caches, paths
+
+        # The last start's compiled dataclass methods and patterns (saved once the agent is
+        # ready: the TUI's boot worker, or the end of a headless run), before the modules that
+        # make them: the settings check's first.
+        code_caches.install(paths.cache_dir())
         from agent_tui.settings_check import settings_problem
 
         problem = settings_problem()
@@ -243,11 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.prompt is None and not (sys.stdin.isatty() and sys.stdout.isatty()):
         print('agent-tui: not a terminal; use -p "PROMPT"', file=sys.stderr)
         return 2
-    from agent_tui import code_caches, paths
-
-    # The last start's compiled dataclass methods and patterns (saved once the agent is ready: the
-    # TUI's boot worker, or the end of a headless run), before the modules that make them.
-    code_caches.install(paths.cache_dir())
+    from agent_tui import code_caches
     from agent_tui.runtime import Options
 
     options = Options(

@@ -24,6 +24,8 @@ COMPACTION_MODES = ("auto", "server", "client", "off")
 
 @dataclass(frozen=True, slots=True)
 class Setting:
+    """What a setting must be: said in words (`expected`) and checked (`valid`)."""
+
     expected: str
     valid: Callable[[Any], bool]
 

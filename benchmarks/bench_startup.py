@@ -36,10 +36,10 @@ def first_frame():
 # headless. Until 2026-12-05 (fifth session) the probes copied those steps instead, and the copy
 # had left out the argument parsing and the two checks: ~4 ms of CPU the figures didn't count.
 AS_THE_CLI = """
-import importlib.abc, importlib.machinery, sys
+import importlib.machinery, sys
 
 def through_the_cli(make_probe, *args):
-    class Hook(importlib.abc.MetaPathFinder):
+    class Hook:  # a finder by its method (`importlib.abc` would load `importlib.resources`)
         def find_spec(self, name, path, target=None):
             if name != "agent_tui.ui.app":
                 return None
