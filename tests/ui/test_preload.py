@@ -12,7 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.ui.startup.preload import BOOT_MODULES, IdleImports, boot_modules
+from agent_tui.ui.startup.preload import (
+    BOOT_MODULES,
+    READ_AHEAD_MODULES,
+    IdleImports,
+    boot_modules,
+)
 
 # The app started as the command line starts it, with the idle imports switched off, in a fresh
 # interpreter under `-X importtime` (which prints each import as it completes): the markers on
@@ -40,6 +45,18 @@ class Probe(AgentApp):
 
         self.boot.ready = probed
 
+from agent_tui.ui.controllers.sessions import Sessions
+show_early = Sessions.show_early
+
+def shown_early(self, tail, runs, on_shown=None):
+    def painted():
+        print("@@ painted", file=sys.stderr, flush=True)
+        if on_shown is not None:
+            on_shown()
+
+    show_early(self, tail, runs, on_shown=painted)
+
+Sessions.show_early = shown_early
 resume = sys.argv[1] if len(sys.argv) > 1 else None
 Probe(Options(offline=True, resume=resume)).run(headless=True)
 """
@@ -59,9 +76,13 @@ def boot_imports(home: Path, *resume: str) -> list[str]:
         timeout=120,
         check=True,
     )
-    lines = done.stderr.splitlines()
+    lines = [line for line in done.stderr.splitlines() if line != "@@ painted" or resume]
     between = lines[lines.index("@@ mounted") + 1 : lines.index("@@ ready")]
-    return [line.split("|")[-1].strip() for line in between if line.startswith("import time:")]
+    return [
+        "@@ painted" if line == "@@ painted" else line.split("|")[-1].strip()
+        for line in between
+        if line.startswith("import time:") or line == "@@ painted"
+    ]
 
 
 def ours(names: list[str] | tuple[str, ...]) -> list[str]:
@@ -91,9 +112,17 @@ def test_a_resumed_session_boot_imports_what_reads_it_ahead_first(
         store.messages.add(session_id, "user", "hello")
         store.messages.add(session_id, "assistant", [{"type": "text", "text": "hi"}])
     seen = boot_imports(tmp_path, session_id)
-    assert ours(boot_modules(resuming=True)) == ours(seen)
-    # what a new session's boot imports, and what drawing the conversation early needs first
-    assert set(BOOT_MODULES) <= set(boot_modules(resuming=True))
+    painted = seen.index("@@ painted")  # the frame that shows the conversation's end
+    drawn, after = seen[:painted], seen[painted + 1 :]
+    # what reads and draws the end is all a resumed session's idle steps import, in order; the
+    # agent's modules wait for that frame
+    assert boot_modules(resuming=True) == READ_AHEAD_MODULES
+    assert ours(READ_AHEAD_MODULES)[: len(ours(drawn))] == ours(drawn)
+    rest = [name for name in BOOT_MODULES if name not in READ_AHEAD_MODULES]
+    assert ours(READ_AHEAD_MODULES) + ours(rest) == ours(drawn + after), (
+        "READ_AHEAD_MODULES (agent_tui/ui/startup/preload.py) should be what a resumed "
+        f"session's boot imports first: {ours(drawn + after)}"
+    )
 
 
 def test_each_step_imports_one_module_once_the_ui_is_loaded() -> None:

@@ -115,8 +115,9 @@ class BootFlow:
 
     def preload(self) -> None:
         """The first screen is mounted, its first frame waits for Textual's frame tick: the
-        agent's modules are imported meanwhile (`preload.IdleImports`), until `start`."""
-        if self.reads_ahead:  # what reads the session ahead, first
+        agent's modules are imported meanwhile (`preload.IdleImports`), until `start`; for a
+        resumed session, only what reads and draws its end (`preload.boot_modules`)."""
+        if self.reads_ahead:
             self.idle_imports = IdleImports(boot_modules(resuming=True))
         self.idle_imports.start()
 

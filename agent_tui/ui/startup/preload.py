@@ -130,10 +130,9 @@ BOOT_MODULES = (
 )
 
 
-#: what the boot of a resumed session (`--resume ID`, `--continue`) imports first, to read the
-#: session's end ahead and draw it (`booting.read_ahead`, `Sessions.show_early`), then the whole
-#: (`ReadAhead.read_all`), in the order the imports complete: those go first in that boot's
-#: steps (`boot_modules`)
+#: what the boot of a resumed session (`--resume ID`, `--continue`) imports to read the session's
+#: end ahead and draw it (`booting.read_ahead`, `Sessions.show_early`), then the whole
+#: (`ReadAhead.read_all`), in the order the imports complete: that boot's steps (`boot_modules`)
 READ_AHEAD_MODULES = (
     "agent_tui.ui.startup.booting",
     "agent_tui.protocol",
@@ -174,12 +173,11 @@ READ_AHEAD_MODULES = (
 
 
 def boot_modules(resuming: bool) -> tuple[str, ...]:
-    """The boot's modules in the order its imports complete: a resumed session's boot imports
-    what reads the session ahead first."""
-    if not resuming:
-        return BOOT_MODULES
-    first = set(READ_AHEAD_MODULES)
-    return READ_AHEAD_MODULES + tuple(name for name in BOOT_MODULES if name not in first)
+    """The modules imported while the first frame waits, in the order the boot's imports
+    complete. A resumed session's boot imports only what reads and draws the session's end: the
+    agent is built after that frame is painted (`BootFlow._show_early`), so its modules, imported
+    before, would only have taken CPU from the frame the person waits for (issue 34)."""
+    return READ_AHEAD_MODULES if resuming else BOOT_MODULES
 
 
 class IdleImports:
