@@ -382,23 +382,33 @@ async def test_the_whole_failing_to_read_after_its_end_is_drawn_resumes_it_as_al
 
 
 @pytest.mark.parametrize("resuming", [True, False])
-async def test_while_the_end_is_read_the_ui_thread_loads_the_markdown_it_is_drawn_with(
+async def test_the_boot_worker_loads_the_markdown_the_end_is_drawn_with_before_drawing_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, resuming: bool
 ) -> None:
-    """The UI thread waits for the boot worker to read the session's end: it loads the markdown
-    renderer meanwhile, not in the frame that draws it. A new session has nothing to draw: its
-    boot worker loads markdown once the agent is ready (`warm_up_markdown`)."""
+    """Once it has read the session's end, the boot worker loads the markdown renderer, before
+    the end is drawn (not in the frame that draws it), and the UI thread doesn't do it at the
+    same time (two threads taking turns on the interpreter's lock stall each other on a busy
+    machine). A new session has nothing to draw: its boot worker loads markdown once the agent
+    is ready (`warm_up_markdown`)."""
     import agent_tui.ui.widgets.markdown_pieces as pieces
+    from agent_tui.ui.controllers.sessions import Sessions
 
-    real, on_ui_thread = pieces.load_markdown, []
+    real, steps = pieces.load_markdown, []
+    show_early = Sessions.show_early
 
     def load_markdown() -> None:
-        on_ui_thread.append(threading.current_thread() is threading.main_thread())
+        on_ui_thread = threading.current_thread() is threading.main_thread()
+        steps.append("markdown on the UI thread" if on_ui_thread else "markdown in the worker")
         real()
 
+    def shown_early(self: Sessions, *args: Any, **kwargs: Any) -> None:
+        steps.append("drawn")
+        show_early(self, *args, **kwargs)
+
     monkeypatch.setattr(pieces, "load_markdown", load_markdown)
+    monkeypatch.setattr(Sessions, "show_early", shown_early)
     session_id = recorded(tmp_path, 3)
     app = make_app(tmp_path, record=True, resume=session_id if resuming else None)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None and app.status.activity == "ready")
-    assert on_ui_thread == ([True] if resuming else [])
+    assert steps == (["markdown in the worker", "drawn"] if resuming else [])

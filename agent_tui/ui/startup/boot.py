@@ -122,15 +122,10 @@ class BootFlow:
         self.idle_imports.start()
 
     def start(self) -> None:
-        """After the first frame: build the agent in the boot worker. A resumed session's end is
-        drawn first: while the worker reads it, this thread loads the markdown it is drawn with
-        (most of that frame's CPU otherwise, BENCHMARKS.md)."""
+        """After the first frame: build the agent in the boot worker (a resumed session's end
+        is drawn first, `_boot`)."""
         self.idle_imports.stop()
         self.app.run_worker(self._boot, thread=True, group="boot", exit_on_error=False)
-        if self.reads_ahead:
-            from agent_tui.ui.widgets.markdown_pieces import load_markdown
-
-            self.app.call_later(load_markdown)
 
     def _boot(self) -> None:
         """In the boot worker: build the agent (`booting.boot_agent`) and hand it to the UI
@@ -141,6 +136,14 @@ class BootFlow:
         # `--resume`/`--continue`: the conversation shows first, then the agent is built.
         read = read_ahead(host.options) if self.reads_ahead else None
         if read is not None and read.tail.messages:
+            # The markdown the end is drawn with (most of that frame's CPU otherwise), loaded
+            # here, not on the UI thread while this one reads: two threads taking turns on the
+            # interpreter's lock stall each other when the machine is busy, and a thread waiting
+            # for it waits for the OS to run the other (paired runs under two spinners: the
+            # painted end 1.29x -> 1.22x the bare app's first frame; BENCHMARKS.md, issue 34).
+            from agent_tui.ui.widgets.markdown_pieces import load_markdown
+
+            load_markdown()
             self._show_early(read.tail, read.runs)
         if read is not None and not read.read_all():  # the whole, once its end is on screen
             read = None  # resumed as always, which says what fails
