@@ -9,14 +9,17 @@ from pathlib import Path
 
 from agent_tui import dataclass_code_cache, regex_code_cache
 
+#: every code cache, each with its own file in the cache folder
+CACHES = (dataclass_code_cache.CACHE, regex_code_cache.CACHE)
+
 
 def install(cache_dir: Path) -> None:
     """Take the last start's code from `cache_dir`, compiling what isn't there."""
-    dataclass_code_cache.CACHE.install(cache_dir)
-    regex_code_cache.CACHE.install(cache_dir)
+    for cache in CACHES:
+        cache.install(cache_dir)
 
 
 def save_and_stop() -> None:
     """Keep what this start compiled for the next one, and compile as usual from now on."""
-    dataclass_code_cache.CACHE.save_and_stop()
-    regex_code_cache.CACHE.save_and_stop()
+    for cache in CACHES:
+        cache.save_and_stop()

@@ -84,5 +84,5 @@ def _create_fn(
 #: install, stats and save_and_stop: the entry point installs it before the UI is imported (through
 #: `code_caches`), the boot worker saves and takes it out once the agent is ready
 CACHE = CodeCachePatch(
-    PATCH, dataclasses, "_create_fn", _create_fn, FILE_NAME, stamp(FORMAT, __version__), log
+    PATCH, [(dataclasses, "_create_fn", _create_fn)], FILE_NAME, stamp(FORMAT, __version__), log
 )

@@ -1,10 +1,11 @@
 """What one start compiled, kept for the next: the file the code caches share
-(`dataclass_code_cache`, `regex_code_cache`).
+(`dataclass_code_cache`, `regex_code_cache`, `expression_code_cache`).
 
-A cache maps a key (what was compiled: a dataclass method's source text, a pattern and its flags)
-to the marshalled result, each entry marshalled on its own so that a start unmarshals only what it
-uses. Nothing that holds a secret is written (an entry whose key holds what `redact` takes out:
-an Anthropic key, the value of a `*_API_KEY` / `*_TOKEN` variable; a pattern built from one).
+A cache maps a key (what was compiled: a dataclass method's source text, a pattern and its flags,
+an expression's text) to the marshalled result, each entry marshalled on its own so that a start
+unmarshals only what it uses. Nothing that holds a secret is written (an entry whose key or
+marshalled result holds what `redact` takes out: an Anthropic key, the value of a `*_API_KEY` /
+`*_TOKEN` variable; a pattern built from one, a constant the compiler joined from pieces).
 A start that compiled something new writes the file again, numbered one more than the one it
 read; an entry no start among the last `KEEP_WRITES` that wrote it used is left out. That bounds
 what a key that differs at every start leaves behind: some libraries build a pattern from a set,
@@ -17,21 +18,29 @@ which only they can write, as with their `__pycache__` folders.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import logging
 import marshal
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Self
 
 from agent_tui import patch_guard
 from agent_tui.patch_guard import Patch
 
+_ABSENT: Any = object()
+
 #: an entry no start used among this many that wrote the file is left out
 KEEP_WRITES = 8
+
+#: where a code cache's replacement goes: `owner.name`, and the replacement. A name the owner
+#: doesn't define is added, and taken out again: a module global named as a builtin (`compile`)
+#: shadows the builtin for that module's own functions only.
+Place = tuple[Any, str, Callable[..., Any]]
 
 
 def stamp(*extra: object) -> str:
@@ -97,7 +106,11 @@ class KeptCode:
         from agent_tui.redact import secret_values  # installed before it: loaded when saving
 
         secrets = secret_values()
-        kept = {key: entry for key, entry in kept.items() if not _holds_secret(key, secrets)}
+        kept = {
+            key: (last, blob)
+            for key, (last, blob) in kept.items()
+            if not _holds_secret(key, secrets) and not _holds_secret(blob, secrets)
+        }
         temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}")
         try:
             blob = marshal.dumps((self.stamp, written, kept))
@@ -110,47 +123,59 @@ class KeptCode:
 
 
 class CodeCachePatch:
-    """A code cache's patch of one standard-library function (`owner.target`, replaced by
-    `replacement`, which takes its entries from `cache`): installed once a process with the
-    entries kept in a cache folder, unless the function isn't the source the patch was written
-    for (`patch_guard`: one log line, and it compiles as usual); taken out by `save_and_stop`,
-    which keeps what this start compiled for the next."""
+    """A code cache's patch of standard-library functions (each of `places`: `owner.name`
+    replaced by a function that takes its entries from `cache`): installed once a process with
+    the entries kept in a cache folder, unless a function it was written for isn't that source
+    (`patch_guard`: one log line, and it compiles as usual); taken out by `save_and_stop`, which
+    keeps what this start compiled for the next."""
 
     def __init__(
         self,
         patch: Patch,
-        owner: Any,
-        target: str,
-        replacement: Callable[..., Any],
+        places: Sequence[Place],
         file_name: str,
         stamp: str,
         log: logging.Logger,
     ) -> None:
         self.patch = patch
-        self.replacement = replacement
+        self.places = tuple(places)
         self.file_name = file_name
         self.verdicts: dict[str, bool] = {}
         #: the cache while installed
         self.cache: KeptCode | None = None
         #: the cache as `save_and_stop` left it (its counts, for `stats`)
         self.last: KeptCode | None = None
-        #: the function replaced (set at `install`; kept after `save_and_stop` for a thread
-        #: that was inside the replacement as it was taken out)
-        self.original: Any = None
-        self._owner, self._target, self._stamp, self._log = owner, target, stamp, log
+        #: what each place held (set at `install`; kept after `save_and_stop` for a thread that
+        #: was inside a replacement as it was taken out); for a name the owner didn't define,
+        #: the builtin of that name
+        self.originals: tuple[Any, ...] = ()
+        self._added: tuple[bool, ...] = ()
+        self._stamp, self._log = stamp, log
         self._lock = threading.Lock()
 
+    @property
+    def original(self) -> Any:
+        """What the (first) place held: the function a one-place cache replaces; None before
+        `install`."""
+        return self.originals[0] if self.originals else None
+
     def install(self, cache_dir: Path) -> bool:
-        """Put the replacement in place, with the entries kept in `cache_dir` (compiling what
+        """Put the replacements in place, with the entries kept in `cache_dir` (compiling what
         isn't there). Once a process; False when the patch stands down."""
         with self._lock:
             if self.cache is not None:
                 return True
             if not patch_guard.fits(self.patch, "Python", self.verdicts, self._log):
                 return False
-            self.original = getattr(self._owner, self._target)
+            held = [vars(owner).get(name, _ABSENT) for owner, name, _ in self.places]
+            self._added = tuple(h is _ABSENT for h in held)
+            self.originals = tuple(
+                getattr(builtins, name) if h is _ABSENT else h
+                for h, (_, name, _) in zip(held, self.places, strict=True)
+            )
             self.cache = KeptCode.load(cache_dir / self.file_name, self._stamp)
-            setattr(self._owner, self._target, self.replacement)
+            for owner, name, replacement in self.places:
+                setattr(owner, name, replacement)
             return True
 
     def stats(self) -> tuple[int, int]:
@@ -161,13 +186,18 @@ class CodeCachePatch:
 
     def save_and_stop(self) -> None:
         """Keep what this start compiled for the next one (written only when something new was
-        compiled) and put the original function back. From any thread; a failed write costs the
+        compiled) and put back what each place held. From any thread; a failed write costs the
         next start only the compiling."""
         with self._lock:
             cache = self.cache
             if cache is None:
                 return
-            setattr(self._owner, self._target, self.original)
+            places = zip(self.places, self.originals, self._added, strict=True)
+            for (owner, name, _), original, added in places:
+                if added:
+                    delattr(owner, name)
+                else:
+                    setattr(owner, name, original)
             self.cache, self.last = None, cache
         cache.save()
 

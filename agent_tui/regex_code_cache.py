@@ -81,9 +81,7 @@ def _compile(p: Any, flags: int = 0) -> Any:
 #: install, stats and save_and_stop (through `code_caches`, as the dataclass code cache)
 CACHE = CodeCachePatch(
     PATCH,
-    re._compiler,  # type: ignore[attr-defined]
-    "compile",
-    _compile,
+    [(re._compiler, "compile", _compile)],  # type: ignore[attr-defined]
     FILE_NAME,
     stamp(FORMAT, __version__, _sre.MAGIC, _sre.CODESIZE),
     log,

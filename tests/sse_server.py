@@ -276,6 +276,10 @@ async def run_agent_tui(
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENT_TUI_"))}
     env.update(ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY=key, AGENT_TUI_HOME=str(home))
     env.update(extra_env or {})
+    # this tree's agent_tui, whatever the cwd (a worktree may share a virtualenv whose editable
+    # install points at another tree)
+    tree = str(Path(__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [tree, env.get("PYTHONPATH")]))
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "agent_tui", *args, env=env, cwd=cwd,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,

@@ -7,16 +7,15 @@ Each case runs in a fresh interpreter, as a start does: a class is made once per
 from __future__ import annotations
 
 import dataclasses
-import json
-import logging
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from code_cache_checks import child_env, only_311, run_fresh, stand_down_lines
 
-from agent_tui import dataclass_code_cache, patch_guard, regex_code_cache
+from agent_tui import code_caches, dataclass_code_cache, patch_guard, regex_code_cache
 
 # Classes covering what `dataclasses` generates: defaults and factories, frozen with slots and
 # inheritance (as our events are), ordering, keyword-only fields, InitVar and __post_init__,
@@ -110,15 +109,7 @@ print(json.dumps({"made": made, "behaviour": repr(behaviour), "hits": hits,
 
 
 def report(mode: str, folder: Path) -> dict[str, object]:
-    script = f"CLASSES = {CLASSES!r}\n" + REPORT
-    done = subprocess.run(
-        [sys.executable, "-c", script, mode, str(folder)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
+    return run_fresh(f"CLASSES = {CLASSES!r}\n" + REPORT, mode, folder)  # type: ignore[no-any-return]
 
 
 def test_the_patch_fits_this_python() -> None:
@@ -130,7 +121,7 @@ def test_the_patch_fits_this_python() -> None:
     assert patch_guard.digest(own) == dataclass_code_cache.PATCH.targets["dataclasses:_create_fn"]
 
 
-@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the patch is for CPython 3.11")
+@only_311
 def test_kept_code_makes_the_same_functions_as_compiling(tmp_path: Path) -> None:
     stock = report("stock", tmp_path)
     cold = report("cold", tmp_path)  # compiles, and keeps the code for the next start
@@ -145,7 +136,7 @@ def test_kept_code_makes_the_same_functions_as_compiling(tmp_path: Path) -> None
     assert cold["restored"] == warm["restored"] == "dataclasses"
 
 
-@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the patch is for CPython 3.11")
+@only_311
 @pytest.mark.parametrize(
     "content",
     [b"", b"not marshal at all", b"\xe3" * 64],
@@ -160,7 +151,7 @@ def test_a_broken_cache_only_costs_the_compiling(tmp_path: Path, content: bytes)
     assert warm["made"] == stock["made"] and warm["compiled"] == 0
 
 
-@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the patch is for CPython 3.11")
+@only_311
 def test_another_interpreters_cache_is_ignored(tmp_path: Path) -> None:
     import marshal
 
@@ -174,7 +165,7 @@ def test_another_interpreters_cache_is_ignored(tmp_path: Path) -> None:
     assert marshal.loads(path.read_bytes())[0] == stamp  # and rewritten for this one
 
 
-@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the patch is for CPython 3.11")
+@only_311
 def test_an_unwritable_cache_folder_is_not_an_error(tmp_path: Path) -> None:
     blocked = tmp_path / "file-not-folder"
     blocked.write_text("in the way")
@@ -187,31 +178,18 @@ def test_an_unwritable_cache_folder_is_not_an_error(tmp_path: Path) -> None:
 def test_stands_down_on_a_python_whose_create_fn_differs(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:
-    own = dataclasses._create_fn  # type: ignore[attr-defined]
-    patch = dataclasses.replace(
-        dataclass_code_cache.PATCH, targets={"dataclasses:_create_fn": 12345}
-    )
-    monkeypatch.setattr(dataclass_code_cache.CACHE, "patch", patch)
-    monkeypatch.setattr(dataclass_code_cache.CACHE, "verdicts", {})
-    monkeypatch.setattr(dataclass_code_cache.CACHE, "cache", None)  # as in a new process
-    with caplog.at_level(logging.WARNING, logger="agent_tui.dataclass_code_cache"):
-        assert dataclass_code_cache.CACHE.install(tmp_path) is False
-    assert dataclasses._create_fn is own  # type: ignore[attr-defined]
-    assert [r.getMessage() for r in caplog.records] == [
+    assert stand_down_lines(dataclass_code_cache, monkeypatch, caplog, tmp_path) == [
         "Python patch dataclass_code_cache stands down: dataclasses:_create_fn changed since "
         "Python 3.11 (each start compiles every dataclass's generated methods again)"
     ]
-    dataclass_code_cache.CACHE.save_and_stop()  # nothing installed: nothing to save, no error
-    assert not (tmp_path / dataclass_code_cache.FILE_NAME).exists()
 
 
 APP_START = """
-import os, sys
-from agent_tui import code_caches, dataclass_code_cache, regex_code_cache, paths
+import collections, dataclasses, json, os, typing
+from agent_tui import code_caches, paths
 code_caches.install(paths.cache_dir())
 from agent_tui.runtime import Options
 from agent_tui.ui.app import AgentApp
-import dataclasses
 
 class Probe(AgentApp):
     def __init__(self, *args, **kwargs):
@@ -220,10 +198,11 @@ class Probe(AgentApp):
 
         def booted():
             boot()
-            hits, compiled = dataclass_code_cache.CACHE.stats()
-            regex_hits, regex_compiled = regex_code_cache.CACHE.stats()
-            restored = dataclasses._create_fn.__module__
-            print(hits, compiled, restored, regex_hits, regex_compiled, flush=True)
+            stats = {cache.file_name: cache.stats() for cache in code_caches.CACHES}
+            restored = dataclasses._create_fn.__module__ == "dataclasses" and not (
+                "compile" in vars(typing) or "eval" in vars(collections)
+            )
+            print(json.dumps({"stats": stats, "restored": restored}), flush=True)
             os._exit(0)
 
         self.boot._boot = booted
@@ -232,55 +211,41 @@ Probe(Options(offline=True)).run(headless=True)
 """
 
 
-@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the patch is for CPython 3.11")
+@only_311
 def test_the_app_keeps_its_start_ups_code_and_the_next_start_uses_it(tmp_path: Path) -> None:
     """As `agent-tui` starts: installed before the UI is imported, saved and taken out by the
     boot worker once the agent is ready; the second start compiles no dataclass of the way, and
     no regular expression (`regex_code_cache`, installed with it by `code_caches`)."""
-    import os
-
     # One hash seed for both: two of the standard library's patterns are built from sets (their
     # order follows the seed), so with another seed they are other patterns, compiled anew.
-    env = {**os.environ, "AGENT_TUI_HOME": str(tmp_path), "PYTHONHASHSEED": "0"}
+    env = child_env(AGENT_TUI_HOME=str(tmp_path), PYTHONHASHSEED="0")
     env.pop("ANTHROPIC_API_KEY", None)
 
-    def start() -> list[str]:
-        done = subprocess.run(
-            [sys.executable, "-c", textwrap.dedent(APP_START)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env=env,
-            cwd=tmp_path,
-        )
-        return done.stdout.split()
+    def start() -> dict[str, list[int]]:
+        seen = run_fresh(textwrap.dedent(APP_START), env=env, cwd=tmp_path)
+        assert seen["restored"]  # saved and taken out: later imports compile as usual
+        return seen["stats"]  # type: ignore[no-any-return]
 
     first = start()
-    assert first[2] == "dataclasses" and int(first[1]) > 100  # compiled, saved, given back
-    assert (tmp_path / "cache" / dataclass_code_cache.FILE_NAME).is_file()
-    assert int(first[4]) > 50 and (tmp_path / "cache" / regex_code_cache.FILE_NAME).is_file()
+    assert first[dataclass_code_cache.FILE_NAME][1] > 100  # compiled, and saved:
+    assert first[regex_code_cache.FILE_NAME][1] > 50
+    assert all((tmp_path / "cache" / name).is_file() for name in first)
     second = start()
-    assert int(second[1]) == 0 and int(second[0]) >= int(first[1])
     # what the first kept is taken: the UI thread may compile a pattern or two around the moment
     # a start saves (kept by one start, not made by the other), so nearly all and nearly none
-    kept, taken, new = int(first[4]), int(second[3]), int(second[4])
-    assert taken >= kept - kept // 10 and new <= kept // 10
+    for name, (_, kept) in first.items():
+        taken, new = second[name]
+        assert taken >= kept - kept // 10 and new <= kept // 10, name
+    assert second[dataclass_code_cache.FILE_NAME][1] == 0
 
 
-@pytest.mark.skipif(sys.version_info[:2] != (3, 11), reason="the patch is for CPython 3.11")
+@only_311
 def test_a_headless_run_keeps_the_code_for_the_next_one(tmp_path: Path) -> None:
-    """`agent-tui -p` installs the cache too and saves it when the run ends: the next start of
-    either kind finds it, and the answer is the same with it as without."""
-    import os
-
+    """`agent-tui -p` installs the caches too and saves them when the run ends: the next start
+    of either kind finds them, and the answer is the same with them as without."""
     # One hash seed, as above: the standard library builds two patterns from sets.
     home = str(tmp_path / "home")
-    env = {
-        **os.environ,
-        "AGENT_TUI_HOME": home,
-        "AGENT_TUI_OFFLINE_DELAY": "0",
-        "PYTHONHASHSEED": "0",
-    }
+    env = child_env(AGENT_TUI_HOME=home, AGENT_TUI_OFFLINE_DELAY="0", PYTHONHASHSEED="0")
     env.pop("ANTHROPIC_API_KEY", None)
 
     def ask() -> str:
@@ -298,7 +263,7 @@ def test_a_headless_run_keeps_the_code_for_the_next_one(tmp_path: Path) -> None:
 
     first = ask()
     folder = tmp_path / "home" / "cache"
-    kept = [folder / dataclass_code_cache.FILE_NAME, folder / regex_code_cache.FILE_NAME]
+    kept = [folder / cache.file_name for cache in code_caches.CACHES]
     written = [path.stat().st_mtime_ns for path in kept]
     assert ask() == first
     # nothing new compiled: not written again

@@ -7,22 +7,15 @@ Each case runs in a fresh interpreter, as a start does (`re` keeps its own cache
 
 from __future__ import annotations
 
-import dataclasses
-import json
-import logging
 import marshal
 import re
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from code_cache_checks import child_env, only_311, run_fresh, stand_down_lines
 
 from agent_tui import patch_guard, regex_code_cache
-
-only_311 = pytest.mark.skipif(
-    sys.version_info[:2] != (3, 11), reason="the patch is for CPython 3.11"
-)
 
 # What patterns hold: named and numbered groups, inline and given flags, bytes, look-around,
 # conditionals, possessive-free repeats, character classes, Unicode, verbose, a long alternation
@@ -92,14 +85,7 @@ print(json.dumps({
 
 
 def report(mode: str, folder: Path) -> dict[str, object]:
-    done = subprocess.run(
-        [sys.executable, "-c", REPORT, mode, str(folder), repr(PATTERNS), repr(SAMPLES)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    return json.loads(done.stdout)  # type: ignore[no-any-return]
+    return run_fresh(REPORT, mode, folder, repr(PATTERNS), repr(SAMPLES))  # type: ignore[no-any-return]
 
 
 def test_the_patch_fits_this_python() -> None:
@@ -187,20 +173,10 @@ def test_an_unwritable_cache_folder_is_not_an_error(tmp_path: Path) -> None:
 def test_stands_down_on_a_python_whose_compile_differs(
     monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:
-    own = re._compiler.compile  # type: ignore[attr-defined]
-    patch = dataclasses.replace(regex_code_cache.PATCH, targets={"re._compiler:compile": 12345})
-    monkeypatch.setattr(regex_code_cache.CACHE, "patch", patch)
-    monkeypatch.setattr(regex_code_cache.CACHE, "verdicts", {})
-    monkeypatch.setattr(regex_code_cache.CACHE, "cache", None)  # as in a new process
-    with caplog.at_level(logging.WARNING, logger="agent_tui.regex_code_cache"):
-        assert regex_code_cache.CACHE.install(tmp_path) is False
-    assert re._compiler.compile is own  # type: ignore[attr-defined]
-    assert [r.getMessage() for r in caplog.records] == [
+    assert stand_down_lines(regex_code_cache, monkeypatch, caplog, tmp_path) == [
         "Python patch regex_code_cache stands down: re._compiler:compile changed since Python "
         "3.11 (each start parses and compiles every regular expression its modules make again)"
     ]
-    regex_code_cache.CACHE.save_and_stop()  # nothing installed: nothing to save, no error
-    assert not (tmp_path / regex_code_cache.FILE_NAME).exists()
 
 
 @only_311
@@ -208,7 +184,7 @@ def test_debug_and_built_patterns_compile_as_usual(tmp_path: Path) -> None:
     """`re.DEBUG` prints the program as it compiles, and `re.Scanner` hands `compile` a parsed
     pattern, not text: neither is kept, both work."""
     script = """
-import re, sys, io, contextlib
+import re, sys, io, contextlib, json
 from pathlib import Path
 from agent_tui import regex_code_cache as cache
 cache.CACHE.install(Path(sys.argv[1]))
@@ -216,16 +192,9 @@ out = io.StringIO()
 with contextlib.redirect_stdout(out):
     re._compiler.compile("ab+", re.DEBUG)
 scanner = re.Scanner([(r"\\d+", lambda s, t: int(t)), (r"\\s+", None)])
-print(bool(out.getvalue()), scanner.scan("1 22 333")[0], cache.CACHE.stats())
+print(json.dumps([bool(out.getvalue()), scanner.scan("1 22 333")[0], cache.CACHE.stats()]))
 """
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    assert done.stdout.split("\n")[0] == "True [1, 22, 333] (0, 0)"
+    assert run_fresh(script, tmp_path) == [True, [1, 22, 333], [0, 0]]
 
 
 def test_a_key_no_start_uses_again_is_left_out_after_some_writes(tmp_path: Path) -> None:
@@ -260,8 +229,6 @@ def test_a_key_no_start_uses_again_is_left_out_after_some_writes(tmp_path: Path)
 def test_a_pattern_that_holds_a_secret_is_not_written(tmp_path: Path) -> None:
     """Nothing the app writes holds the API key: a pattern built from it (or from a token's
     value, or anything like an Anthropic key) is compiled as usual and left out of the file."""
-    import os
-
     key = "sk-ant-api03-" + "x" * 40
     token = "tok-" + "y" * 20
     script = """
@@ -272,14 +239,10 @@ cache.CACHE.install(Path(sys.argv[1]))
 for pattern in (re.escape(sys.argv[2]), "(?i)" + re.escape(sys.argv[3]) + "$", "plain[0-9]+"):
     re._compiler.compile(pattern, 0)
 cache.CACHE.save_and_stop()
+print(cache.CACHE.stats()[1])
 """
-    env = {**os.environ, "ANTHROPIC_API_KEY": key, "SOME_TOKEN": token}
-    subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path), key, token],
-        env=env,
-        timeout=60,
-        check=True,
-    )
+    env = child_env(ANTHROPIC_API_KEY=key, SOME_TOKEN=token)
+    assert run_fresh(script, tmp_path, key, token, env=env) == 3
     written = (tmp_path / regex_code_cache.FILE_NAME).read_bytes()
     assert b"plain[0-9]+" in written
     for secret in (key, re.escape(key), token, "sk-ant-"):
