@@ -236,9 +236,9 @@ def main(argv: list[str] | None = None) -> int:
     if problem is None:
         from agent_tui import code_caches, paths
 
-        # The last start's compiled dataclass methods and patterns (saved once the agent is
-        # ready: the TUI's boot worker, or the end of a headless run), before the modules that
-        # make them: the settings check's first.
+        # The last start's compiled dataclass methods, patterns, forward references and named
+        # tuples (saved once the agent is ready: the TUI's boot worker, or the end of a headless
+        # run), before the modules that make them: the settings check's first.
         code_caches.install(paths.cache_dir())
         from agent_tui.settings_check import settings_problem
 

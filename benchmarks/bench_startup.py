@@ -131,8 +131,8 @@ through_the_cli(make_probe)
 
 
 # A whole start, until the app has kept its parsed stylesheets (`css_cache`) and its compiled code
-# (dataclasses' methods, regular expressions: `code_caches`) for the next one, as every start after
-# a person's first does.
+# (dataclasses' methods, regular expressions, forward references' and named tuples' texts:
+# `code_caches`) for the next one, as every start after a person's first does.
 SETTLED = (
     """
 import os
@@ -261,7 +261,12 @@ def main() -> None:
     if session:
         run_once(RESUMED, env, session)
     # what a start keeps for the next: a person's very first start has neither
-    kept_files = ("parsed-css.pickle", "dataclass-code.marshal", "regex-code.marshal")
+    kept_files = (
+        "parsed-css.pickle",
+        "dataclass-code.marshal",
+        "regex-code.marshal",
+        "expression-code.marshal",
+    )
     caches = [Path(home) / "cache" / name for name in kept_files]
     bare: list[float] = []
     agent: list[float] = []

@@ -15,7 +15,13 @@ from pathlib import Path
 import pytest
 from code_cache_checks import child_env, only_311, run_fresh, stand_down_lines
 
-from agent_tui import code_caches, dataclass_code_cache, patch_guard, regex_code_cache
+from agent_tui import (
+    code_caches,
+    dataclass_code_cache,
+    expression_code_cache,
+    patch_guard,
+    regex_code_cache,
+)
 
 # Classes covering what `dataclasses` generates: defaults and factories, frozen with slots and
 # inheritance (as our events are), ordering, keyword-only fields, InitVar and __post_init__,
@@ -214,8 +220,9 @@ Probe(Options(offline=True)).run(headless=True)
 @only_311
 def test_the_app_keeps_its_start_ups_code_and_the_next_start_uses_it(tmp_path: Path) -> None:
     """As `agent-tui` starts: installed before the UI is imported, saved and taken out by the
-    boot worker once the agent is ready; the second start compiles no dataclass of the way, and
-    no regular expression (`regex_code_cache`, installed with it by `code_caches`)."""
+    boot worker once the agent is ready; the second start compiles no dataclass of the way, no
+    regular expression (`regex_code_cache`) and no forward reference's or named tuple's text
+    (`expression_code_cache`), installed with it by `code_caches`."""
     # One hash seed for both: two of the standard library's patterns are built from sets (their
     # order follows the seed), so with another seed they are other patterns, compiled anew.
     env = child_env(AGENT_TUI_HOME=str(tmp_path), PYTHONHASHSEED="0")
@@ -229,6 +236,7 @@ def test_the_app_keeps_its_start_ups_code_and_the_next_start_uses_it(tmp_path: P
     first = start()
     assert first[dataclass_code_cache.FILE_NAME][1] > 100  # compiled, and saved:
     assert first[regex_code_cache.FILE_NAME][1] > 50
+    assert first[expression_code_cache.FILE_NAME][1] > 50
     assert all((tmp_path / "cache" / name).is_file() for name in first)
     second = start()
     # what the first kept is taken: the UI thread may compile a pattern or two around the moment

@@ -223,8 +223,7 @@ async def test_headless_subprocess_against_loopback_server(tmp_path: Path) -> No
     assert (home / "sessions.db").exists()
     # nothing the app wrote holds the key: the store, the code caches kept for the next start…
     files = [path for path in home.rglob("*") if path.is_file()]
-    assert {"sessions.db", "regex-code.marshal", "dataclass-code.marshal"} <= {
-        p.name for p in files
-    }
+    kept = {"regex-code.marshal", "dataclass-code.marshal", "expression-code.marshal"}
+    assert {"sessions.db", *kept} <= {p.name for p in files}
     for path in files:
         assert b"e2e-secret-value" not in path.read_bytes(), path
