@@ -67,13 +67,17 @@ for _feature in __future__.all_feature_names:
         INHERITED |= getattr(__future__, _feature).compiler_flag
 
 
+#: the optimization level the interpreter compiles with (`-O`): `optimize=-1`
+_OPTIMIZE = sys.flags.optimize
+
+
 def _code(source: str | bytes, filename: Any, mode: Any, flags: int, optimize: int) -> CodeType:
     """`compile(source, filename, mode, flags, dont_inherit=True, optimize)`, the code of a text
     taken from the kept file when it was kept."""
     cache = CACHE.cache
     if cache is None or type(source) is not str or type(filename) is not str or flags & ~INHERITED:
         return builtins.compile(source, filename, mode, flags, True, optimize)
-    key = (source, filename, mode, flags, sys.flags.optimize if optimize == -1 else optimize)
+    key = (source, filename, mode, flags, _OPTIMIZE if optimize == -1 else optimize)
     code = cache.get(key)
     if type(code) is not CodeType:  # not kept, or not a code object: compiled as usual
         code = builtins.compile(source, filename, mode, flags, True, optimize)

@@ -80,11 +80,12 @@ class KeptCode:
         entry = self.kept.get(key)
         if entry is None:
             return None
-        with contextlib.suppress(ValueError, EOFError, TypeError):
+        try:  # (not `contextlib.suppress`: a start looks up hundreds, its context costs as much)
             value = marshal.loads(entry[1])
-            self.hits += 1
-            return value
-        return None
+        except (ValueError, EOFError, TypeError):
+            return None
+        self.hits += 1
+        return value
 
     def put(self, key: Any, value: Any) -> None:
         """Keep `value` (marshallable) for the next start."""
