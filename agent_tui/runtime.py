@@ -246,11 +246,18 @@ def compaction_mode() -> str:
 
 
 def make_agent(
-    options: Options, ask: AskFn | None = None, confirm_spend: SpendFn | None = None
+    options: Options,
+    ask: AskFn | None = None,
+    confirm_spend: SpendFn | None = None,
+    git_status: Callable[[], str | None] | None = None,
 ) -> Agent:
-    from agent_tui.agent.system_prompt import start_git_summary
+    """The agent for `options`. `git_status`: the system prompt's `git status`, begun earlier
+    (`agent.system_prompt.start_git_summary`); by default begun now, and it runs while the
+    modules below load."""
+    if git_status is None:
+        from agent_tui.agent.system_prompt import start_git_summary
 
-    git_status = start_git_summary(options.cwd)  # git runs while the modules below load
+        git_status = start_git_summary(options.cwd)
     from agent_tui.agent.config import AgentConfig
     from agent_tui.agent.loop import Agent
     from agent_tui.checkpoints.scratch import clean_stale

@@ -23,9 +23,11 @@ log = logging.getLogger(__name__)
 
 def start_git_summary(cwd: Path) -> Callable[[], str | None]:
     """Start `git status` now; the function returned waits for it and gives `git_summary`'s
-    answer. The app's boot starts it before its imports, which take longer than git does; the
-    repository's configuration is read (a `git config` run) in a thread of its own, so the boot
-    doesn't wait for that either (3 ms, more on a busy machine: issue 34).
+    answer. The TUI starts it as its first screen is mounted (`BootFlow._start_git`), long
+    before the agent's build asks for the answer; a headless run as it builds the agent, before
+    the agent's imports. The repository's configuration is read (a `git config` run) in a thread
+    of its own, so the caller doesn't wait for that either (3 ms, more on a busy machine: issue
+    34).
 
     A repository whose own configuration or hooks would make `git status` run a program (a
     project that arrived with its `.git`) gets no summary: git isn't run there at all. Git runs

@@ -23,6 +23,8 @@ from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from textual.app import App
 
     from agent_tui.agent.budget import CapQuestion
@@ -98,6 +100,8 @@ class BootFlow:
         self.css_kept: frozenset[tuple[object, ...]] = frozenset()
         #: the boot's modules, imported while the first frame waits (`preload`)
         self.idle_imports = IdleImports()
+        #: a new session's `git status`, begun before the first frame (`_start_git`)
+        self.git_status: Callable[[], str | None] | None = None
 
     @property
     def waiting_note(self) -> str:
@@ -119,7 +123,18 @@ class BootFlow:
         resumed session, only what reads and draws its end (`preload.boot_modules`)."""
         if self.reads_ahead:
             self.idle_imports = IdleImports(boot_modules(resuming=True))
+        else:
+            self._start_git()
         self.idle_imports.start()
+
+    def _start_git(self) -> None:
+        """A new session's system prompt says what `git status` said: git starts now, in a
+        thread of its own, not when the boot worker builds the agent, which then waited for it
+        (a busy machine runs the git processes late; a large work tree takes git a while). A
+        resumed session keeps the prompt it was recorded with: no git."""
+        from agent_tui.agent.system_prompt import start_git_summary
+
+        self.git_status = start_git_summary(self.host.options.cwd)
 
     def start(self) -> None:
         """After the first frame: build the agent in the boot worker (a resumed session's end
@@ -160,6 +175,7 @@ class BootFlow:
                 ask=self.ask_approval,
                 confirm_spend=self.confirm_spend,
                 read=read,
+                git_status=self.git_status,
             )
         except Exception as exc:  # a broken install or a bug: said, not a silent "starting…"
             app.call_from_thread(self.failed, exc)

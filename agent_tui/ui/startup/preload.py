@@ -23,17 +23,18 @@ import logging
 log = logging.getLogger(__name__)
 
 BOOT_MODULES = (
-    "agent_tui.ui.startup.booting",
-    "agent_tui.ui.controllers.approval_queue",
-    "agent_tui.ui.controllers.stamp_guard",
-    "agent_tui.ui.views",
-    "agent_tui.ui.views.rule_preview",
+    # a new session's `git status` starts as the first screen is mounted (`BootFlow._start_git`)
     "agent_tui.agent",
     "agent_tui.agent.config",
     "agent_tui.agent.memory",
     "agent_tui.agent.system_prompt",
     "agent_tui.git_run",
     "agent_tui.permissions.git_config",
+    "agent_tui.ui.startup.booting",
+    "agent_tui.ui.controllers.approval_queue",
+    "agent_tui.ui.controllers.stamp_guard",
+    "agent_tui.ui.views",
+    "agent_tui.ui.views.rule_preview",
     "agent_tui.agent.stop_reasons",
     "json",
     "agent_tui.tools.subject",
