@@ -1,12 +1,14 @@
 """What the code caches' tests share (`dataclass_code_cache`, `regex_code_cache`,
-`expression_code_cache`): a fresh interpreter, as a start is, that imports the tree under test,
-and the check that a cache stands down on a Python whose functions differ."""
+`expression_code_cache`): a fresh interpreter, as a start is, that imports the tree under test;
+the broken files a start may find and a file another Python wrote; and the check that a cache
+stands down on a Python whose functions differ."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import logging
+import marshal
 import os
 import subprocess
 import sys
@@ -24,6 +26,30 @@ ROOT = Path(agent_tui.__file__).resolve().parents[1]
 only_311 = pytest.mark.skipif(
     sys.version_info[:2] != (3, 11), reason="the patch is for CPython 3.11"
 )
+
+
+#: files no start writes (empty, not marshal, cut short): the start that finds one only compiles
+broken_files = pytest.mark.parametrize(
+    "content",
+    [b"", b"not marshal at all", b"\xe3" * 64],
+    ids=["empty", "garbage", "truncated"],
+)
+
+
+def as_if_another_python(cache_module: ModuleType, folder: Path) -> tuple[str, int]:
+    """Rewrites the file a start left in `folder` as another Python would have written it: the
+    same entries, under that Python's stamp (its code is not this one's to run). Returns this
+    Python's stamp, and how many entries the file holds."""
+    path = folder / cache_module.FILE_NAME
+    stamp, written, kept = marshal.loads(path.read_bytes())
+    path.write_bytes(marshal.dumps(("2 0.1.0 cpython-312 3.12.1", written, kept)))
+    return stamp, len(kept)
+
+
+def stamp_of(cache_module: ModuleType, folder: Path) -> str:
+    """The stamp of the file in `folder` (what Python wrote it)."""
+    stamp: str = marshal.loads((folder / cache_module.FILE_NAME).read_bytes())[0]
+    return stamp
 
 
 def child_env(**changes: str) -> dict[str, str]:

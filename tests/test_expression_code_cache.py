@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from types import CodeType, ModuleType
 
+import code_cache_checks as checks
 import pytest
 from code_cache_checks import child_env, only_311, run_fresh, stand_down_lines
 
@@ -269,11 +270,7 @@ def test_callers_future_flags_and_namespaces_are_honoured(tmp_path: Path) -> Non
 
 
 @only_311
-@pytest.mark.parametrize(
-    "content",
-    [b"", b"not marshal at all", b"\xe3" * 64],
-    ids=["empty", "garbage", "truncated"],
-)
+@checks.broken_files
 def test_a_broken_cache_only_costs_the_compiling(tmp_path: Path, content: bytes) -> None:
     (tmp_path / expression_code_cache.FILE_NAME).write_bytes(content)
     stock = report("stock", tmp_path)
@@ -306,13 +303,10 @@ def test_damaged_entries_are_compiled_anew(tmp_path: Path) -> None:
 @only_311
 def test_another_interpreters_cache_is_ignored(tmp_path: Path) -> None:
     report("cold", tmp_path)
-    path = tmp_path / expression_code_cache.FILE_NAME
-    stamp, written, kept = marshal.loads(path.read_bytes())
-    # the same texts, but "from" another Python: its code objects are not this one's to run
-    path.write_bytes(marshal.dumps(("1 0.1.0 cpython-312 3.12.1", written, kept)))
+    stamp, entries = checks.as_if_another_python(expression_code_cache, tmp_path)
     again = report("warm", tmp_path)
-    assert again["hits"] == 0 and again["compiled"] == len(kept)
-    assert marshal.loads(path.read_bytes())[0] == stamp  # and rewritten for this one
+    assert again["hits"] == 0 and again["compiled"] == entries
+    assert checks.stamp_of(expression_code_cache, tmp_path) == stamp  # and rewritten for this one
 
 
 def test_stands_down_on_a_python_whose_sources_differ(

@@ -12,6 +12,7 @@ import re
 import sys
 from pathlib import Path
 
+import code_cache_checks as checks
 import pytest
 from code_cache_checks import child_env, only_311, run_fresh, stand_down_lines
 
@@ -114,11 +115,7 @@ def test_kept_code_makes_the_same_patterns_as_compiling(tmp_path: Path) -> None:
 
 
 @only_311
-@pytest.mark.parametrize(
-    "content",
-    [b"", b"not marshal at all", b"\xe3" * 64],
-    ids=["empty", "garbage", "truncated"],
-)
+@checks.broken_files
 def test_a_broken_cache_only_costs_the_compiling(tmp_path: Path, content: bytes) -> None:
     (tmp_path / regex_code_cache.FILE_NAME).write_bytes(content)
     stock = report("stock", tmp_path)
@@ -151,13 +148,11 @@ def test_damaged_code_is_refused_and_compiled_anew(tmp_path: Path) -> None:
 @only_311
 def test_another_interpreters_cache_is_ignored(tmp_path: Path) -> None:
     report("cold", tmp_path)
-    path = tmp_path / regex_code_cache.FILE_NAME
-    stamp, written, kept = marshal.loads(path.read_bytes())
-    # the same patterns, but "from" another Python: its engine's code is not this one's
-    path.write_bytes(marshal.dumps(("2 0.1.0 20230612 4 cpython-312 3.12.1", written, kept)))
+    # the same patterns, "from" another Python: its engine's code is not this one's
+    stamp, _ = checks.as_if_another_python(regex_code_cache, tmp_path)
     again = report("warm", tmp_path)
     assert again["hits"] == 0 and again["compiled"] == len(PATTERNS)
-    assert marshal.loads(path.read_bytes())[0] == stamp  # and rewritten for this one
+    assert checks.stamp_of(regex_code_cache, tmp_path) == stamp  # and rewritten for this one
 
 
 @only_311
