@@ -5,7 +5,8 @@ tables in its usual 3-word deltas → StreamAssembler → agent loop (and the se
 AgentApp's chat pane, headless. Each size runs in a fresh app; the clock runs from submitting the
 prompt until the answer is finished, collapsed and painted.
 
-Reported, all from one run of this script:
+Reported, all from one run of this script (each size's time and CPU time of every run too, its
+spread):
 - tokens/s, with a token counted as 4 characters (deltas/s too) — goal ≥ 2,000 tokens/s;
 - time(200 KB) / time(100 KB) — goal ≤ 2.2 (linear);
 - the worst frame interval (between compositor updates) and the worst event-loop gap while
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import time
 from dataclasses import dataclass
 
@@ -116,16 +118,25 @@ def main() -> None:
     small, big = args.sizes
     runs: dict[int, list[Result]] = {small: [], big: []}
     asyncio.run(stream_once(10))  # warm-up: first-use costs (lexers, caches) count for neither
-    for _ in range(args.repeat):  # alternate, so load on the machine hits both sizes alike
-        for kb in (small, big):
+    for i in range(args.repeat):
+        # Alternate, so load on the machine hits both sizes alike, in a balanced order (small
+        # first, then big first): a drift over the process's life then favours neither size.
+        for kb in (small, big) if i % 2 == 0 else (big, small):
+            # Each run in a fresh app *and* a heap without the last app's garbage: full
+            # collections wait for a turn's end (`gc_tuning`), so each finished app's widgets
+            # stayed in the heap of the runs after it, and every run was slower than the one
+            # before (100 KB six times in one process: 1.31 -> 1.43 s of CPU; with a collection
+            # between, flat), which a fixed order (small, big) counted against the big size.
+            gc.collect()
             runs[kb].append(asyncio.run(stream_once(kb)))
     print(f"machine: {machine()}")
     for kb, results in runs.items():
         seconds = median([r.seconds for r in results])
         r = results[0]
         tokens = r.chars / CHARS_PER_TOKEN  # the worst frame / gap below: worst over all runs
+        each = ", ".join(f"{x.seconds:.2f}" for x in results)  # the spread: every run, in order
         print(
-            f"{kb:>4} KB: {seconds:6.2f} s  {tokens / seconds:8,.0f} tokens/s "
+            f"{kb:>4} KB: {seconds:6.2f} s ({each})  {tokens / seconds:8,.0f} tokens/s "
             f"({r.deltas / seconds:,.0f} deltas/s, {r.deltas} deltas)  "
             f"worst frame interval {ms(max(x.worst_frame for x in results))}, "
             f"loop gap p95 {ms(max(x.p95_gap for x in results))} / "
@@ -138,6 +149,8 @@ def main() -> None:
     print(f"tokens/s (slower size, 1 token = {CHARS_PER_TOKEN} chars): {rate:,.0f} (goal >= 2,000)")
     print(f"time({big} KB) / time({small} KB): {t_big / t_small:.2f} (goal <= 2.2)")
     cpu_small, cpu_big = (median([r.cpu for r in runs[kb]]) for kb in (small, big))
+    for kb in (small, big):
+        print(f"CPU time of each {kb} KB run: " + ", ".join(f"{r.cpu:.2f} s" for r in runs[kb]))
     frames_small, frames_big = (median([r.frames for r in runs[kb]]) for kb in (small, big))
     print(
         f"CPU time (the process, median): {cpu_small:.2f} s / {cpu_big:.2f} s, ratio "
