@@ -153,9 +153,9 @@ class BootFlow:
         if read is not None and read.tail.messages:
             # The markdown the end is drawn with (most of that frame's CPU otherwise), loaded
             # here, not on the UI thread while this one reads: two threads taking turns on the
-            # interpreter's lock stall each other when the machine is busy, and a thread waiting
-            # for it waits for the OS to run the other (paired runs under two spinners: the
-            # painted end 1.29x -> 1.22x the bare app's first frame; BENCHMARKS.md, issue 34).
+            # interpreter's lock can stall each other on a busy machine, a thread waiting for it
+            # waiting for the OS to run the other. (Measured in balanced order, neither faster
+            # nor slower beyond the noise of loaded runs: BENCHMARKS.md, issue 34, sixth session.)
             from agent_tui.ui.widgets.markdown_pieces import load_markdown
 
             load_markdown()
