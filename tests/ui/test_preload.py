@@ -16,7 +16,6 @@ from agent_tui.ui.startup.preload import (
     BOOT_MODULES,
     READ_AHEAD_MODULES,
     IdleImports,
-    boot_modules,
 )
 
 # The app started as the command line starts it, with the idle imports switched off, in a fresh
@@ -116,7 +115,6 @@ def test_a_resumed_session_boot_imports_what_reads_it_ahead_first(
     drawn, after = seen[:painted], seen[painted + 1 :]
     # what reads and draws the end is all a resumed session's idle steps import, in order; the
     # agent's modules wait for that frame
-    assert boot_modules(resuming=True) == READ_AHEAD_MODULES
     assert ours(READ_AHEAD_MODULES)[: len(ours(drawn))] == ours(drawn)
     first = ours(drawn + after)[: len(ours(READ_AHEAD_MODULES))]
     assert ours(READ_AHEAD_MODULES) == first, (

@@ -18,7 +18,7 @@ from agent_tui import code_caches
 from agent_tui.ui import patches
 from agent_tui.ui.startup import css_cache
 from agent_tui.ui.startup.gc_tuning import freeze_settled, tune_gc
-from agent_tui.ui.startup.preload import IdleImports, boot_modules
+from agent_tui.ui.startup.preload import READ_AHEAD_MODULES, IdleImports
 from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
@@ -120,9 +120,9 @@ class BootFlow:
     def preload(self) -> None:
         """The first screen is mounted, its first frame waits for Textual's frame tick: the
         agent's modules are imported meanwhile (`preload.IdleImports`), until `start`; for a
-        resumed session, only what reads and draws its end (`preload.boot_modules`)."""
+        resumed session, only what reads and draws its end (`preload.READ_AHEAD_MODULES`)."""
         if self.reads_ahead:
-            self.idle_imports = IdleImports(boot_modules(resuming=True))
+            self.idle_imports = IdleImports(READ_AHEAD_MODULES)
         else:
             self._start_git()
         self.idle_imports.start()

@@ -133,7 +133,9 @@ BOOT_MODULES = (
 
 #: what the boot of a resumed session (`--resume ID`, `--continue`) imports to read the session's
 #: end ahead and draw it (`booting.read_ahead`, `Sessions.show_early`), then the whole
-#: (`ReadAhead.read_all`), in the order the imports complete: that boot's steps (`boot_modules`)
+#: (`ReadAhead.read_all`), in the order the imports complete: that boot's idle steps. Only those:
+#: the agent is built after that frame is painted (`BootFlow._show_early`), so its modules,
+#: imported before, would only take CPU from the frame the person waits for (issue 34)
 READ_AHEAD_MODULES = (
     "agent_tui.ui.startup.booting",
     "agent_tui.protocol",
@@ -171,14 +173,6 @@ READ_AHEAD_MODULES = (
     "agent_tui.ui.widgets.history",
     "agent_tui.checkpoints.attribution",  # reading the whole session, once its end is drawn
 )
-
-
-def boot_modules(resuming: bool) -> tuple[str, ...]:
-    """The modules imported while the first frame waits, in the order the boot's imports
-    complete. A resumed session's boot imports only what reads and draws the session's end: the
-    agent is built after that frame is painted (`BootFlow._show_early`), so its modules, imported
-    before, would only have taken CPU from the frame the person waits for (issue 34)."""
-    return READ_AHEAD_MODULES if resuming else BOOT_MODULES
 
 
 class IdleImports:
