@@ -46,6 +46,18 @@ def as_if_another_python(cache_module: ModuleType, folder: Path) -> tuple[str, i
     return stamp, len(kept)
 
 
+#: what `in_the_way` writes where the cache folder would be
+IN_THE_WAY = "in the way"
+
+
+def in_the_way(folder: Path) -> Path:
+    """A file where a start's cache folder would be (`folder`/file-not-folder): the folder can't
+    be made, and the start must go on compiling and leave the file as it is (`IN_THE_WAY`)."""
+    blocked = folder / "file-not-folder"
+    blocked.write_text(IN_THE_WAY)
+    return blocked
+
+
 def stamp_of(cache_module: ModuleType, folder: Path) -> str:
     """The stamp of the file in `folder` (what Python wrote it)."""
     stamp: str = marshal.loads((folder / cache_module.FILE_NAME).read_bytes())[0]

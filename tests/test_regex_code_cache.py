@@ -157,12 +157,11 @@ def test_another_interpreters_cache_is_ignored(tmp_path: Path) -> None:
 
 @only_311
 def test_an_unwritable_cache_folder_is_not_an_error(tmp_path: Path) -> None:
-    blocked = tmp_path / "file-not-folder"
-    blocked.write_text("in the way")
+    blocked = checks.in_the_way(tmp_path)
     stock = report("stock", tmp_path)
     cold = report("cold", blocked)  # the folder can't be made: the start goes on, compiling
     assert cold["found"] == stock["found"] and cold["restored"] == "re._compiler"
-    assert blocked.read_text() == "in the way"
+    assert blocked.read_text() == checks.IN_THE_WAY
 
 
 def test_stands_down_on_a_python_whose_compile_differs(
