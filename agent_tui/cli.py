@@ -23,6 +23,7 @@ examples:
   agent-tui --continue               resume the latest session in this directory
   agent-tui sessions list            past sessions (also: show, search, export, verify, delete)
   agent-tui rules try 'Bash(git:*)'  the stored calls that rule would have decided differently
+  agent-tui changes list             sandboxed commands' file changes that wait for you
 
 environment:
   ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL   as the Anthropic SDK reads them
@@ -205,6 +206,10 @@ def main(argv: list[str] | None = None) -> int:
         from agent_tui.sessions.cli import main as sessions_main
 
         return sessions_main(argv[1:])
+    if argv[:1] == ["changes"]:
+        from agent_tui.sandbox.changes_cli import main as changes_main
+
+        return changes_main(argv[1:])
     if argv[:1] == ["rules"]:
         from agent_tui.permissions.rules_cli import main as rules_main
 

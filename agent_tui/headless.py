@@ -49,8 +49,12 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
     permissions = agent.permissions
     for warning in getattr(permissions, "load_warnings", ()):
         print(f"agent-tui: warning: {warning}", file=sys.stderr)
-    for note in getattr(agent.config.sandbox, "start_notices", ()):
+    sandbox = agent.config.sandbox
+    for note in getattr(sandbox, "start_notices", ()):
         print(f"agent-tui: warning: {note}", file=sys.stderr)
+    held = sandbox.held_offer(tui=False) if sandbox is not None else None
+    if held:
+        print(f"agent-tui: {held}", file=sys.stderr)
     if options.approve_asks and getattr(permissions, "settings_broken", False):
         # Deny rules that couldn't be read must not be overridden by approving every ask.
         agent.approvals.allow_asks = False

@@ -43,6 +43,7 @@ BUILT_IN: tuple[SlashCommand, ...] = (
     SlashCommand("mcp", "the MCP servers and their state"),
     SlashCommand("sandbox", "the OS sandbox: backend, mode, what commands may write, read, reach"),
     SlashCommand("undo", "put back the files the last turn changed (with a preview)"),
+    SlashCommand("changes", "sandboxed commands' file changes that wait for you, file by file"),
     SlashCommand("rewind", "go back to an earlier prompt: files, conversation or both"),
     SlashCommand("resume", "find a past session to resume or replay"),
     SlashCommand("export", "write this session's transcript as Markdown", "[path]"),

@@ -100,6 +100,8 @@ class Approvals:
         self.read_only_calls: dict[str, bool] = {}
         #: tool_use id -> (hunks the person kept, the hunks shown) for a partly approved edit
         self.hunk_choices: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {}
+        #: tool_use ids of calls whose change set the person asked to review before it lands
+        self.review_calls: dict[str, bool] = {}
         #: wraps the app's own writes (`Checkpointer.own_writes`, set by the Agent)
         self.own_writes: Callable[[list[Path]], AbstractContextManager[None]] = _no_watch
         #: untrusted text seen so far (fed by the conversation): where a call's text came from
@@ -190,6 +192,8 @@ class Approvals:
         allowed = answer.choice != "deny"
         if allowed and answer.hunks is not None:
             self.hunk_choices[tool_use_id] = (answer.hunks, shown)
+        if allowed and answer.review:
+            self.review_calls[tool_use_id] = True
         decided(
             allowed,
             "user",
@@ -249,6 +253,60 @@ class Approvals:
         self.emit(Notice("info" if allowed else "warning", f"{what}: {verdict}"))
         return allowed
 
+    async def review_changes(
+        self, tool_use_id: str, tool: str, review: Any
+    ) -> tuple[int, ...] | None:
+        """A sandboxed call's change set needs the person (protected files, conflicts, or a
+        review they asked for): the indexes of the files to apply. Said in the chat after."""
+        from agent_tui.permissions.types import ChoiceItem
+
+        items = tuple(
+            ChoiceItem(f"{i.title} ({i.action})" if i.action else i.title, i.diff, i.kept, i.why)
+            for i in review.items
+        )
+        protected = [i for i in review.items if i.why and i.kept]
+        if review.kind == "held":
+            reason = "a command's changes that were never applied (y applies the ticked files)"
+        elif review.kind == "review":
+            reason = "you asked to review this command's changes before they land"
+        elif protected:
+            reason = "the command changed files that make later commands run code"
+        else:
+            reason = "the command changed files you changed while it ran"
+        risk = (
+            "git, your shell or Python would run what these files say, outside the sandbox"
+            if protected
+            else ""
+        )
+        decision = Decision("ask", reason=reason, risk=risk, source="sandbox")
+        request = ApprovalRequest(
+            tool_use_id,
+            tool,
+            {"command": review.command, "review": review.kind},
+            review.command,
+            decision,
+            str(self.cwd),
+            items=items,
+        )
+        self.emit(ApprovalRequested(tool_use_id, tool, review.command, reason))
+        answer = await self.ask(request)
+        if answer.choice == "deny" and review.kind == "held":
+            self.emit(Notice("info", "The held changes stay held: /changes shows them again."))
+            return None
+        if answer.choice == "deny":
+            chosen: tuple[int, ...] = ()
+        elif answer.hunks is None:
+            chosen = tuple(range(len(items)))
+        else:
+            chosen = tuple(answer.hunks)
+        applied = [review.items[n].title for n in chosen]
+        left = [i.title for n, i in enumerate(review.items) if n not in chosen]
+        text = f"{tool}'s changes: applied {', '.join(applied) or 'none'}"
+        if left:
+            text += f"; left out {', '.join(left)}"
+        self.emit(Notice("info" if not left else "warning", text))
+        return chosen
+
     async def _ask(
         self,
         tool_use_id: str,
@@ -276,12 +334,22 @@ class Approvals:
             save_to=str(self.permissions.local_settings),
             hunks=shown,
             provenance=provenance,
+            can_review=self._reviewable(tool.name, raw),
         )
         self.emit(ApprovalRequested(tool_use_id, tool.name, subject, decision.reason))
         answer = await self.ask(request)
         if answer.choice in ("session", "always") and decision.suggestions:
             answer = self._keep(answer, decision.suggestions)
         return answer, shown
+
+    def _reviewable(self, tool: str, raw: dict[str, Any]) -> bool:
+        """A Bash call that will run as a transaction: its change set can wait for review."""
+        sandbox = self.sandbox
+        if tool != "Bash" or sandbox is None or raw.get("run_in_background"):
+            return False
+        if raw.get("dangerouslyDisableSandbox") is True:
+            return False
+        return bool(sandbox.active and sandbox.transactional)
 
     def _keep(self, answer: ApprovalAnswer, suggested: tuple[str, ...]) -> ApprovalAnswer:
         """A "session" answer's rules apply until the app quits; an "always" answer's (as the

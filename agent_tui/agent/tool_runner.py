@@ -108,13 +108,21 @@ class ToolRunner:
         if denied is not None:
             return denied
         ctx.hunks = self.approvals.hunk_choices.pop(call["id"], None)
+        ctx.review = self.approvals.review_calls.pop(call["id"], False)
         read_only = tool.read_only or self.approvals.read_only_calls.pop(call["id"], False)
         checkpoint = None
+        exact = False
         if self.checkpoints is not None and not read_only:
+            ctx.blobs = self.checkpoints.blobs
+            exact = tool.transactional(params, ctx)
             path = tool.changed_path(params, self.config.cwd)
-            checkpoint = await self.checkpoints.before(tool.subject(params), name, path, call["id"])
+            checkpoint = await self.checkpoints.before(
+                tool.subject(params), name, path, call["id"], exact=exact
+            )
+        meta: dict[str, Any] = {}
         try:
             output = await tool.run(params, ctx)
+            meta = output.meta
             if self.config.hooks is not None:
                 from agent_tui.hooks.tool_gate import post_tool
 
@@ -135,7 +143,7 @@ class ToolRunner:
             if self.checkpoints is not None and checkpoint is not None:
                 # what this call changed, recorded now (not at the turn's end): a kill later
                 # in the turn still leaves it to undo
-                await self.checkpoints.after(checkpoint)
+                await self.checkpoints.after(checkpoint, meta.get("changes"), meta.get("not_kept"))
 
     def _context(self, tool_use_id: str, name: str) -> ToolContext:
         def progress(status: str = "", output: str = "") -> None:
@@ -155,6 +163,9 @@ class ToolRunner:
             sandbox=self.config.sandbox,
             shells=self.config.shells,
             ask_host=partial(self.approvals.ask_host, tool_use_id, name),
+            review_changes=None
+            if self.approvals.headless
+            else partial(self.approvals.review_changes, tool_use_id, name),
         )
 
 

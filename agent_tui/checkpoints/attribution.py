@@ -130,10 +130,12 @@ def unfinished_turn(
     for call in started:
         done = recorded.get(call.tool_use_id)
         trees += [t for t in (call.tree, done.tree if done else "") if t]
-        if not call.path and not call.tree:
-            unrestorable.append(call.subject)
-        elif done is not None:
+        if done is not None and (call.path or call.tree or call.exact):
             records.extend(done.files)
+        elif call.exact:
+            continue  # killed before its change set was applied: nothing reached the project
+        elif not call.path and not call.tree:
+            unrestorable.append(call.subject)
         else:
             interrupted.append(
                 {

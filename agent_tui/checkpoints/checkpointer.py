@@ -137,11 +137,18 @@ class Checkpointer:
         self._message_index, self._prompt = message_index, prompt[:PROMPT_CHARS]
 
     async def before(
-        self, subject: str, tool: str, path: Path | None, call_id: str = ""
+        self,
+        subject: str,
+        tool: str,
+        path: Path | None,
+        call_id: str = "",
+        *,
+        exact: bool = False,
     ) -> Call | None:
         """Called just before a call that may change files runs: `path` is the file a Write or
-        Edit replaces (None for a shell command or an MCP tool, whose effects are unknown).
-        Pass what it returns to `after` once the call is over, however it ended."""
+        Edit replaces (None for a shell command or an MCP tool, whose effects are unknown);
+        `exact`: the call reports its exact change set (a sandboxed command), so nothing is
+        snapshotted. Pass what it returns to `after` once the call is over, however it ended."""
         if not self.enabled:
             return None
         async with self._lock:
@@ -152,11 +159,13 @@ class Checkpointer:
             tree, before, mode = "", None, ""
             if path is not None:
                 before, mode = await asyncio.to_thread(self._keep, path)
+            elif exact:
+                pass
             elif await asyncio.to_thread(lambda: self.git) is not None:
                 tree = await self._snapshot() or ""
             else:
                 self._say_refused()
-            if path is None and not tree and subject not in turn.unrestorable:
+            if path is None and not tree and not exact and subject not in turn.unrestorable:
                 turn.unrestorable.append(subject)
             if tree:
                 turn.trees.append(tree)
@@ -172,19 +181,32 @@ class Checkpointer:
             before,
             mode,
             tree,
+            exact,
         )
         self.emit(started)  # written at once: a kill from here on still knows the call ran
         return Call(started, len(self._own))
 
-    async def after(self, call: Call | None) -> None:
-        """Record what the call `before` announced changed (call it however the call ended)."""
+    async def after(
+        self,
+        call: Call | None,
+        changes: list[dict[str, Any]] | None = None,
+        not_kept: list[str] | None = None,
+    ) -> None:
+        """Record what the call `before` announced changed (call it however the call ended);
+        for an exact call, `changes` is its applied change set and `not_kept` what it changed
+        that could not be kept for undo."""
         if call is None:
             return
         s = call.started
         files: list[dict[str, Any]] = []
         tree = ""
         try:
-            if s.path:
+            if s.exact:
+                files = list(changes or [])
+                if not_kept and self._turn is not None:
+                    what = f"{s.subject} (not kept for undo: {', '.join(not_kept[:5])})"
+                    self._turn.unrestorable.append(what)
+            elif s.path:
                 path = Path(s.path)
                 now, mode = await asyncio.to_thread(self._keep, path)
                 if now != s.before:
@@ -202,7 +224,8 @@ class Checkpointer:
         finally:
             async with self._lock:
                 self._running -= 1
-                files = without_own_writes(files, self._own[call.own_from :])
+                if not s.exact:  # a change set holds nothing but the command's own writes
+                    files = without_own_writes(files, self._own[call.own_from :])
                 if not self._running:
                     self._own.clear()
                 if self._turn is not None and self._turn.checkpoint == s.checkpoint:
@@ -287,6 +310,22 @@ class Checkpointer:
             trees=list(dict.fromkeys(turn.trees)),
             unrestorable=turn.unrestorable,
         )
+        self.history.append(event)
+        self.emit(event)
+        return event
+
+    def record_applied(self, subject: str, files: list[dict[str, Any]]) -> FilesChanged | None:
+        """Changes applied outside a tool call (a held change set the person applied): a
+        checkpoint of their own, so undo can take them back."""
+        if not self.enabled or not files:
+            return None
+        event = FilesChanged(
+            checkpoint=self.next_id,
+            message_index=self._message_index,
+            prompt=subject[:PROMPT_CHARS],
+            files=join(files),
+        )
+        self.next_id += 1
         self.history.append(event)
         self.emit(event)
         return event

@@ -137,8 +137,11 @@ class HookRunner:
             raise
         finally:
             if run is not None:
+                from agent_tui.sandbox.runner import after_command
+
                 with contextlib.suppress(Exception):
-                    await run.finish(hook.command, "")
+                    # its change set lands by the gate's rules: no one is asked from a hook
+                    await after_command(run, None, hook.command, "")
         code = proc.returncode
         return HookRun(
             hook,

@@ -49,7 +49,11 @@ _FILES = {
     "sitecustomize.py": "Python runs it at start-up",
     "parsed-css.pickle": "agent-tui loads it at start-up (its stylesheet cache, a pickle)",
     "usercustomize.py": "Python runs it at start-up",
+    "pyvenv.cfg": "a virtual environment's configuration: it decides which Python runs",
 }
+#: modules Python imports at start-up, whatever their suffix (`.py`, `.pyc`, an extension module,
+#: a package folder)
+_STARTUP_MODULES = frozenset({"sitecustomize", "usercustomize"})
 
 
 _GIT_DIR = "a git directory (its config and hooks run programs)"
@@ -80,8 +84,10 @@ def protected_reason(path: Path | str, config_dir: Path | None = None) -> str | 
         return _FILES[name]
     if name.endswith(".git"):
         return _GIT_DIR
-    if name.endswith(".pth") and "site-packages" in parts:
+    if name.endswith(".pth") and ("site-packages" in parts or "dist-packages" in parts):
         return "a .pth file runs code whenever Python starts"
+    if name.split(".", 1)[0] in _STARTUP_MODULES:
+        return "Python runs it at start-up"
     if p.is_absolute() and any(is_git_dir(parent) for parent in p.parents):
         return _GIT_DIR  # a bare repository: HEAD, objects/ and refs/ beside its config
     if config_dir is not None and p.is_absolute():

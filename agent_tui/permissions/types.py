@@ -45,6 +45,18 @@ class Decision:
 
 
 @dataclass(frozen=True, slots=True)
+class ChoiceItem:
+    """One thing of a request the person keeps or leaves out with space (a file of a command's
+    change set): its title, what to show (a diff), and whether it starts ticked."""
+
+    title: str
+    body: str
+    kept: bool = True
+    #: why it is asked about, shown with the title ("" when nothing special)
+    why: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class ApprovalRequest:
     """A tool call the person is asked about: what it will run or touch, the decision that asks, and
     what the dialog shows."""
@@ -66,6 +78,11 @@ class ApprovalRequest:
     hunks: tuple[str, ...] = ()
     #: where the command, URL or path was seen in untrusted text before ("" nowhere)
     provenance: str = ""
+    #: a change set to apply, file by file (the request is about changes already made in the
+    #: sandbox: `y` applies the ticked ones, `n` none)
+    items: tuple[ChoiceItem, ...] = ()
+    #: the dialog may offer "allow, and review the change set before it lands" (`r`)
+    can_review: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +100,8 @@ class ApprovalAnswer:
     hunks: tuple[int, ...] | None = None
     #: seconds from the dialog appearing to the answering key (None: not measured)
     took_s: float | None = field(default=None, compare=False)
+    #: allowed, and its change set is held for review before any of it lands (`r`)
+    review: bool = False
 
 
 #: tools that act on nothing by themselves: allowed unless a rule says otherwise

@@ -276,6 +276,9 @@ class ChangeStarted(Event):
     before: str | None = None
     before_mode: str = ""
     tree: str = ""
+    #: a sandboxed command whose writes come back as its change set: nothing reaches the
+    #: project before it is recorded (killed before that, it changed nothing: it is held)
+    exact: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -42,7 +42,22 @@ class Backend(Protocol):
         """Whether this backend runs here; probed once, then cached."""
         ...
 
-    def wrap(self, argv: list[str], layout: Layout, proxy_socket: Path | None) -> Wrapped:
+    def wrap(
+        self,
+        argv: list[str],
+        layout: Layout,
+        proxy_socket: Path | None,
+        *,
+        project: list[str] | None = None,
+        work: Path | None = None,
+        netns: int | None = None,
+    ) -> Wrapped:
         """`argv` run inside the boundary `layout` describes, reaching the network only through
-        the proxy listening on `proxy_socket` (None: no network at all)."""
+        the proxy listening on `proxy_socket` (None: no network at all). `project`: the
+        arguments that mount the project (a transaction's overlay); `work`: the command's own
+        scratch folder; `netns`: join the session's network namespace (its holder's pid)."""
+        ...
+
+    def probe_overlay(self, lower: Path, upper: Path, work: Path) -> str | None:
+        """None when an overlay of `lower` (writes to `upper`) mounts here, else why not."""
         ...

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 from agent_tui.sandbox.base import Availability, Wrapped
 from agent_tui.sandbox.git_exclude import exclude_arguments
+from agent_tui.sandbox.home import home_arguments, seal_arguments
 
 if TYPE_CHECKING:
     from agent_tui.sandbox.layout import Layout
@@ -99,14 +100,42 @@ class BwrapBackend:
         found, self.path, self.userns = _find(self.configured)
         return found
 
-    def wrap(self, argv: list[str], layout: Layout, proxy_socket: Path | None) -> Wrapped:
+    def probe_overlay(self, lower: Path, upper: Path, work: Path) -> str | None:
+        """None when bwrap mounts an overlay of `lower` here (the kernel, the file systems of the
+        project and of the upper directory all allow it), else bwrap's complaint."""
+        if self.path is None:
+            return "bubblewrap can't run here"
+        return _probe_overlay(self.path, self.userns, lower, upper, work)
+
+    def wrap(
+        self,
+        argv: list[str],
+        layout: Layout,
+        proxy_socket: Path | None,
+        *,
+        project: list[str] | None = None,
+        work: Path | None = None,
+        netns: int | None = None,
+    ) -> Wrapped:
+        """`project`: the transaction's overlay arguments; `work`: the command's own folder;
+        `netns`: the pid of the session's network holder, whose namespaces the command joins."""
         assert self.path is not None, "availability() first"
         # bwrap starts with SIGTERM ignored (`sh` sets it and execs bwrap: no process is added).
         # A timeout or a stop sends SIGTERM to the whole group, bwrap included; bwrap has no
         # handler, so it died at once and `--die-with-parent` SIGKILLed the command in the same
         # instant: the command never got its grace period (a `trap … TERM` cleaning up was cut
         # off, its output lost). The bridge inside gives the command SIGTERM's default back.
-        args = [*_TERM_IGNORED, self.path, *arguments(layout, proxy_socket, userns=self.userns)]
+        inner = arguments(
+            layout,
+            proxy_socket,
+            userns=self.userns,
+            project=project,
+            work=work,
+            shared_net=netns is not None,
+        )
+        args = [*_TERM_IGNORED, self.path, *inner]
+        if netns is not None:
+            args = [*join_namespaces(netns), *args]
         if proxy_socket is not None:
             # the bridge is the pid namespace's init (it reaps, and its exit ends the
             # namespace): bwrap's own init would be one more process per command
@@ -121,17 +150,53 @@ class BwrapBackend:
         return Wrapped(args + argv)
 
 
-def arguments(layout: Layout, proxy_socket: Path | None, *, userns: bool = True) -> list[str]:
-    args = (_NAMESPACES if userns else []) + _BASE
+def _probe_overlay(path: str, userns: bool, lower: Path, upper: Path, work: Path) -> str | None:
+    args = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+    args += (_NAMESPACES if userns else []) + _BASE
+    args += ["--overlay-src", str(lower), "--overlay", str(upper), str(work), str(lower)]
+    args += ["--chdir", str(lower), "true"]
+    try:
+        done = subprocess.run(args, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return str(e)
+    if done.returncode == 0:
+        return None
+    lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    return lines[-1] if lines else f"exit code {done.returncode}"
+
+
+def arguments(
+    layout: Layout,
+    proxy_socket: Path | None,
+    *,
+    userns: bool = True,
+    project: list[str] | None = None,
+    work: Path | None = None,
+    shared_net: bool = False,
+) -> list[str]:
+    """bwrap's arguments for `layout`. `project`: the arguments that mount the project (a
+    transaction's overlay; None: as `layout.writable` binds it); `work`: this command's own
+    folder for the cache overlays' work dirs; `shared_net`: the command joins the session's
+    network namespace (started in it by nsenter) instead of getting its own."""
+    args = (_NAMESPACES if userns else []) + _base(shared_net)
     args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
-    args += ["--bind", str(layout.tmp), "/tmp"]
     run = Path("/run").is_dir()
     if run:
         args += ["--tmpfs", "/run"]
     if Path("/var/run").is_dir() and not Path("/var/run").is_symlink():
         args += ["--tmpfs", "/var/run"]
+    home = layout.home
+    if home is not None:
+        args += [a for m in home.masked for a in ("--tmpfs", str(m))]
+    args += ["--bind", str(layout.tmp), "/tmp"]
+    if layout.var_tmp is not None:
+        args += ["--bind", str(layout.var_tmp), "/var/tmp"]
+    if home is not None:
+        assert work is not None, "a home by allow-list needs a work folder for its caches"
+        args += home_arguments(home, work)
     for p in layout.read_only_roots:
         args += ["--ro-bind", str(p), str(p)]
+    args += project or []
     for p in layout.writable:
         args += ["--bind", str(p), str(p)]
     for p in layout.read_only:
@@ -145,14 +210,21 @@ def arguments(layout: Layout, proxy_socket: Path | None, *, userns: bool = True)
         args += ["--bind", str(p), str(p)]
     if proxy_socket is not None:
         args += ["--ro-bind", str(proxy_socket), PROXY_SOCKET]
-    # git inside ignores the placeholders (else `git add -A` commits them: see git_exclude)
-    made = [p for p, _ in layout.placeholders]
-    where = layout.tmp.parent if run else layout.tmp
-    args += exclude_arguments(layout.cwd, made, where, os.environ, run=run)
+    if layout.placeholders:
+        # git inside ignores the placeholders (else `git add -A` commits them: see git_exclude)
+        made = [p for p, _ in layout.placeholders]
+        where = layout.tmp.parent if run else layout.tmp
+        args += exclude_arguments(layout.cwd, made, where, os.environ, run=run)
+    if home is not None:
+        args += seal_arguments(home)
     for name in SECRET_VARS:
         args += ["--unsetenv", name]
     args += ["--setenv", "TMPDIR", "/tmp", "--chdir", str(layout.cwd)]
     return args
+
+
+def _base(shared_net: bool) -> list[str]:
+    return [a for a in _BASE if not (shared_net and a == "--unshare-net")]
 
 
 def _empties(where: Path) -> tuple[Path, Path]:
@@ -163,6 +235,13 @@ def _empties(where: Path) -> tuple[Path, Path]:
     if not folder.exists():
         folder.mkdir(mode=0o555)
     return file, folder
+
+
+def join_namespaces(holder: int) -> list[str]:
+    """The argv prefix that runs a command in the user and network namespaces of the session's
+    network holder (`netns.py`): nsenter, keeping the person's uid."""
+    nsenter = shutil.which("nsenter") or "nsenter"
+    return [nsenter, "-t", str(holder), "-U", "-n", "--preserve-credentials", "--"]
 
 
 @cache

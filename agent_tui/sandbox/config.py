@@ -8,12 +8,23 @@ mode = "auto"                      # off | on | auto  (or Claude Code's `enabled
 bwrapPath = "/usr/bin/bwrap"       # which bubblewrap (default: the system's, else the wheel's)
 failIfUnavailable = true           # no sandbox here: refuse Bash rather than run it without one
 excludedCommands = ["docker"]      # run outside the sandbox (the usual questions; never auto)
+changeSets = true                  # false: commands write to the project directly (no
+                                   # change sets, undo by snapshots), as before
+apply = "auto"                     # auto: a command's changes land when it ends (the gate asks
+                                   # only for protected ones); review: each change set waits
+                                   # for you, file by file
+env = ["MY_TOOL_*", "DEBUG"]       # variables passed besides the allow-list (environment.py)
+[sandbox.env]
+RUST_LOG = "info"                  # variables set inside
 [sandbox.filesystem]
-allowWrite = ["~/.cache/pip"]      # writable besides the working directory and the private /tmp
+allowRead = ["~/.config/mytool"]   # shown read-only besides what toolchains need (home.py)
+allowWrite = ["~/scratch"]         # writable as they are, besides the project's change set
 denyRead = ["~/work/secrets"]      # hidden besides ~/.ssh, ~/.aws, ... and Read(...) deny rules
 [sandbox.network]
 allowedDomains = ["pypi.org", "*.pythonhosted.org"]   # reached through the proxy without asking
 allowUnixSockets = ["/run/docker.sock"]                # sockets under the hidden /run made visible
+forwardPorts = [5173, 8000]        # a server a sandboxed command starts on these ports is
+                                   # reachable on your loopback without asking
 ```
 
 Only the user's own file counts for what widens the sandbox (paths, domains, sockets, the
@@ -48,6 +59,18 @@ class SandboxConfig:
     #: command prefixes that run outside the sandbox (`excludedCommands`)
     excluded_commands: tuple[str, ...] = ()
     warnings: tuple[str, ...] = field(default_factory=tuple)
+    #: shown read-only inside besides what toolchains need
+    allow_read: tuple[str, ...] = ()
+    #: variable names (or `PREFIX_*`) passed besides the allow-list, and values set
+    env: tuple[str, ...] = ()
+    env_values: tuple[tuple[str, str], ...] = ()
+    #: "auto": a change set lands when its command ends; "review": it waits for the person
+    apply: str = "auto"
+    #: ports a sandboxed server may be reached on from the host's loopback without asking
+    forward_ports: tuple[int, ...] = ()
+    #: commands run as transactions where overlays work (`changeSets = false`: never; they
+    #: write to the project directly under the older protections)
+    change_sets: bool = True
 
 
 def _read(path: Path) -> dict[str, Any]:
@@ -107,6 +130,10 @@ def load_config(
     net = _table(user, "network")
     where = str(user_file)
     bwrap = user.get("bwrapPath")
+    apply = user.get("apply", "auto")
+    if apply not in ("auto", "review"):
+        warnings.append(f"{where}: [sandbox] apply {apply!r} is not auto or review; auto used")
+        apply = "auto"
     return SandboxConfig(
         mode=mode,
         mode_source=source,
@@ -117,5 +144,40 @@ def load_config(
         bwrap_path=bwrap if isinstance(bwrap, str) and bwrap else None,
         fail_if_unavailable=user.get("failIfUnavailable") is True,
         excluded_commands=_strings(user, "excludedCommands", where, warnings),
+        allow_read=_strings(fs, "allowRead", where, warnings),
+        env=_env_names(user, where, warnings),
+        env_values=_env_values(user, where, warnings),
+        apply=apply,
+        forward_ports=_ports(net, where, warnings),
+        change_sets=user.get("changeSets") is not False,
         warnings=tuple(warnings),
     )
+
+
+def _env_names(table: dict[str, Any], where: str, warnings: list[str]) -> tuple[str, ...]:
+    value = table.get("env", [])
+    if isinstance(value, dict):
+        return ()  # `[sandbox.env]`: values, below
+    return _strings(table, "env", where, warnings)
+
+
+def _env_values(
+    table: dict[str, Any], where: str, warnings: list[str]
+) -> tuple[tuple[str, str], ...]:
+    value = table.get("env")
+    if not isinstance(value, dict):
+        return ()
+    out = tuple((str(k), v) for k, v in value.items() if isinstance(v, str))
+    if len(out) != len(value):
+        warnings.append(f"{where}: [sandbox.env] values should be strings; others ignored")
+    return out
+
+
+def _ports(table: dict[str, Any], where: str, warnings: list[str]) -> tuple[int, ...]:
+    value = table.get("forwardPorts", [])
+    if isinstance(value, list) and all(
+        isinstance(v, int) and not isinstance(v, bool) and 0 < v < 65536 for v in value
+    ):
+        return tuple(value)
+    warnings.append(f"{where}: forwardPorts should be a list of port numbers; ignored")
+    return ()

@@ -18,18 +18,17 @@ which are hidden. Worked out afresh for every command (a `git init` or a new `.e
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
 
-from agent_tui.permissions.git_config import is_git_dir
 from agent_tui.permissions.protected import (
     HOME_ONLY,
     PROTECTED_DIRS,
     PROTECTED_FILES,
-    protected_reason,
 )
+from agent_tui.sandbox.home import HomeLayout, plan_home
+from agent_tui.sandbox.scan import SCAN_LIMIT, read_deny_paths, scan
 
 #: credentials and keys, relative to the home directory
 SECRETS = (
@@ -48,12 +47,6 @@ SECRETS = (
 )
 #: inside a `.git` directory: what makes git run programs
 GIT_PROTECTED = ("config", "hooks", "info")
-#: directories the scan for nested protected names doesn't enter (big, and not where hooks live)
-_SKIP = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache"})
-_GLOB_CHARS = frozenset("*?[")
-SCAN_DEPTH = 3
-#: entries looked at per command (a few ms in a usual project; ~70 ms for 5,000 on a busy machine)
-SCAN_LIMIT = 5_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +66,12 @@ class Layout:
     read_only_roots: tuple[Path, ...] = ()
     #: what could not be applied, said in `/sandbox`
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: HOME by allow-list (`home.py`); None: the host's home as it is, secrets hidden
+    home: HomeLayout | None = None
+    #: the project comes through the command's overlay: its writes are the change set
+    overlay: bool = False
+    #: the host folder bound as /var/tmp (None: the host's)
+    var_tmp: Path | None = None
 
     def is_writable(self, path: Path) -> bool:
         if any(path.is_relative_to(p) for p in self.hidden):
@@ -83,9 +82,33 @@ class Layout:
             path.is_relative_to(p) for p, _ in self.placeholders
         ):
             return False
-        return path.is_relative_to(Path("/tmp")) or any(
+        if self.overlay and path.is_relative_to(self.cwd):
+            return True
+        if self.home is not None and any(path.is_relative_to(p) for p in self.home.read):
+            return False
+        if self.home is not None and path.is_relative_to(self.home.home):
+            return True  # the session's own home: writable, never the person's
+        private = [Path("/tmp")] + ([Path("/var/tmp")] if self.var_tmp is not None else [])
+        return any(path.is_relative_to(p) for p in private) or any(
             path.is_relative_to(w) for w in self.writable
         )
+
+    def is_visible(self, path: Path) -> bool:
+        """Whether the host's `path` is there inside (the session's own /tmp, home and emptied
+        folders replace what the host has under them)."""
+        if self.is_hidden(path):
+            return False
+        shown = [self.cwd, *self.writable, *self.read_only_roots]
+        if self.home is not None:
+            shown += self.home.read
+        if any(path.is_relative_to(p) for p in shown):
+            return True
+        replaced = [Path("/tmp"), Path("/run")]
+        if self.var_tmp is not None:
+            replaced.append(Path("/var/tmp"))
+        if self.home is not None:
+            replaced += [self.home.home, *self.home.masked]
+        return not any(path.is_relative_to(r) for r in replaced)
 
     def is_placeholder(self, path: Path) -> bool:
         """At or under a protected path that didn't exist (it can't be made)."""
@@ -107,10 +130,15 @@ def plan_layout(
     read_deny_globs: Iterable[str] = (),
     sockets: Iterable[str] = (),
     lasting: bool = False,
+    private: tuple[Path, Path, Mapping[str, str]] | None = None,
+    allow_read: Iterable[Path] = (),
 ) -> Layout:
     """`lasting`: for a process that runs all session (an MCP server), where placeholders would
     sit in the project the whole time: the project's top level is read-only instead, and each
-    entry in it that isn't protected is writable (the server can't make new top-level files)."""
+    entry in it that isn't protected is writable (the server can't make new top-level files).
+    `private`: (the session's sandbox folder, its cache layers, the environment): HOME, other
+    homes and /var/tmp by allow-list (`home.py`), as for a transaction; None: the host's home
+    with its credentials hidden."""
     cwd = cwd.resolve()
     notes: list[str] = []
     writable = [cwd]
@@ -130,7 +158,7 @@ def plan_layout(
             notes.append(f"allowWrite {raw}: does not exist")
     read_only: list[Path] = []
     placeholders: list[tuple[Path, str]] = []
-    scanned = list(_scan(cwd))
+    scanned = list(scan(cwd))
     if len(scanned) >= SCAN_LIMIT:
         notes.append(
             f"the search for nested protected files stopped at {SCAN_LIMIT:,} entries; "
@@ -153,11 +181,23 @@ def plan_layout(
     candidates = [home / s for s in SECRETS] + [Path(d) for d in app_dirs]
     candidates += [_abs(raw, cwd, home) for raw in deny_read]
     paths = [Path(e.path) for e in scanned] if read_deny_globs else []
-    for pattern in read_deny_globs:
-        found, note = _read_deny(pattern, cwd, home, paths)
-        candidates += found
-        if note:
-            notes.append(note)
+    found, more = read_deny_paths(read_deny_globs, cwd, home, paths)
+    candidates += found
+    notes += more
+    home_layout = None
+    if private is not None:
+        session, layers, environ = private
+        home_layout = plan_home(
+            home,
+            session / "home",
+            layers,
+            environ=environ,
+            allow_read=allow_read,
+            keep_visible=[*writable, *roots],
+            secrets=[home / s for s in SECRETS],
+        )
+        notes += home_layout.notes
+    visible = writable + roots + (list(home_layout.read) if home_layout is not None else [])
     for p in candidates:
         if not p.exists() and not p.is_symlink():
             continue
@@ -165,8 +205,10 @@ def plan_layout(
         if cwd.is_relative_to(real):
             notes.append(f"{p} holds the working directory: not hidden")
             continue
-        if _unseen(real, writable + roots):
+        if _unseen(real, visible):
             continue  # under the private /tmp or /run: not visible anyway
+        if home_layout is not None and _replaced(real, home_layout, visible):
+            continue  # the session's own home, or an emptied folder: not there anyway
         hidden.append(real)
     shown = []
     for raw in sockets:
@@ -183,19 +225,33 @@ def plan_layout(
         sockets=tuple(shown),
         notes=tuple(notes),
         read_only_roots=tuple(roots),
+        home=home_layout,
+        var_tmp=private[0] / "vartmp" if private is not None else None,
     )
 
 
-def _own_install(visible: list[Path]) -> list[Path]:
-    """The app's own Python and code, read-only, where the private /tmp or the empty /run would
-    hide them (a virtual environment or a checkout under /tmp): the bridge falls back to this
-    interpreter where there is no perl, and a project's MCP server may be started with it."""
+def _replaced(p: Path, home: HomeLayout, visible: list[Path]) -> bool:
+    """Under the session's own home or an emptied folder, and not shown from the host."""
+    if any(p.is_relative_to(v) for v in visible):
+        return False
+    return p.is_relative_to(home.home) or any(p.is_relative_to(m) for m in home.masked)
+
+
+def own_install() -> list[Path]:
+    """The app's own Python and code: the bridge falls back to this interpreter where there is
+    no perl, and a project's MCP server may be started with it."""
     import sys
 
     import agent_tui
 
     places = (sys.prefix, sys.base_prefix, Path(agent_tui.__file__).resolve().parents[1])
-    return [p for p in dict.fromkeys(Path(x).resolve() for x in places) if _unseen(p, visible)]
+    return list(dict.fromkeys(Path(x).resolve() for x in places))
+
+
+def _own_install(visible: list[Path]) -> list[Path]:
+    """The app's own Python and code, read-only, where the private /tmp or the empty /run would
+    hide them (a virtual environment or a checkout under /tmp)."""
+    return [p for p in own_install() if _unseen(p, visible)]
 
 
 def _abs(raw: str, cwd: Path, home: Path) -> Path:
@@ -268,89 +324,3 @@ def _through_links(
             real = real.parent
         shut.append((real, "file"))
     return kept, shut
-
-
-#: protected names that don't start with a dot (most don't need the analyser's full test)
-_PLAIN = frozenset(n.casefold() for n in PROTECTED_DIRS | PROTECTED_FILES if n[0] != ".")
-
-
-def _maybe_protected(name: str) -> bool:
-    """False for names the analyser's `protected_reason` can't call protected (plain ASCII, no
-    leading dot, no `~`, not one of the few protected names without a dot): a fast path only."""
-    if not name.isascii() or name.startswith(".") or "~" in name:
-        return True
-    bare = name.casefold().rstrip(". ")
-    return bare in _PLAIN or bare.endswith((".git", ".pth"))
-
-
-def _protected(path: str, root: Path) -> bool:
-    return protected_reason(os.path.relpath(path, root)) is not None
-
-
-class _Entry(NamedTuple):
-    path: str
-    is_dir: bool
-    #: what the analyser protects: a protected name, or a git directory (by name or contents)
-    protected: bool
-    git: bool
-
-
-def _scan(root: Path) -> Iterator[_Entry]:
-    """Every entry down to SCAN_DEPTH levels, not following symlinks nor entering protected or
-    git directories (read-only whole, or kept apart) or big generated ones; at most SCAN_LIMIT
-    entries. Names are tested with the analyser's `protected_reason`, git directories with
-    `is_git_dir` only where there is a HEAD (one stat), so a large tree stays cheap."""
-    seen = 0
-    stack = [(str(root), 1)]
-    while stack:
-        d, depth = stack.pop()
-        try:
-            entries = list(os.scandir(d))
-        except OSError:
-            continue
-        for e in entries:
-            seen += 1
-            if seen > SCAN_LIMIT:
-                return
-            try:
-                is_dir = e.is_dir(follow_symlinks=False)
-            except OSError:
-                is_dir = False
-            git = is_dir and (
-                e.name.casefold().rstrip(". ").endswith(".git")
-                or (os.path.isfile(os.path.join(e.path, "HEAD")) and is_git_dir(Path(e.path)))
-            )
-            protected = git or (_maybe_protected(e.name) and _protected(e.path, root))
-            yield _Entry(e.path, is_dir, protected, git)
-            if is_dir and depth < SCAN_DEPTH and not protected and e.name not in _SKIP:
-                stack.append((e.path, depth + 1))
-
-
-def _read_deny(
-    pattern: str, cwd: Path, home: Path, scanned: list[Path]
-) -> tuple[list[Path], str | None]:
-    """The existing paths a `Read(...)` deny rule's glob names (and a note when the sandbox can
-    only look for them to a limited depth)."""
-    from agent_tui.permissions.rules import RuleError, match_path, parse_rule
-
-    body = pattern[:-1] if pattern.endswith("/") else pattern
-    if body.endswith("/**"):
-        body = body[:-3]
-    if not any(c in _GLOB_CHARS for c in body):
-        if "/" not in body and not body.startswith("~"):
-            # a bare name matches at any depth: look in the scanned tree
-            return [p for p in scanned if p.name == body], _depth_note(pattern)
-        return [_abs(body.removeprefix("./"), cwd, home)], None
-    try:
-        rule = parse_rule(f"Read({pattern})")
-    except RuleError:
-        return [], None
-    found = [p for p in scanned if match_path(rule, p, cwd)]
-    return found, _depth_note(pattern)
-
-
-def _depth_note(pattern: str) -> str:
-    return (
-        f"Read({pattern}): hidden where found within {SCAN_DEPTH} levels of the working "
-        "directory (deeper matches rely on the analyser)"
-    )

@@ -48,7 +48,7 @@ def start_time(pid: int) -> str | None:
     return stat.rsplit(")", 1)[1].split()[19]
 
 
-def _alive(pid: int, started: str | None) -> bool:
+def alive(pid: int, started: str | None) -> bool:
     if Path("/proc").is_dir():
         now = start_time(pid)
         return now is not None and (started is None or now == started)
@@ -124,7 +124,7 @@ def reap(root: Path) -> list[str]:
         except (OSError, ValueError, KeyError, TypeError):
             Records.remove(path)
             continue
-        if app_pid == os.getpid() or _alive(app_pid, record.get("app_start")):
+        if app_pid == os.getpid() or alive(app_pid, record.get("app_start")):
             continue  # its app still runs (another session)
         # Only a group whose leader is still the process recorded (same start time): a group id
         # can be taken again once its processes are gone, and a stranger's is never touched.

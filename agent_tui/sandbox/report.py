@@ -68,11 +68,22 @@ def blocked(layout: Layout, command: str, output: str, refused: Iterable[str] = 
                 found[f"write to {show(path, cwd)}"] = None
             elif not erofs and (layout.is_placeholder(path) or layout.is_placeholder(real)):
                 found[f"{show(path, cwd)} (protected: kept from being made)"] = None
+    for line in output.splitlines():
+        if not any(m in line for m in _MISSING):
+            continue
+        for raw in _QUOTED.findall(line) + _BEFORE.findall(line):
+            path = _resolve(raw.strip(), cwd)
+            if not layout.is_visible(path) and _on_host(path):
+                found[f"{show(path, cwd)}: not there in the sandbox (outside what it shows)"] = None
     for raw in _words(command):
         if "/" in raw or raw.startswith("~"):
             path = _resolve(raw, layout.cwd)
-            if layout.is_hidden(path):
+            if layout.is_hidden(path) or (
+                layout.home is not None and _secret(path) and not layout.is_visible(path)
+            ):
                 found[f"read of {show(path, cwd)} (hidden)"] = None
+            elif _own_home_write(layout, path):
+                found[f"{show(path, cwd)} went to the sandbox's own home, not yours"] = None
     for item in refused:
         found[item] = None
     if _NET.search(output) and not any(f.startswith("network to") for f in found):
@@ -86,6 +97,29 @@ def blocked(layout: Layout, command: str, output: str, refused: Iterable[str] = 
         else:
             found[f"network refused ({why})"] = None
     return list(found)
+
+
+def _on_host(path: Path) -> bool:
+    """The host has `path`, or the folder it would be made in."""
+    return os.path.lexists(path) or path.parent.is_dir()
+
+
+def _secret(path: Path) -> bool:
+    from agent_tui.sandbox.layout import SECRETS
+
+    home = _home()
+    return any(path.is_relative_to(home / s) for s in SECRETS)
+
+
+def _own_home_write(layout: Layout, path: Path) -> bool:
+    """A path under HOME the command wrote in the sandbox's own home (the person's is not
+    there inside)."""
+    home = layout.home
+    if home is None or not path.is_relative_to(home.home) or path == home.home:
+        return False
+    if any(path.is_relative_to(p) for p in home.read):
+        return False
+    return os.path.lexists(home.own / path.relative_to(home.home))
 
 
 def _words(command: str) -> list[str]:

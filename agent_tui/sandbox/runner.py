@@ -1,9 +1,14 @@
 """The session's sandbox: its mode, whether it can run here, and running one command inside it.
 
-`Sandbox.prepare(command)` works out the layout, starts the command's own proxy, and gives the
-argv to spawn (the Bash tool spawns it, in its own session, exactly as an unsandboxed command);
-`SandboxRun.finish()` then stops the proxy, removes the placeholders bubblewrap left, and says
-what the boundary blocked.
+`Sandbox.prepare(argv)` works out the boundary, starts the command's own proxy and (where
+overlays work) its transaction, and gives the argv and environment to spawn (the Bash tool spawns
+it in its own session, exactly as an unsandboxed command). Once the command's processes are gone,
+`SandboxRun.finish()` stops the proxy and says what the boundary blocked, and
+`SandboxRun.settle()` reads, judges and applies its change set (`settle.py`).
+
+Where overlays can't be mounted (the kernel, the project's file system), commands write to the
+project directly under the earlier protections (`layout.plan_layout`: protected names read-only,
+placeholders for missing ones) and undo falls back to snapshots; `start_notices` says so once.
 """
 
 from __future__ import annotations
@@ -14,62 +19,61 @@ import os
 import shutil
 import tempfile
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.sandbox.base import Availability, Backend
 from agent_tui.sandbox.config import SandboxConfig
-from agent_tui.sandbox.reaper import Records, guarded, remove_placeholder
+from agent_tui.sandbox.reaper import Records, guarded
+from agent_tui.sandbox.run import SandboxRun
 
 if TYPE_CHECKING:  # the rest loads with the first command, not on the way to a ready agent
     from agent_tui.sandbox.layout import Layout
     from agent_tui.sandbox.network import AskHost
-    from agent_tui.sandbox.proxy import Proxy
+    from agent_tui.sandbox.settle import ReviewFn
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """A command ready to spawn: its argv and environment, and its sandbox run (None: it runs
+    outside the sandbox, under the reaper's guard)."""
+
+    argv: list[str]
+    env: dict[str, str]
+    run: SandboxRun | None
+
+
+async def start_command(
+    command: str,
+    sandbox: Sandbox | None,
+    ask: AskHost | None = None,
+    *,
+    inside: bool = True,
+    label: str = "",
+) -> Started:
+    """`bash -c COMMAND` as it is started: inside `sandbox` when `inside` (a transaction where
+    overlays work), else outside under the reaper's guard, so nothing it starts outlives the app.
+    `ask`: who answers the sandbox's network questions."""
+    from agent_tui.sandbox.environment import command_environment, outside_environment
+
+    argv = ["bash", "-c", command]
+    if sandbox is None:
+        return Started(guarded(argv), command_environment(os.environ), None)
+    if inside and sandbox.active:
+        run = await sandbox.prepare(argv, ask, label=label)
+        return Started(run.argv, run.env, run)
+    if sandbox.active:  # the person let it run outside: their environment, less the app's keys
+        return Started(guarded(argv), outside_environment(os.environ), None)
+    return Started(guarded(argv), sandbox.environment(), None)
 
 
 async def shell_command(
     command: str, sandbox: Sandbox | None, ask: AskHost | None = None
 ) -> tuple[list[str], SandboxRun | None]:
-    """`bash -c COMMAND` as it is started: inside `sandbox` (its run, to finish once the
-    command's processes are gone), or, with None, outside it under the reaper's guard, so
-    nothing it starts outlives the app. `ask`: who answers the sandbox's network questions."""
-    argv = ["bash", "-c", command]
-    if sandbox is None:
-        return guarded(argv), None
-    run = await sandbox.prepare(argv, ask)
-    return run.argv, run
-
-
-@dataclass
-class SandboxRun:
-    """One command started inside the sandbox: its argv, layout and proxy, to `finish` once its
-    processes are gone."""
-
-    argv: list[str]
-    layout: Layout
-    proxy: Proxy | None
-    records: Records
-    record: Path | None = None
-    #: what the boundary stopped, once finished
-    blocked: list[str] = field(default_factory=list)
-
-    def started(self, pgid: int) -> None:
-        """The command runs as process group `pgid`: record it for the reaper."""
-        self.record = self.records.add(pgid, list(self.layout.placeholders))
-
-    async def finish(self, command: str, output: str) -> list[str]:
-        """After the sandbox's processes are gone: clean up; what was blocked."""
-        if self.proxy is not None:
-            await self.proxy.close()
-        for path, kind in self.layout.placeholders:
-            remove_placeholder(path, kind)
-        Records.remove(self.record)
-        from agent_tui.sandbox import report
-
-        refused = list(self.proxy.refused) if self.proxy is not None else []
-        self.blocked = report.blocked(self.layout, command, output, refused)
-        return self.blocked
+    """`start_command`'s argv and run (the caller spawns with its own environment)."""
+    started = await start_command(command, sandbox, ask)
+    return started.argv, started.run
 
 
 class Sandbox:
@@ -90,11 +94,15 @@ class Sandbox:
         self.cwd = cwd.resolve()
         self.permissions = permissions
         self.app_dirs = app_dirs
+        self.data_dir = data_dir
         self.backend: Backend = backend or BwrapBackend(config.bwrap_path)
         self.records = Records(data_dir / "running")
         self._availability: Availability | None = None
+        self._overlay: str | None = None
+        self._overlay_known = False
         self._probing = threading.Lock()
         self._dir: Path | None = None
+        self._layers: Path | None = None
         self._dir_record: Path | None = None
         self._count = itertools.count(1)
 
@@ -112,6 +120,41 @@ class Sandbox:
     def active(self) -> bool:
         """Commands run inside it: the mode is on or auto, and it can run here."""
         return self.mode != "off" and self.availability.ok
+
+    @property
+    def changes_base(self) -> Path:
+        from agent_tui.sandbox.transaction import changes_dir
+
+        return changes_dir(self.data_dir, self.cwd)
+
+    @property
+    def overlay_problem(self) -> str | None:
+        """Why commands can't run as transactions here (None: they do); probed once."""
+        if not self.active:
+            return "the sandbox is not running"
+        if not self.config.change_sets:
+            return "[sandbox] changeSets = false"
+        with self._probing:
+            if not self._overlay_known:
+                self._overlay = self._probe_overlay()
+                self._overlay_known = True
+            return self._overlay
+
+    @property
+    def transactional(self) -> bool:
+        return self.overlay_problem is None
+
+    def _probe_overlay(self) -> str | None:
+        from agent_tui.sandbox.transaction import Transaction
+
+        try:
+            txn = Transaction.begin(self.changes_base, self.cwd, "(probe)")
+        except OSError as exc:
+            return f"its change sets can't be kept in {self.changes_base} ({exc.strerror or exc})"
+        try:
+            return self.backend.probe_overlay(self.cwd, txn.upper, txn.work)
+        finally:
+            txn.discard()
 
     def excluded(self, command: str) -> bool:
         """Every part of `command` is one the person runs outside the sandbox (`excludedCommands`,
@@ -147,7 +190,8 @@ class Sandbox:
 
     @property
     def start_notices(self) -> list[str]:
-        """What to say once at start: settings problems, and a sandbox that can't run."""
+        """What to say once at start: settings problems, a sandbox that can't run, and one that
+        runs without change sets."""
         notes = [f"Sandbox settings: {w}" for w in self.config.warnings]
         if self.refusal:
             notes.append(self.refusal)
@@ -156,140 +200,191 @@ class Sandbox:
                 f"No sandbox: {self.availability.detail}. Bash commands run without one "
                 "(only the permission checks apply); /sandbox says more."
             )
+        elif self.mode != "off" and self.overlay_problem:
+            notes.append(
+                "The sandbox runs, but without change sets here: an overlay of the project "
+                f"can't be mounted ({self.overlay_problem}). Commands write to the project "
+                "directly, protected files stay read-only, and undo uses snapshots."
+            )
         return notes
 
+    def held_offer(self, *, tui: bool = True) -> str | None:
+        """What a start says when change sets of this project wait for the person."""
+        if self.mode == "off":
+            return None
+        from agent_tui.sandbox.held import offer
+
+        return offer(self.changes_base, self.cwd, tui=tui)
+
+    def environment(self) -> dict[str, str]:
+        """The environment a model-run command gets (`environment.py`), inside or not."""
+        from agent_tui.sandbox.environment import command_environment
+
+        return command_environment(
+            os.environ, self.config.env, dict(self.config.env_values) or None
+        )
+
     def session_dir(self) -> Path:
+        """The session's own folders: the private /tmp and /var/tmp, the home it shows, the
+        proxies' sockets (under the host's /tmp: a socket's path must stay short)."""
         if self._dir is None:
             self._dir = Path(tempfile.mkdtemp(prefix="agent-tui-sandbox-"))
-            (self._dir / "tmp").mkdir(mode=0o700)
-            self._dir_record = self.records.add(0, dirs=[self._dir])
+            for name in ("tmp", "vartmp", "home"):
+                (self._dir / name).mkdir(mode=0o700)
+            self._dir_record = self.records.add(0, dirs=[self._dir, self.layers_dir()])
         return self._dir
+
+    def layers_dir(self) -> Path:
+        """The session's cache layers and the commands' work folders (beside the change sets:
+        an overlay's upper directory needs a file system that keeps extended attributes)."""
+        if self._layers is None:
+            name = f"{os.getpid()}-{os.urandom(3).hex()}"
+            self._layers = self.changes_base.parent / "layers" / name
+            self._layers.mkdir(parents=True, exist_ok=True, mode=0o700)
+        return self._layers
 
     def close(self) -> None:
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)
-            Records.remove(self._dir_record)
             self._dir = None
+        if self._layers is not None:
+            from agent_tui.sandbox.transaction import remove_folder
+
+            remove_folder(self._layers)
+            self._layers = None
+        Records.remove(self._dir_record)
 
     # --- running ---
 
-    def layout(self, *, lasting: bool = False) -> Layout:
-        from agent_tui.sandbox.layout import plan_layout
-
+    def _read_deny_globs(self) -> list[str]:
         rules = getattr(self.permissions, "rules", ())
-        globs = [
+        return [
             r.rule.content
             for r in rules
             if r.behavior == "deny" and r.rule.tool == "Read" and r.rule.content
         ]
+
+    def layout(self, *, lasting: bool = False, overlay: bool | None = None) -> Layout:
+        """The boundary of the next command: a transaction's (`boundary.py`) where overlays work,
+        else the direct one (`layout.py`); `lasting`: a process that runs all session."""
+        from agent_tui.sandbox.layout import own_install, plan_layout
+
+        home = Path(os.path.expanduser("~"))
+        session = self.session_dir()
+        if overlay is None:
+            overlay = not lasting and self.transactional
+        if overlay:
+            from agent_tui.sandbox.boundary import plan_boundary
+
+            return plan_boundary(
+                self.cwd,
+                session,
+                self.layers_dir() / "caches",
+                home=home,
+                environ=os.environ,
+                app_dirs=self.app_dirs,
+                allow_write=self.config.allow_write,
+                allow_read=self.config.allow_read,
+                deny_read=self.config.deny_read,
+                read_deny_globs=self._read_deny_globs(),
+                sockets=self.config.allow_unix_sockets,
+                keep_visible=own_install(),
+            )
         return plan_layout(
             self.cwd,
-            self.session_dir() / "tmp",
-            home=Path(os.path.expanduser("~")),
+            session / "tmp",
+            home=home,
             app_dirs=self.app_dirs,
             allow_write=self.config.allow_write,
             deny_read=self.config.deny_read,
-            read_deny_globs=globs,
+            read_deny_globs=self._read_deny_globs(),
             sockets=self.config.allow_unix_sockets,
             lasting=lasting,
+            private=(session, self.layers_dir() / "caches", os.environ),
+            allow_read=[Path(os.path.expanduser(p)) for p in self.config.allow_read],
         )
 
     async def prepare(
-        self, argv: list[str], ask: AskHost | None, *, lasting: bool = False
+        self, argv: list[str], ask: AskHost | None, *, lasting: bool = False, label: str = ""
     ) -> SandboxRun:
         """`argv` wrapped to run inside, with a proxy of its own that asks through `ask`
-        (`lasting`: a process that runs all session, see `plan_layout`)."""
+        (`lasting`: a process that runs all session, see `plan_layout`), as a transaction
+        where overlays work."""
         if not self.availability.ok:  # never claim a sandbox the process doesn't have
             raise RuntimeError(f"no sandbox: {self.availability.detail}")
         from agent_tui.sandbox.network import HostGate
         from agent_tui.sandbox.proxy import Proxy
 
-        layout = self.layout(lasting=lasting)
-        socket_path = self.session_dir() / f"proxy-{next(self._count)}.sock"
+        txn = None
+        if not lasting and self.transactional:
+            from agent_tui.sandbox.transaction import Transaction
+
+            txn = await asyncio.to_thread(
+                Transaction.begin, self.changes_base, self.cwd, " ".join(argv[2:3]), label=label
+            )
+        layout = await asyncio.to_thread(self.layout, lasting=lasting, overlay=txn is not None)
+        n = next(self._count)
+        work = self.layers_dir() / "work" / str(n) if layout.home is not None else None
+        socket_path = self.session_dir() / f"proxy-{n}.sock"
         gate = HostGate(self.permissions, self.config.allowed_domains, ask)
         explicit: frozenset[str] = getattr(self.permissions, "explicit_hosts", frozenset())
         proxy = Proxy(socket_path, gate, explicit)
         await proxy.start()
         try:
-            wrapped = self.backend.wrap(argv, layout, socket_path)
+            wrapped = self.backend.wrap(
+                argv,
+                layout,
+                socket_path,
+                project=txn.arguments() if txn is not None else None,
+                work=work,
+            )
         except BaseException:
             await proxy.close()
+            if txn is not None:
+                txn.discard()
             raise
-        return SandboxRun(wrapped.argv, layout, proxy, self.records)
+        home_root = self.cwd == Path(os.path.expanduser("~")).resolve()
+        return SandboxRun(
+            wrapped.argv,
+            self.environment(),
+            layout,
+            proxy,
+            self.records,
+            txn=txn,
+            work=work,
+            home_root=home_root,
+        )
 
     # --- /sandbox ---
 
     def describe(self) -> str:
-        a = self.availability
-        lines = [
-            f"mode: {self.mode} (from {self.config.mode_source})",
-            f"backend: {self.backend.name}: {a.detail}" if a.ok else f"not available: {a.detail}",
-        ]
-        if self.mode == "off":
-            lines.append("Bash commands run without a sandbox (`--sandbox on|auto` turns it on).")
-        elif not a.ok:
-            lines.append("Bash commands run WITHOUT a sandbox: only the permission checks apply.")
-        else:
-            lines.append(
-                "every Bash command runs inside"
-                + (
-                    "; commands asked about only because they may run code or write in the "
-                    "project run there without asking"
-                    if self.mode == "auto"
-                    else "; the usual questions are asked too"
-                )
-            )
-        layout = self.layout()
-        home = str(Path(os.path.expanduser("~")))
+        from agent_tui.sandbox.describe import describe
 
-        def listing(title: str, items: list[str]) -> None:
-            lines.append(f"{title}:")
-            lines.extend(f"  {i.replace(home, '~', 1) if i.startswith(home) else i}" for i in items)
-            if not items:
-                lines.append("  (none)")
-
-        listing("writable", [str(p) for p in layout.writable] + ["/tmp (private to this session)"])
-        listing(
-            "read-only inside them",
-            [str(p) for p in layout.read_only]
-            + [f"{p} (not there: kept from being made)" for p, _ in layout.placeholders],
-        )
-        listing("readable", ["everything else, except what is hidden"])
-        listing(
-            "hidden", [str(p) for p in layout.hidden] + ["/run (sockets of docker, dbus, agents)"]
-        )
-        from agent_tui.sandbox.network import HostGate
-
-        gate = HostGate(self.permissions, self.config.allowed_domains, None)
-        allowed = list(self.config.allowed_domains) + [
-            r.rule.text
-            for r in getattr(self.permissions, "rules", ())
-            if r.behavior == "allow" and r.rule.tool == "WebFetch" and not r.rule.bare
-        ]
-        listing("network (through the app's proxy)", allowed or ["no host allowed yet"])
-        if gate.rule_decision("example.invalid")[0] == "allow":
-            lines.append("  any other public host: allowed (yolo mode)")
-        else:
-            lines.append(
-                "  any other host: asks (loopback, private and metadata addresses: refused)"
-            )
-        if self.config.excluded_commands:
-            listing("run outside it (excludedCommands)", list(self.config.excluded_commands))
-        if layout.notes:
-            listing("notes", list(layout.notes))
-        return "\n".join(lines)
+        return describe(self)
 
 
 async def after_command(
-    run: SandboxRun | None, record: Path | None, command: str, output: str
+    run: SandboxRun | None,
+    record: Path | None,
+    command: str,
+    output: str,
+    *,
+    ask: ReviewFn | None = None,
+    blobs: Any = None,
 ) -> list[str]:
-    """After a Bash command: the sandbox's cleanup and what it blocked, or just the reaper's
-    record gone. Runs on every way out (a cancel included), shielded so a second cancel can't
-    skip it."""
+    """After a command: the sandbox's cleanup, its change set settled (with `ask`, or by the
+    rules for when no one is asked) and what it blocked, or just the reaper's record gone. Runs
+    on every way out (a cancel included), shielded so a second cancel can't skip it."""
     if run is None:
         Records.remove(record)
         return []
-    task = asyncio.ensure_future(run.finish(command, output))
+
+    async def both() -> list[str]:
+        blocked = await run.finish(command, output)
+        await run.settle(ask, blobs=blobs)
+        return blocked
+
+    task = asyncio.ensure_future(both())
     try:
         return list(await asyncio.shield(task))
     except asyncio.CancelledError:

@@ -68,6 +68,13 @@ class ToolContext:
     ask_host: Callable[[str, int], Awaitable[bool]] | None = None
     #: the session's background shells (`tools.shells.ShellRegistry`), or None
     shells: Any = None
+    #: ask the person about a change set, file by file: `await review_changes(review)` -> the
+    #: indexes to apply (`sandbox.settle.ReviewFn`); None: no one to ask
+    review_changes: Callable[[Any], Awaitable[tuple[int, ...] | None]] | None = None
+    #: the person asked to review this call's change set before it lands
+    review: bool = False
+    #: where undo keeps file contents (`checkpoints.blobs.BlobStore`), or None
+    blobs: Any = None
 
 
 class Tool(ABC):
@@ -107,6 +114,11 @@ class Tool(ABC):
         """The one file this call replaces (Write, Edit), for checkpoints; None when the call's
         effects are not known in advance."""
         return None
+
+    def transactional(self, params: Any, ctx: ToolContext) -> bool:
+        """The call's writes come back as an exact change set (`ToolOutput.meta["changes"]`):
+        its checkpoint needs no snapshot (a sandboxed shell command)."""
+        return False
 
     def hunks(self, params: Any, ctx: ToolContext) -> list[Hunk]:
         """The change cut into hunks the person may keep one by one (Write, Edit)."""

@@ -1,8 +1,10 @@
 """Undo after `kill -9`: the real CLI (`agent-tui -p`, the real SDK at the loopback server) writes
 a file, then is killed with SIGKILL while its next command runs; the resumed session's /undo
-still offers the write, names the call that ran after the last record, and keeps what that call
-may have changed unless the person ticks it. A kill during a snapshot leaves no index copy in
-the temp folder."""
+still offers the write. Without the sandbox's change sets, /undo names the call that ran after
+the last record and keeps what that call may have changed unless the person ticks it; with them,
+nothing of the killed command reached the project: its change set waits, offered at the start
+and applied file by file with /changes. A kill during a snapshot leaves no index copy in the
+temp folder."""
 
 from __future__ import annotations
 
@@ -19,12 +21,14 @@ from typing import Any
 
 import pytest
 from app_helpers import type_prompt, wait_for
+from bwrap_support import needs_bwrap
 from conversation_rules import reply, text, tool_use
 from sse_server import SSEServer, use_loopback_api
 
 from agent_tui.checkpoints.scratch import clean_stale
 from agent_tui.runtime import Options
 from agent_tui.ui.app import AgentApp
+from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.screens.restore import RestoreScreen
 from agent_tui.ui.widgets.chat import NoticeMessage
 
@@ -64,22 +68,27 @@ def git_project(tmp_path: Path) -> Path:
     return work
 
 
-async def killed_run(server: SSEServer, work: Path, home: Path) -> None:
+async def killed_run(server: SSEServer, work: Path, home: Path, sandbox: str = "off") -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENT_TUI_"))}
     env.update(ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY="sk-ant-e2e")
     env.update(AGENT_TUI_HOME=str(home))
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "agent_tui", "-p", "write a note, then build", "--approve-asks",
+        "--sandbox", sandbox,
         env=env, cwd=work, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
+
+    def reached() -> bool:  # in the project, or in the command's change set (the sandbox's)
+        return (work / "half.txt").exists() or any(home.glob("changes/*/upper/half.txt"))
+
     try:
         for _ in range(1500):  # the slow command is running once its first file is there
-            if (work / "half.txt").exists() or proc.returncode is not None:
+            if reached() or proc.returncode is not None:
                 break
             await asyncio.sleep(0.02)
         if proc.returncode is not None and proc.stderr is not None:
             raise AssertionError((await proc.stderr.read()).decode())
-        assert (work / "half.txt").exists(), "the run never reached its slow command"
+        assert reached(), "the run never reached its slow command"
         assert (work / "NOTES.md").read_text() == NOTE
     finally:
         proc.send_signal(signal.SIGKILL)
@@ -96,7 +105,7 @@ async def test_undo_after_a_kill_mid_turn_offers_the_write(
     async with SSEServer(write_then_slow) as server:
         await killed_run(server, work, home)
         use_loopback_api(monkeypatch, server.url)
-        app = AgentApp(Options(cwd=work, continue_=True), record=True)
+        app = AgentApp(Options(cwd=work, continue_=True, sandbox="off"), record=True)
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_for(pilot, lambda: app.agent is not None and app.recorder, timeout=30)
             await type_prompt(pilot, "/undo")
@@ -117,6 +126,46 @@ async def test_undo_after_a_kill_mid_turn_offers_the_write(
             )
             assert notices is not None
     assert (work / "half.txt").read_text() == "partial\n"  # kept: it can't be vouched for
+
+
+@needs_bwrap
+async def test_a_kill_mid_command_leaves_the_project_as_it_was_and_offers_the_change_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    work = git_project(tmp_path)
+    home = tmp_path / "home"
+    monkeypatch.setenv("AGENT_TUI_HOME", str(home))
+    async with SSEServer(write_then_slow) as server:
+        await killed_run(server, work, home, sandbox="on")
+        # nothing of the killed command is in the project (its writes were its change set)
+        assert sorted(p.name for p in work.iterdir()) == [".git", "NOTES.md", "README.md"]
+        use_loopback_api(monkeypatch, server.url)
+        app = AgentApp(Options(cwd=work, continue_=True, sandbox="on"), record=True)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await wait_for(pilot, lambda: app.agent is not None and app.recorder, timeout=30)
+
+            def notices() -> list[NoticeMessage]:
+                return list(app.query(NoticeMessage))
+
+            await wait_for(pilot, lambda: any("wait" in n.text for n in notices()), timeout=30)
+            assert not [n for n in notices() if n.has_class("warning")], [n.text for n in notices()]
+            await type_prompt(pilot, "/undo")
+            await wait_for(pilot, lambda: isinstance(app.screen, RestoreScreen), timeout=15)
+            titles = {str(t.render()) for t in app.screen.query(".restore-title")}
+            assert any("[x] delete   NOTES.md" in t for t in titles), titles
+            assert not any("half.txt" in t for t in titles), titles  # never in the project
+            await pilot.press("escape")
+            await wait_for(pilot, lambda: not isinstance(app.screen, RestoreScreen))
+            await type_prompt(pilot, "/changes")
+            await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen), timeout=15)
+            assert "half.txt" in str(
+                app.screen.query_one("#hunks").query(".hunk-title").first().render()
+            )
+            await wait_for(pilot, lambda: app.screen.armed, timeout=5)
+            await pilot.press("y")
+            await wait_for(pilot, lambda: (work / "half.txt").exists(), timeout=15)
+    assert (work / "half.txt").read_text() == "partial\n"
+    assert not any(home.glob("changes/*/manifest.json"))  # applied: nothing waits any more
 
 
 _KILLED_SNAPSHOT = textwrap.dedent(

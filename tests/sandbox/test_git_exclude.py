@@ -58,7 +58,9 @@ def test_a_sandboxed_commit_holds_no_placeholder() -> None:
     (root / "build.log").write_text("ignored by the person's own excludes\n")
     (root / ".git" / "info" / "exclude").write_text("*.log\n")
     engine = PermissionEngine(root)
-    sandbox = Sandbox(SandboxConfig(mode="on"), root, engine, data_dir=top / "d")
+    # the direct scheme (no overlay) is the one that makes placeholders
+    config = SandboxConfig(mode="on", change_sets=False)
+    sandbox = Sandbox(config, root, engine, data_dir=top / "d")
     ctx = ToolContext(cwd=root, data_dir=root, sandbox=sandbox)
     identity = " ".join(f"{k}={v}" for k, v in GIT_ENV.items())
     command = f"git status --porcelain; {identity} git add -A && {identity} git commit -qm work"

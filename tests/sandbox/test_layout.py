@@ -69,6 +69,8 @@ def test_symlinked_protected_names_are_protected_where_they_point(tmp_path: Path
 
 @needs_bwrap
 def test_a_hostile_repositorys_links_neither_break_nor_open_the_sandbox() -> None:
+    """A protected name that is a link is protected where it points: the command may write
+    through it in its overlay, but the gate holds what it wrote there."""
     top = Path(tempfile.mkdtemp(dir="/var/tmp"))
     root = top / "p"
     root.mkdir()
@@ -83,7 +85,8 @@ def test_a_hostile_repositorys_links_neither_break_nor_open_the_sandbox() -> Non
         out = asyncio.run(BashTool().run(BashInput(command=command), ctx))
         assert "ran" in out.content  # the command ran: links don't break the sandbox
         assert not (root / "envrc.real").exists() and not (root / "sub").exists()
-        assert "write to .envrc" in out.content
+        assert "held back: envrc.real — .envrc is a link to it" in out.content
+        assert "held back: sub/hooks/pre-commit — .husky is a link to it" in out.content
         assert sorted(p.name for p in root.iterdir()) == [".envrc", ".husky", ".mcp.json"]
     finally:
         sandbox.close()

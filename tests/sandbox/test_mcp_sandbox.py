@@ -50,7 +50,8 @@ async def probe(tmp_path: Path, source: str, target: Path) -> str:
 async def test_a_project_server_runs_inside(tmp_path: Path) -> None:
     outside = Path(tempfile.mkdtemp(dir="/var/tmp"))
     try:
-        assert await probe(tmp_path, "project", outside / "m") == "refused: Read-only file system"
+        # outside the project: not there inside (the sandbox's own /var/tmp), or read-only
+        assert (await probe(tmp_path, "project", outside / "m")).startswith("refused: ")
         assert not (outside / "m").exists()
         inside = tmp_path / "p" / "src" / "ok.txt"
         assert await probe(tmp_path, "project", inside) == "written"

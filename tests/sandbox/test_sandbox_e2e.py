@@ -85,9 +85,9 @@ async def test_yolo_with_the_sandbox_on_contains_every_escape(
     assert "FAKE KEY" not in text
     assert "connected" not in text
     assert "blocked by the sandbox" in text
-    assert f"write to {outside}/marker" in text
-    assert "write to ~/.bashrc" in text
-    assert ".git/hooks/pre-commit" in text
+    assert f"{outside}/marker: not there in the sandbox" in text
+    assert "~/.bashrc went to the sandbox's own home, not yours" in text
+    assert "held back: .git/ (git's own files: 1 changed)" in text  # hooks/pre-commit
     assert "read of ~/.ssh/id_rsa (hidden)" in text
     assert "network to 127.0.0.1 refused" in text
     # nothing of the sandbox is left in the project

@@ -267,6 +267,9 @@ class SlashCommands:
     def _slash_undo(self, args: str) -> None:
         self.host.undo.undo()
 
+    def _slash_changes(self, args: str) -> None:
+        self.host.undo.held_changes()
+
     def _slash_rewind(self, args: str) -> None:
         self.host.undo.rewind()
 

@@ -92,6 +92,44 @@ class UndoFlow:
         title = f"Undo the file changes of: {history[-1].prompt.splitlines()[0][:70]}"
         self._plan_then(None, lambda plan: self._preview(title, plan, None))
 
+    def held_changes(self) -> None:
+        """`/changes`: the sandboxed commands' change sets that never landed, one by one, file
+        by file; what the person applies is a checkpoint undo can take back."""
+        agent = self.host.agent
+        sandbox = agent.config.sandbox if agent is not None else None
+        if agent is None or sandbox is None or sandbox.mode == "off":
+            text = "No change sets here: commands run without the sandbox's overlay."
+            self.host.chat.append(NoticeMessage(text, "info"))
+            return
+
+        async def work() -> None:
+            from functools import partial
+
+            from agent_tui.sandbox import held
+            from agent_tui.sandbox.transaction import held_sets
+
+            found = await asyncio.to_thread(held_sets, sandbox.changes_base, sandbox.cwd)
+            if not found:
+                self.host.chat.append(NoticeMessage("No change set waits for you.", "info"))
+                return
+            for one in found:
+                ask = partial(agent.approvals.review_changes, "", "Bash")
+                settled = await held.review(one, ask, blobs=agent.checkpoints.blobs)
+                if settled.entries:
+                    label = f"the held changes of `{held.short(one.command)}`"
+                    agent.checkpoints.record_applied(label, settled.entries)
+                if settled.applied and settled.held:
+                    text = f"Applied {len(settled.applied)} file(s); the rest stays held."
+                elif settled.applied:
+                    text = f"Applied {len(settled.applied)} file(s) (/undo takes them back)."
+                elif settled.held:
+                    text = "Nothing applied: the change set stays held (/changes again)."
+                else:
+                    text = "Nothing applied; the change set is dropped."
+                self.host.chat.append(NoticeMessage(text, "info"))
+
+        self.app.run_worker(work(), group="held-changes", exclusive=True, exit_on_error=False)
+
     def _plan_then(self, to: int | None, then: Callable[[RestorePlan], None]) -> None:
         assert self.host.agent is not None
         checkpoints = self.host.agent.checkpoints

@@ -48,6 +48,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         Binding("n", "deny", show=False),
         Binding("escape", "escape", show=False),
         Binding("t", "tell", show=False),
+        Binding("r", "review", show=False),
         Binding("enter", "confirm", show=False),
         Binding("space", "toggle_hunk", show=False),
         Binding("up", "move_hunk(-1)", show=False, priority=True),
@@ -116,7 +117,10 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         asked_by_rule = decision.behavior == "ask" and decision.rule is not None
         with Vertical(id="dialog") as dialog:
             who = f" for the sub-agent {visible(request.agent)}" if request.agent else ""
-            dialog.border_title = Content(f"Allow {visible(request.tool)}{who}?")
+            if request.items:
+                dialog.border_title = Content(f"Apply {visible(request.tool)}'s changes?")
+            else:
+                dialog.border_title = Content(f"Allow {visible(request.tool)}{who}?")
             if asked_by_rule:
                 hint = Content.assemble("ask rule ", (visible(decision.rule or ""), "bold"))
                 hint = hint.append(" — always confirm")
@@ -155,7 +159,16 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                 if decision.reason:
                     yield Static("why", classes="label")
                     yield Static(plain(decision.reason), id="reason")
-                if len(request.hunks) > 1:
+                if request.items:
+                    yield Static("its changes: space ticks a file, ↑/↓ move", classes="label")
+                    yield HunkPicker(
+                        tuple(i.body for i in request.items),
+                        titles=tuple(parts.item_title(i) for i in request.items),
+                        kept=tuple(i.kept for i in request.items),
+                        verbs=("apply", "leave out"),
+                        id="hunks",
+                    )
+                elif len(request.hunks) > 1:
                     yield Static("changes: space keeps or leaves out a hunk", classes="label")
                     yield HunkPicker(request.hunks, id="hunks")
                 elif request.preview:
@@ -216,11 +229,19 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                 key_hint("y", "just this once"),
                 key_hint("n", "deny"),
             ]
+        elif self.request.items:
+            later = self.request.input.get("review") == "held"
+            parts = [
+                key_hint("y", "apply the ticked"),
+                key_hint("n", "later" if later else "none of them"),
+            ]
         else:
             parts = [key_hint("y", "allow once")]
             if self.can_always:
                 parts.append(key_hint("s", "this session"))
                 parts.append(key_hint("a", "allow always"))
+            if self.request.can_review:
+                parts.append(key_hint("r", "review its changes"))
             parts += [key_hint("n", "deny"), key_hint("t", "deny and tell")]
         return Content("  ").join(parts)
 
@@ -324,7 +345,16 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     def action_once(self) -> None:
         if self._ready() and not self._telling:
+            if self.request.items:
+                picker = self.query_one(HunkPicker)
+                self._finish(ApprovalAnswer("once", hunks=picker.ticked))
+                return
             self._finish(ApprovalAnswer("once", hunks=self.hunks_chosen))
+
+    def action_review(self) -> None:
+        """Allow, and hold the command's change set for review before any of it lands."""
+        if self._ready() and not self._telling and self.request.can_review:
+            self._finish(ApprovalAnswer("once", review=True))
 
     def action_always(self) -> None:
         if not (self._ready() and not self._telling and self.can_always):
@@ -387,7 +417,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             self._finish(ApprovalAnswer("deny"))
 
     def action_tell(self) -> None:
-        if self._ready() and not self._telling:
+        if self._ready() and not self._telling and not self.request.items:
             self._set_telling(True)
 
     def _set_telling(self, telling: bool) -> None:

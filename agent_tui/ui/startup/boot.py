@@ -191,8 +191,12 @@ class BootFlow:
         app.call_from_thread(self.ready, agent, booted.recorder, approvals, booted.note)
         app.call_from_thread(self._settle)  # on the UI thread: it patches how Textual paints
         # the sandbox's probe (a bwrap run or two): here, off the way to a ready prompt
-        for note in getattr(agent.config.sandbox, "start_notices", ()):
+        sandbox = agent.config.sandbox
+        for note in getattr(sandbox, "start_notices", ()):
             app.call_from_thread(host.chat.append, NoticeMessage(note, "warning"))
+        held = sandbox.held_offer() if sandbox is not None else None
+        if held:  # a command's changes that never landed (stopped, or the app was killed)
+            app.call_from_thread(host.chat.append, NoticeMessage(held, "info"))
         from agent_tui.ui.screens.approval import warm_up_dialog
 
         warm_up_dialog()  # the first approval's dialog and highlighter, loaded ahead of it

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textual.content import Content
 
+from agent_tui.permissions.types import ChoiceItem
 from agent_tui.text import visible, visible_lines
 from agent_tui.ui import collect_after
 from agent_tui.ui.widgets import code_lexers
@@ -66,3 +67,9 @@ def highlights_content(parts: tuple[str, ...]) -> Content:
     cut = MAX_PREVIEW_LINE_CHARS // 4
     shown = [visible(p if len(p) <= cut else p[:cut] + " …") for p in parts]
     return Content("\n".join(f"• {p}" for p in shown))
+
+
+def item_title(item: ChoiceItem) -> str:
+    """A change set's file as the picker names it: the file, and why it is asked about."""
+    title = visible(item.title)
+    return f"{title} — {visible(item.why)}" if item.why else title

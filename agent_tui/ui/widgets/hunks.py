@@ -17,10 +17,24 @@ MAX_HUNK_LINES = 60
 
 
 class HunkPicker(Vertical):
-    def __init__(self, hunks: tuple[str, ...], **kwargs: object) -> None:
+    """Hunks of a diff — or the files of a command's change set (`titles`: each file's name and
+    why it is asked about; `kept`: which start ticked; `verbs`: what a ticked and an unticked
+    one do)."""
+
+    def __init__(
+        self,
+        hunks: tuple[str, ...],
+        *,
+        titles: tuple[str, ...] | None = None,
+        kept: tuple[bool, ...] | None = None,
+        verbs: tuple[str, str] = ("write", "leave out"),
+        **kwargs: object,
+    ) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.hunks = hunks
-        self.kept = [True] * len(hunks)
+        self.titles = titles
+        self.kept = list(kept) if kept is not None else [True] * len(hunks)
+        self.verbs = verbs
         self.cursor = 0
 
     def compose(self) -> ComposeResult:
@@ -35,13 +49,13 @@ class HunkPicker(Vertical):
 
     def _title(self, n: int) -> Content:
         mark = "[x]" if self.kept[n] else "[ ]"
-        state = "write" if self.kept[n] else "leave out"
+        state = self.verbs[0] if self.kept[n] else self.verbs[1]
         pointer = "▶ " if n == self.cursor else "  "
-        return Content.assemble(
-            (pointer, "bold $text-accent"),
-            (mark, "bold"),
-            f" hunk {n + 1} of {len(self.hunks)}: {state}",
-        )
+        if self.titles is not None:
+            what = Content(f" {self.titles[n]}: {state}")
+        else:
+            what = Content(f" hunk {n + 1} of {len(self.hunks)}: {state}")
+        return Content.assemble((pointer, "bold $text-accent"), (mark, "bold"), what)
 
     def _refresh(self) -> None:
         titles = list(self.query(".hunk-title").results(Static))
@@ -85,4 +99,9 @@ class HunkPicker(Vertical):
         """The kept hunks' indexes; None when all are kept (the change as asked)."""
         if all(self.kept):
             return None
+        return tuple(n for n, kept in enumerate(self.kept) if kept)
+
+    @property
+    def ticked(self) -> tuple[int, ...]:
+        """The kept items' indexes (all of them included)."""
         return tuple(n for n, kept in enumerate(self.kept) if kept)

@@ -1,0 +1,241 @@
+"""Applying the chosen part of a change set to the project, and recording it for undo.
+
+Every write goes where the change set says and nowhere else: each folder on the way is opened
+without following a symbolic link (`checkpoints.confined`), so a link planted in the project
+meanwhile can't carry a write outside it. A file is moved from the upper directory into place
+when both are on one file system (else copied), beside its target first and renamed over it.
+Setuid, setgid and sticky bits never carry over.
+
+What each change replaced is kept (its content by blob id, in the session's store) so undo puts
+exactly that back: the record of a command is O(what it changed). A file over `KEEP_LIMIT` (or a
+command whose kept content would pass `COMMAND_LIMIT`) is applied but not kept; the record says
+so, and undo lists it as not restorable.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+import stat
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from agent_tui.checkpoints import confined
+from agent_tui.checkpoints.blobs import EXECUTABLE, REGULAR, SYMLINK, BlobStore
+from agent_tui.sandbox.changes import Change
+
+#: a file larger than this is applied but its contents are not kept for undo
+KEEP_LIMIT = 64 * 1024 * 1024
+#: nor is more than this kept for one command
+COMMAND_LIMIT = 512 * 1024 * 1024
+_NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+@dataclass
+class Applied:
+    """What applying did: the checkpoint entries (as `FilesChanged.files`), the paths applied,
+    those that failed (kept in the change set) and what is changed but not kept for undo."""
+
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    applied: list[str] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    not_kept: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class _Version:
+    """A file's content as kept for undo: its blob id (None: absent or not kept), git mode, and
+    whether it is known (absent counts as known; too large to keep does not)."""
+
+    blob: str | None
+    mode: str
+    kept: bool
+
+
+ABSENT = _Version(None, "", True)
+
+
+class _Keeper:
+    """Keeps contents for undo within the limits."""
+
+    def __init__(self, blobs: BlobStore | None) -> None:
+        self.blobs = blobs
+        self.kept = 0
+
+    def keep(self, data: bytes) -> str | None:
+        """The blob id `data` is kept under, or None when it can't be kept (limits)."""
+        if self.blobs is None or not self.fits(len(data)):
+            return None
+        self.kept += len(data)
+        return self.blobs.put_blob(data)
+
+    def fits(self, size: int) -> bool:
+        return self.blobs is not None and size <= KEEP_LIMIT and self.kept + size <= COMMAND_LIMIT
+
+
+def _git_mode(st: os.stat_result) -> str:
+    if stat.S_ISLNK(st.st_mode):
+        return SYMLINK
+    return EXECUTABLE if st.st_mode & 0o100 else REGULAR
+
+
+class _Apply:
+    def __init__(self, root: Path, blobs: BlobStore | None, by: str, scratch: Any) -> None:
+        self.root = root
+        self.keeper = _Keeper(blobs)
+        self.by = by
+        self.scratch = scratch
+        self.out = Applied()
+
+    # --- what was there ---
+
+    def _before(self, path: Path) -> _Version:
+        """What `path` holds now, kept; `ABSENT` when nothing is there."""
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return ABSENT
+        if stat.S_ISLNK(st.st_mode):
+            return self._version(os.fsencode(os.readlink(path)), SYMLINK)
+        if not stat.S_ISREG(st.st_mode):
+            return ABSENT
+        if not self.keeper.fits(st.st_size):
+            return _Version(None, _git_mode(st), False)
+        return self._version(path.read_bytes(), _git_mode(st))
+
+    def _version(self, data: bytes, mode: str) -> _Version:
+        blob = self.keeper.keep(data)
+        return _Version(blob, mode, blob is not None)
+
+    def _record(self, path: Path, before: _Version, after: _Version) -> None:
+        if self.keeper.blobs is None:
+            return  # no store to keep a record in (a sandbox without a session)
+        if not (before.kept and after.kept):
+            self.out.not_kept.append(str(path.relative_to(self.root)))
+            return
+        self.out.entries.append(
+            {
+                "path": str(path),
+                "before": before.blob,
+                "after": after.blob,
+                "before_mode": before.mode if before.blob else "",
+                "after_mode": after.mode if after.blob else "",
+                "by": self.by,
+            }
+        )
+
+    # --- changes ---
+
+    def one(self, change: Change) -> None:
+        path = self.root / change.rel
+        if change.kind == "delete":
+            self._delete(path)
+        elif change.kind == "dir":
+            if change.below != "dir":
+                self._delete(path)
+                with confined.open_parent(self.root, path, create=True) as fd:
+                    assert change.upper is not None
+                    os.mkdir(path.name, _mode(os.lstat(change.upper)) & 0o777, dir_fd=fd)
+        elif change.kind == "link":
+            assert change.upper is not None
+            target = os.readlink(change.upper)
+            before = self._delete_dir_or_keep(path, change)
+            confined.symlink(self.root, path, target, scratch=self.scratch)
+            self._record(path, before, self._version(os.fsencode(target), SYMLINK))
+        elif change.kind == "file":
+            assert change.upper is not None
+            before = self._delete_dir_or_keep(path, change)
+            after = self._install(path, change.upper)
+            self._record(path, before, after)
+
+    def _delete_dir_or_keep(self, path: Path, change: Change) -> _Version:
+        if change.below == "dir":
+            self._delete(path)
+            return ABSENT
+        return self._before(path)
+
+    def _delete(self, path: Path) -> None:
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return
+        if stat.S_ISDIR(st.st_mode):
+            for file in _files_under(path):
+                self._record(file, self._before(file), ABSENT)
+            with confined.open_parent(self.root, path, create=False) as fd:
+                shutil.rmtree(path.name, dir_fd=fd)
+            return
+        before = self._before(path)
+        confined.delete(self.root, path)
+        self._record(path, before, ABSENT)
+
+    def _install(self, path: Path, upper: Path) -> _Version:
+        st = os.lstat(upper)
+        if self.keeper.fits(st.st_size):
+            after = self._version(upper.read_bytes(), _git_mode(st))
+        else:
+            after = _Version(None, _git_mode(st), False)
+        with confined.open_parent(self.root, path, create=True) as fd:
+            tmp = confined.temp_name(path.name)
+            entry = self.scratch.journal(path.parent / tmp)
+            try:
+                try:
+                    os.rename(upper, tmp, dst_dir_fd=fd)
+                except OSError as exc:
+                    if exc.errno != errno.EXDEV:
+                        raise
+                    _copy(upper, tmp, fd)
+                os.chmod(tmp, _mode(st) & 0o777, dir_fd=fd)
+                os.replace(tmp, path.name, src_dir_fd=fd, dst_dir_fd=fd)
+            finally:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp, dir_fd=fd)
+                self.scratch.done(entry)
+        return after
+
+
+def _mode(st: os.stat_result) -> int:
+    """Permission bits to carry over: never setuid, setgid or sticky."""
+    return stat.S_IMODE(st.st_mode) & 0o777
+
+
+def _copy(src: Path, name: str, fd: int) -> None:
+    out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600, dir_fd=fd)
+    with open(src, "rb") as inp, os.fdopen(out, "wb") as dst:
+        shutil.copyfileobj(inp, dst, 1 << 20)
+
+
+def _files_under(folder: Path) -> list[Path]:
+    found: list[Path] = []
+    for top, dirs, files in os.walk(folder):
+        found.extend(Path(top) / f for f in files)
+        found.extend(Path(top) / d for d in dirs if os.path.islink(os.path.join(top, d)))
+    return sorted(found)
+
+
+def apply_changes(
+    root: Path, changes: Iterable[Change], *, blobs: BlobStore | None, by: str, scratch: Any
+) -> Applied:
+    """Apply `changes` (in path order: a folder before what it holds) to the project `root`.
+    A change that fails is named in `failed` with why and left in the change set."""
+    work = _Apply(root, blobs, by, scratch)
+    failed_dirs: list[str] = []
+    for change in changes:
+        if any(change.rel.startswith(d + "/") for d in failed_dirs):
+            work.out.failed.append((change.rel, "its folder could not be made"))
+            continue
+        try:
+            work.one(change)
+        except confined.Refused as exc:
+            work.out.failed.append((change.rel, f"refused: {exc.strerror or exc}"))
+        except OSError as exc:
+            work.out.failed.append((change.rel, exc.strerror or str(exc)))
+            if change.kind == "dir":
+                failed_dirs.append(change.rel)
+        else:
+            work.out.applied.append(change.rel)
+    return work.out

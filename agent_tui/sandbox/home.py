@@ -1,0 +1,198 @@
+"""The home directory a sandboxed command sees: empty, but for what toolchains need.
+
+Inside the sandbox HOME is a folder of the session's own (writable; a tool's history file or
+config written there lasts for the session and never reaches the person's home). Over it, read
+only: what builds read from the person's home — git's config, the language toolchains and their
+installed interpreters, the folders on PATH — and what the person lists (`[sandbox]
+allowRead`, or Claude Code's `sandbox.filesystem.allowRead`). A toolchain's download cache (pip,
+npm, cargo, go, maven, ...) is an overlay: read from the person's cache, written to the session's
+own layer, never back into the person's files. Everything else of the home directory —
+credentials, keyrings, shell histories, other programs' sockets — simply isn't there.
+
+Outside home, the same holds for other people's home folders and removable media: `/home`,
+`/root`, `/mnt` and `/media` are empty (what the project, the app's own Python or a listed path
+needs is put back), `/tmp` and `/var/tmp` are the session's own, `/run` is empty.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+#: read-only from the person's home: what toolchains read (missing ones are skipped)
+TOOLCHAINS = (
+    ".gitconfig",
+    ".config/git/config",
+    ".config/git/ignore",
+    ".config/git/attributes",
+    ".pyenv",
+    ".rustup",
+    ".cargo/bin",
+    ".nvm",
+    ".volta",
+    ".fnm",
+    ".local/bin",
+    ".local/lib",
+    ".local/share/uv/python",
+    ".local/share/uv/tools",
+    ".local/share/pipx",
+    ".local/share/fnm",
+    ".local/share/mise",
+    ".bun/bin",
+    ".deno/bin",
+    ".rbenv",
+    ".rvm",
+    ".asdf",
+    ".sdkman/candidates",
+    ".jdks",
+    ".ghcup",
+    ".cabal/bin",
+    ".elan",
+    ".opam",
+    ".dotnet",
+    "go/bin",
+    "sdk",
+    "miniconda3",
+    "anaconda3",
+    "miniforge3",
+    "mambaforge",
+    ".conda/envs",
+    ".terminfo",
+    ".virtualenvs",
+)
+#: download caches: the person's is read, writes go to the session's own layer
+CACHES = (
+    ".cache/pip",
+    ".cache/uv",
+    ".cache/pypoetry",
+    ".cache/go-build",
+    ".cache/yarn",
+    ".cache/pnpm",
+    ".cache/node-gyp",
+    ".cache/ms-playwright",
+    ".cache/deno",
+    ".cache/bazel",
+    ".cache/pre-commit",
+    ".npm",
+    ".yarn/berry/cache",
+    ".local/share/pnpm",
+    ".cargo/registry",
+    ".cargo/git",
+    "go/pkg/mod",
+    ".m2/repository",
+    ".gradle/caches",
+    ".gradle/wrapper",
+    ".bun/install/cache",
+    ".nuget/packages",
+)
+#: variables naming a toolchain's folder, shown read-only where it is under home
+_TOOL_HOMES = ("VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT", "NVM_DIR", "CARGO_HOME", "RUSTUP_HOME")
+#: the session's own inside (its private /tmp and /var/tmp): what must be seen is put back
+PRIVATE = (Path("/tmp"), Path("/var/tmp"))
+#: emptied (other people's homes, removable media): what must be seen is put back on top
+MASKED = ("/home", "/root", "/mnt", "/media")
+
+
+@dataclass(frozen=True, slots=True)
+class HomeLayout:
+    """How HOME and the masked folders are put together for one command."""
+
+    home: Path
+    #: the session's own folder bound as HOME (writable)
+    own: Path
+    #: folders replaced by an empty one (tmpfs), outermost first
+    masked: tuple[Path, ...]
+    #: bound read-only from the host, in order
+    read: tuple[Path, ...]
+    #: (the person's cache, the session's upper layer for it)
+    caches: tuple[tuple[Path, Path], ...] = ()
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def _exists(p: Path) -> bool:
+    return p.exists() or p.is_symlink()
+
+
+def _inside(p: Path, roots: Iterable[Path]) -> bool:
+    return any(p == r or p.is_relative_to(r) for r in roots)
+
+
+def plan_home(
+    home: Path,
+    own: Path,
+    cache_layers: Path,
+    *,
+    environ: Mapping[str, str],
+    allow_read: Iterable[Path] = (),
+    keep_visible: Iterable[Path] = (),
+    secrets: Iterable[Path] = (),
+) -> HomeLayout:
+    """`own`: the session's HOME folder; `cache_layers`: where the session's cache layers live;
+    `keep_visible`: paths that must stay as they are on the host, read-only (the app's own
+    Python, the folders on PATH); `secrets`: never shown, even when a listed path holds them."""
+    home = home.resolve() if home.exists() else home
+    hidden = [s.resolve() if _exists(s) else s for s in secrets]
+    masked = [Path(m) for m in MASKED if Path(m).is_dir() and not Path(m).is_symlink()]
+    read: list[Path] = []
+    notes: list[str] = []
+    caches: list[tuple[Path, Path]] = []
+    for rel in CACHES:
+        p = home / rel
+        if p.is_dir() and not p.is_symlink():
+            caches.append((p, cache_layers / rel.replace("/", "_")))
+    cached = [c for c, _ in caches]
+    for rel in TOOLCHAINS:
+        p = home / rel
+        if _exists(p) and not _inside(p, cached):
+            read.append(p)
+    replaced = [home, *masked, *PRIVATE]
+    places = environ.get("PATH", "").split(os.pathsep)
+    places += [environ.get(key, "") for key in _TOOL_HOMES]
+    for entry in places:
+        p = Path(entry)
+        if entry and p.is_absolute() and p.is_dir() and _inside(p, replaced):
+            read.append(p)
+    for p in allow_read:
+        if not _exists(p):
+            notes.append(f"allowRead {p}: does not exist")
+            continue
+        read.append(p)
+    for p in keep_visible:
+        if _inside(p, replaced):
+            read.append(p)
+    kept: list[Path] = []
+    for p in dict.fromkeys(read):
+        real = p.resolve() if p.is_symlink() else p
+        if _inside(p, hidden) or _inside(real, hidden):
+            notes.append(f"{p}: holds credentials the sandbox hides; not shown")
+            continue
+        kept.append(p)
+    # a folder before what is inside it (binds on top of binds)
+    kept.sort(key=lambda p: len(p.parts))
+    return HomeLayout(home, own, tuple(masked), tuple(kept), tuple(caches), tuple(notes))
+
+
+def home_arguments(layout: HomeLayout, work: Path) -> list[str]:
+    """bwrap arguments for `layout` (after the host's root is bound, before the project's
+    overlay). `work`: an empty folder of this command's own for the cache overlays' work dirs,
+    on the file system of the cache layers."""
+    args: list[str] = []
+    for m in layout.masked:
+        args += ["--tmpfs", str(m)]
+    args += ["--bind", str(layout.own), str(layout.home)]
+    for p in layout.read:
+        args += ["--ro-bind", str(p), str(p)]
+    for n, (cache, upper) in enumerate(layout.caches):
+        upper.mkdir(parents=True, exist_ok=True)
+        w = work / f"cache-{n}"
+        w.mkdir(parents=True, exist_ok=True)
+        args += ["--overlay-src", str(cache), "--overlay", str(upper), str(w), str(cache)]
+    return args
+
+
+def seal_arguments(layout: HomeLayout) -> list[str]:
+    """After everything is bound: the emptied folders read-only (a write there fails instead of
+    vanishing with the command); what is bound inside them keeps its own mode."""
+    return [a for m in layout.masked if m != layout.home for a in ("--remount-ro", str(m))]
