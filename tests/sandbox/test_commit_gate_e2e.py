@@ -1,0 +1,214 @@
+"""Issue 44's proof through the real CLI (`--mode yolo --sandbox on`, the real SDK at the loopback
+API), in a work folder off /tmp: every way a sandboxed command could plant code that the
+person's own next `git status`, `git checkout -- .` or `.venv/bin/python` runs outside the
+sandbox is held at the commit gate — judged by what the command wrote.
+
+Each payload is first fired by bash itself in a copy of the same world, with the person's
+follow-up commands, to prove it really plants code there (the oracle); then the same command goes
+through agent-tui, the same follow-ups run, and nothing fires.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from bwrap_support import needs_bwrap
+from e2e.test_security_e2e import hostile_model
+from sse_server import SSEServer, run_agent_tui
+
+pytestmark = needs_bwrap
+
+GIT = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t"}
+GIT |= {"GIT_COMMITTER_EMAIL": "t@x"}
+ID = "-c user.name=t -c user.email=t@x"
+SITE = f".venv/lib/python{sys.version_info[0]}.{sys.version_info[1]}/site-packages"
+
+
+def payloads(marks: Path) -> dict[str, str]:
+    """name -> the command that plants it (each makes `marks/NAME` when the planted code runs)."""
+    fire = f"touch {marks}/"
+    return {
+        "commondir": (
+            "mkdir -p evil && git init -q --bare evil/repo && "
+            f"git --git-dir=evil/repo config core.fsmonitor '{fire}commondir' && "
+            "echo ../evil/repo > .git/commondir"
+        ),
+        "new-nested": f"git init -q sub && git -C sub config core.fsmonitor '{fire}new-nested'",
+        "deep-config": f"git -C l1/l2/l3/l4 config core.fsmonitor '{fire}deep-config'",
+        "index": (
+            "mkdir -p .claude && echo '{\"hooks\": {}}' > .claude/settings.json && "
+            "git add -f .claude/settings.json && rm -rf .claude"
+        ),
+        "commit": (
+            "mkdir -p .claude && echo '{\"hooks\": {}}' > .claude/settings.json && "
+            f"git add -f .claude/settings.json && git {ID} commit -qm x && "
+            "git rm -q --cached -r .claude && rm -rf .claude"
+        ),
+        "pth": f"echo \"import os; os.system('{fire}pth')\" > {SITE}/evil.pth",
+        "sitecustomize": (
+            f"echo \"import os; os.system('{fire}sitecustomize')\" > {SITE}/sitecustomize.py"
+        ),
+        "sub-envrc": "mkdir -p pkg && echo 'echo hi' > pkg/.envrc",
+        "sub-claude": "mkdir -p pkg/.claude && echo '{}' > pkg/.claude/settings.json",
+    }
+
+
+def bare_payload(marks: Path) -> str:
+    """Turns a folder without a `.git` into a git directory whose config runs a program."""
+    return (
+        "git init -q --bare . && git config core.bare false && "
+        f"git config core.worktree \"$PWD\" && git config core.fsmonitor 'touch {marks}/bare'"
+    )
+
+
+def world(root: Path) -> tuple[Path, Path, Path]:
+    """A git project with a repository 4 levels down and a virtual environment, a folder that is
+    no repository, and the folder the planted code marks."""
+    project, plain, marks = root / "project", root / "plain", root / "marks"
+    for d in (project, plain, marks, project / "l1" / "l2" / "l3" / "l4"):
+        d.mkdir(parents=True, exist_ok=True)
+    run = {"check": True, "capture_output": True, "env": {**GIT, "PATH": "/usr/bin:/bin"}}
+    subprocess.run(["git", "init", "-q", str(project)], **run)  # type: ignore[call-overload]
+    subprocess.run(["git", "init", "-q", str(project / "l1/l2/l3/l4")], **run)  # type: ignore[call-overload]
+    (project / "README.md").write_text("# demo\n")
+    subprocess.run(["git", "-C", str(project), "add", "README.md"], **run)  # type: ignore[call-overload]
+    subprocess.run(["git", "-C", str(project), "commit", "-qm", "one"], **run)  # type: ignore[call-overload]
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(project / ".venv")], check=True
+    )
+    (plain / "notes.txt").write_text("notes\n")
+    return project, plain, marks
+
+
+def follow_ups(project: Path, plain: Path) -> None:
+    """What the person runs later, outside any sandbox."""
+    quiet = {"capture_output": True, "env": {**GIT, "PATH": "/usr/bin:/bin"}}
+    for where in (project, project / "sub", project / "l1/l2/l3/l4", plain):
+        if where.is_dir():
+            subprocess.run(["git", "status", "--porcelain"], cwd=where, **quiet)  # type: ignore[call-overload]
+    subprocess.run(["git", "checkout", "--", "."], cwd=project, **quiet)  # type: ignore[call-overload]
+    subprocess.run([str(project / ".venv/bin/python"), "-c", "pass"], **quiet)  # type: ignore[call-overload]
+
+
+def fired(project: Path, marks: Path) -> set[str]:
+    found = {p.name for p in marks.iterdir()}
+    if (project / ".claude" / "settings.json").exists():
+        found.add("checkout-wrote-.claude")
+    for rel in ("pkg/.envrc", "pkg/.claude/settings.json"):
+        if (project / rel).exists():
+            found.add(rel)
+    return found
+
+
+@pytest.fixture
+def top() -> Iterator[Path]:
+    root = Path(tempfile.mkdtemp(prefix="agent-tui-gate-", dir="/var/tmp"))
+    try:
+        yield root
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+EXPECTED = {
+    "commondir": {"commondir"},
+    "new-nested": {"new-nested"},
+    "deep-config": {"deep-config"},
+    "index": {"checkout-wrote-.claude"},
+    "commit": set(),  # planted in a commit: `git reset --hard` or a checkout of it writes it
+    "pth": {"pth"},
+    "sitecustomize": {"sitecustomize"},
+    "sub-envrc": {"pkg/.envrc"},
+    "sub-claude": {"pkg/.claude/settings.json"},
+}
+
+
+def test_each_payload_really_plants_code_when_run_unguarded(top: Path) -> None:
+    """The oracle: bash alone, then the person's follow-ups: each payload fires."""
+    env = {**GIT, "PATH": "/usr/bin:/bin"}
+    for name, expected in EXPECTED.items():
+        project, plain, marks = world(top / name)
+        subprocess.run(["bash", "-c", payloads(marks)[name]], cwd=project, env=env, check=True)
+        follow_ups(project, plain)
+        assert fired(project, marks) >= expected, name
+        if name == "commit":
+            subprocess.run(["git", "reset", "-q", "--hard"], cwd=project, env=env, check=True)
+            assert fired(project, marks) >= {"checkout-wrote-.claude"}
+    project, plain, marks = world(top / "bare")
+    subprocess.run(["bash", "-c", bare_payload(marks)], cwd=plain, env=env, check=True)
+    follow_ups(project, plain)
+    assert fired(project, marks) == {"bare"}
+
+
+async def run_through_agent(cwd: Path, home: Path, commands: list[str]) -> list[str]:
+    """One headless run whose model asks for each command in turn: each tool result's text."""
+    calls = [("Bash", {"command": c}) for c in commands]
+    async with SSEServer(hostile_model(calls)) as api:
+        code, _, err = await run_agent_tui(
+            api, cwd, home, "-p", "go", "--mode", "yolo", "--sandbox", "on",
+            extra_env={**GIT},
+        )  # fmt: skip
+    assert code == 0, err.decode()
+    results = [
+        json.dumps(b["content"])
+        for m in api.requests[-1].json["messages"]
+        if m["role"] == "user" and isinstance(m["content"], list)
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
+    assert len(results) == len(commands)
+    return results
+
+
+async def test_the_gate_holds_every_payload_and_the_persons_commands_run_nothing(top: Path) -> None:
+    project, plain, marks = world(top)
+    home = top / "app"
+    planted = payloads(marks)
+    texts = await run_through_agent(project, home, list(planted.values()))
+    results = dict(zip(planted, texts, strict=True))
+    [results["bare"]] = await run_through_agent(plain, home, [bare_payload(marks)])
+    follow_ups(project, plain)
+    subprocess.run(["git", "reset", "-q", "--hard"], cwd=project, capture_output=True)
+    assert fired(project, marks) == set(), results
+    for name, text in results.items():
+        assert "held back" in text, (name, text)
+    assert "(git checkout would write it)" in results["index"]
+    assert "its new commits hold .claude/settings.json" in results["commit"]
+    assert "a new repository sub/.git/" in results["new-nested"]
+    assert "a .pth file" in results["pth"]
+    assert "makes the project itself a git directory" in results["bare"]
+    # what was held waits for the person, listed by the CLI
+    listing = subprocess.run(
+        [sys.executable, "-m", "agent_tui", "changes", "list", "--all"],
+        capture_output=True,
+        text=True,
+        env={"AGENT_TUI_HOME": str(home), "PATH": "/usr/bin:/bin"},
+        cwd=project,
+    )
+    assert listing.returncode == 0, listing.stderr
+    assert len(listing.stdout.strip().splitlines()) == len(results)
+
+
+async def test_an_ordinary_command_lands_whole(top: Path) -> None:
+    project, _, _ = world(top)
+    command = (
+        "mkdir -p src/pkg && echo 'x = 1' > src/pkg/mod.py && echo more >> README.md && "
+        f"git add -A src README.md && git {ID} commit -qm work && echo done"
+    )
+    [text] = await run_through_agent(project, top / "app", [command])
+    assert "held back" not in text, text
+    assert (project / "src/pkg/mod.py").read_text() == "x = 1\n"
+    log = subprocess.run(["git", "log", "--oneline"], cwd=project, capture_output=True, text=True)
+    assert "work" in log.stdout
+    status = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"], cwd=project, capture_output=True
+    )
+    assert status.stdout == b""  # the index, the commit and the files landed together
+    await asyncio.sleep(0)
