@@ -307,6 +307,8 @@ def main(argv: list[str] | None = None) -> int:
     app = AgentApp(options, tune_collector=True)
     app.run()
     code_caches.save_and_stop()  # if the app ended before its boot worker could
+    if app.terminated:
+        print("agent-tui: stopped by SIGTERM (the turn stopped, its commands' changes held)")
     if app.resume_hint:
         print(app.resume_hint)
     return app.return_code or 0

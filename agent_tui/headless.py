@@ -9,6 +9,7 @@ a damaged database, one from a newer agent-tui); 2 a usage error."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import sys
 from typing import Any
@@ -36,8 +37,39 @@ NOT_RECORDED = "this session is not (all) recorded"
 _SKIP = (ToolInputDelta, ChangeStarted, ChangeRecorded)
 
 
+#: what a run stopped by SIGTERM says (CI timeouts, systemd and `docker stop` send it)
+TERMINATED = (
+    "agent-tui: stopped by SIGTERM: the turn was cut short (its commands stopped, their file "
+    "changes held, not applied); what it did is recorded: --continue goes on"
+)
+
+
 def run_headless(options: Options, prompt: str, output_format: str = "text") -> int:
-    return asyncio.run(_run(options, prompt, output_format))
+    try:
+        return asyncio.run(_run(options, prompt, output_format))
+    except asyncio.CancelledError:  # SIGTERM before the turn began
+        print(TERMINATED, file=sys.stderr)
+        return 143
+
+
+def _stop_on_sigterm(agent: Any) -> list[str]:
+    """SIGTERM stops the run as Esc stops a turn: the running turn is cancelled (its commands'
+    process groups killed, their change sets held, the record finished); before or after a
+    turn the run itself is. The returned list says whether it came."""
+    import signal
+
+    came: list[str] = []
+    task = asyncio.current_task()
+
+    def on_term() -> None:
+        came.append("SIGTERM")
+        if not agent.cancel() and task is not None:
+            task.cancel()
+
+    # not the main thread, or no signals here: SIGTERM does what it always did
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, on_term)
+    return came
 
 
 async def _run(options: Options, prompt: str, output_format: str) -> int:
@@ -46,6 +78,7 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
     from agent_tui.sessions.session_lock import SessionInUse
 
     agent = make_agent(options)
+    terminated = _stop_on_sigterm(agent)
     permissions = agent.permissions
     for warning in getattr(permissions, "load_warnings", ()):
         print(f"agent-tui: warning: {warning}", file=sys.stderr)
@@ -152,6 +185,9 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             agent.config.sandbox.close()
         if recorder is not None:
             recorder.close()  # a last try if the store failed; never raises for the store
+    if terminated:
+        print(TERMINATED, file=sys.stderr)
+        return 143
     if output_format == "text":
         text = "".join(answer).strip()
         if text:

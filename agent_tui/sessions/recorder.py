@@ -69,6 +69,8 @@ class Recorder:
         self.store = store
         self.agent = agent
         self.session_id = session_id
+        #: closed (the app quits): later events are not written
+        self.closed = False
         # One session, one process (`session_lock.py`); raises `SessionInUse` before anything
         # is attached. A sub-agent's session is its own and never continued.
         if lock is None and session_id is not None and parent is None:
@@ -165,6 +167,8 @@ class Recorder:
         self._write(lambda: self.store.messages.append_block(self._session(), ref.get(), block))
 
     def on_event(self, event: Event) -> None:
+        if self.closed:
+            return  # the app is quitting: what comes after the last write can't be kept
         if isinstance(event, ToolInputDelta) or (
             self.session_id is None
             and not self.backlog.failing
@@ -287,6 +291,7 @@ class Recorder:
         """Write what waits (a last try if the store failed) and close the store. Never raises
         for the store's sake: `unrecorded` says whether everything got written."""
         self.backlog.retry()
+        self.closed = True
         with contextlib.suppress(*STORE_ERRORS):
             self.store.close()
         self._release()

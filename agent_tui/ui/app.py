@@ -10,6 +10,8 @@ agent once it is built.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import shutil
 from collections.abc import Iterable
 from pathlib import Path
@@ -128,6 +130,8 @@ class AgentApp(App[int]):
         self.slash = SlashCommands(self, self)
         #: printed by the command line after the app exits (how to come back to this session)
         self.resume_hint = ""
+        #: the app quits because of SIGTERM
+        self.terminated = False
 
     # --- the main screen and its parts -------------------------------------------------------
 
@@ -139,6 +143,7 @@ class AgentApp(App[int]):
 
     def main_mounted(self) -> None:
         """The main screen's widgets are mounted and styled, its first frame not yet painted."""
+        self._stop_on_sigterm()
         self.boot.keep_first_screen_css()
         self.query_one(PromptInput).focus()
         self.boot.preload()  # while the first frame waits for its tick
@@ -254,9 +259,27 @@ class AgentApp(App[int]):
         # Over a dialog or the session browser, shift+tab and the page keys are theirs again.
         return not (action in ("cycle_mode", "scroll_chat") and len(self.screen_stack) > 1)
 
+    def _stop_on_sigterm(self) -> None:
+        """SIGTERM (systemd, `docker stop`, a closing terminal emulator's parent) quits as Ctrl+Q
+        does — the turn stopped, its commands' changes held, the record finished, the terminal
+        given back — and the command line says so in one line (exit code 143)."""
+        import signal
+
+        def on_term() -> None:
+            self.terminated = True
+            self.call_later(self.action_quit)
+
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, on_term)
+
     async def action_quit(self) -> None:
         if (agent := self.agent) is not None:
-            agent.cancel()
+            worker = self.turns.worker
+            if agent.cancel() and worker is not None:
+                # the turn's own end first: its commands stopped and their change sets held,
+                # its record written, before the store closes under it
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(worker.wait(), 15)
             if agent.config.shells is not None:  # quitting kills every background shell
                 await agent.config.shells.kill_all()
             await self.settings.stop_mcp()
@@ -266,7 +289,7 @@ class AgentApp(App[int]):
             if session_id := self.recorder.session_id:
                 self.resume_hint = f"Resume this session: agent-tui --resume {session_id}"
             self.recorder.close()
-        self.exit(0)
+        self.exit(143 if self.terminated else 0)
 
     # --- the app's own housekeeping ----------------------------------------------------------
 
