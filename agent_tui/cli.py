@@ -192,8 +192,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--sandbox",
         choices=("off", "on", "auto"),
         default=None,
-        help="run Bash inside an OS sandbox: on (default; the usual questions), auto (commands "
-        "asked about only because they may run code or write in the project run unasked), off",
+        help="run Bash inside an OS sandbox: auto (default: commands asked about only for what "
+        "the sandbox contains run unasked; their protected changes wait at its gate), on (the "
+        "usual questions too), off",
     )
     parser.add_argument("--cwd", type=Path, default=None, help="working directory for tools")
     parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")

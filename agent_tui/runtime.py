@@ -48,7 +48,7 @@ class Options:
     thinking: int | None = None
     #: `--mcp-config FILE` files, beside the user's and (when trusted) the project's
     mcp_configs: list[Path] = field(default_factory=list)
-    #: `--sandbox off|on|auto`; None: `[sandbox] mode` in the user's settings, else "on"
+    #: `--sandbox off|on|auto`; None: `[sandbox] mode` in the user's settings, else "auto"
     sandbox: str | None = None
     #: the app's first prompt (`agent-tui "PROMPT"`), sent once the agent is ready
     initial_prompt: str | None = None
@@ -310,7 +310,7 @@ def make_sandbox(options: Options, permissions: Any) -> Any:
     from agent_tui.sandbox.runner import Sandbox
 
     reap(data_dir() / "running")
-    config = load_config(config_dir(), options.cwd, options.sandbox, default="on")
+    config = load_config(config_dir(), options.cwd, options.sandbox, default="auto")
     sandbox = Sandbox(
         config,
         options.cwd,

@@ -46,7 +46,10 @@ def test_no_key_means_offline(tmp_path: Path) -> None:
 
 
 def test_stream_json_has_one_typed_event_a_line(tmp_path: Path) -> None:
-    done = run(["-p", "run a command", "--output-format", "stream-json"], tmp_path)
+    # --sandbox on: the asking mode (by default the sandbox runs the command unasked)
+    done = run(
+        ["-p", "run a command", "--output-format", "stream-json", "--sandbox", "on"], tmp_path
+    )
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     types = [e["type"] for e in events]
@@ -269,20 +272,22 @@ def test_p_before_other_flags_takes_the_prompt_after_them(tmp_path: Path) -> Non
 
 
 def test_denied_calls_are_said_on_stderr_with_the_flag_that_allows_them(tmp_path: Path) -> None:
-    done = run(["-p", "run a command", "--offline"], tmp_path)
+    done = run(["-p", "run a command", "--offline", "--sandbox", "on"], tmp_path)
     assert done.returncode == 0, done.stderr  # the turn answered: as Claude Code, exit 0
     lines = done.stderr.splitlines()
     assert "agent-tui: 1 tool call denied in this run:" in lines
     assert any(line.startswith("  Bash: du -sh") for line in lines)
     assert "agent-tui: to allow them, run again with --allow 'Edit(./largest.txt)'" in lines
     # the flag it names does allow it: nothing is denied the second time
-    again = run(["-p", "run a command", "--offline", "--allow", "Edit(./largest.txt)"], tmp_path)
+    allow = ["--allow", "Edit(./largest.txt)", "--sandbox", "on"]
+    again = run(["-p", "run a command", "--offline", *allow], tmp_path)
     assert again.returncode == 0 and "denied" not in again.stderr
     assert (tmp_path / "largest.txt").exists()
 
 
 def test_json_result_lists_the_denied_calls(tmp_path: Path) -> None:
-    done = run(["-p", "run a command", "--offline", "--output-format", "json"], tmp_path)
+    args = ["-p", "run a command", "--offline", "--output-format", "json", "--sandbox", "on"]
+    done = run(args, tmp_path)
     result = json.loads(done.stdout)
     [denial] = result["permission_denials"]
     assert denial["tool_name"] == "Bash" and denial["by"] == "headless"

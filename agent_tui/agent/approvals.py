@@ -253,6 +253,28 @@ class Approvals:
         self.emit(Notice("info" if allowed else "warning", f"{what}: {verdict}"))
         return allowed
 
+    async def ask_forward(self, shell: str, port: int) -> str:
+        """A background shell listens on `port` in the sandbox: may the person's loopback reach
+        it? "once", "always" (this project, later sessions too) or "deny"."""
+        decision = Decision(
+            "ask",
+            reason=f"{shell} listens on {port} inside the sandbox; forwarded, your browser and "
+            f"other programs on this machine reach it at 127.0.0.1:{port}",
+            risk=f"{shell} listens on {port} — forward it to this machine?",
+            source="sandbox",
+        )
+        request = ApprovalRequest(
+            "",
+            "Bash",
+            {"forward_port": port, "shell": shell},
+            f"{shell}: port {port}",
+            decision,
+            str(self.cwd),
+            remember=f"port {port} for this project",
+        )
+        answer = await self.ask(request)
+        return answer.choice if answer.choice != "session" else "once"
+
     async def review_changes(
         self, tool_use_id: str, tool: str, review: Any
     ) -> tuple[int, ...] | None:

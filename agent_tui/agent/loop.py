@@ -115,6 +115,12 @@ class Agent:
         self._cancel_requested = self.running = False
         #: the last turn failed in a way that a retry (`retry()`) can pick up
         self.can_retry = False
+        shells = config.shells
+        if shells is not None and getattr(shells, "checkpoints", True) is None:
+            # the session's background shells (a sub-agent's calls use its parent's): their
+            # synced changes go to this agent's checkpoints, the agent's changes reach them
+            shells.attach(self.checkpoints, self.emit, lambda: self.running)
+            self.listeners.append(shells.on_event)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -262,6 +268,9 @@ class Agent:
         failed: bool = False,
         cancelled: bool = False,
     ) -> TurnFinished:
+        shells = self.config.shells
+        if shells is not None and getattr(shells, "checkpoints", None) is self.checkpoints:
+            await shells.sync_all()  # the background shells' writes so far are the turn's too
         await self.checkpoints.end_turn()
         usage, cost = self.turn_usage, self.turn_cost
         self.session_usage += usage

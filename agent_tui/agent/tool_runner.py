@@ -166,6 +166,7 @@ class ToolRunner:
             review_changes=None
             if self.approvals.headless
             else partial(self.approvals.review_changes, tool_use_id, name),
+            ask_forward=None if self.approvals.headless else self.approvals.ask_forward,
         )
 
 

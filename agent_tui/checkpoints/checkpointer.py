@@ -314,6 +314,18 @@ class Checkpointer:
         self.emit(event)
         return event
 
+    def record_background(self, shell: str, subject: str, files: list[dict[str, Any]]) -> None:
+        """A background shell's synced changes: part of the turn running now (its checkpoint),
+        else a checkpoint of their own."""
+        if not self.enabled or not files:
+            return
+        turn = self._turn
+        if turn is None:
+            self.record_applied(f"{shell}: {subject}", files)
+            return
+        turn.records.extend(files)
+        self.emit(ChangeRecorded(turn.checkpoint, f"{shell}-{os.urandom(3).hex()}", "Bash", files))
+
     def record_applied(self, subject: str, files: list[dict[str, Any]]) -> FilesChanged | None:
         """Changes applied outside a tool call (a held change set the person applied): a
         checkpoint of their own, so undo can take them back."""

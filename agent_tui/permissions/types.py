@@ -83,6 +83,8 @@ class ApprovalRequest:
     items: tuple[ChoiceItem, ...] = ()
     #: the dialog may offer "allow, and review the change set before it lands" (`r`)
     can_review: bool = False
+    #: what an "always" answer remembers when it is not a rule (a forwarded port); "" none
+    remember: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,6 +51,7 @@ class Backend(Protocol):
         project: list[str] | None = None,
         work: Path | None = None,
         netns: int | None = None,
+        mirror: Path | None = None,
     ) -> Wrapped:
         """`argv` run inside the boundary `layout` describes, reaching the network only through
         the proxy listening on `proxy_socket` (None: no network at all). `project`: the

@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 
 #: where the proxy's socket appears inside (on the empty /run)
 PROXY_SOCKET = "/run/agent-tui-proxy.sock"
+#: where a background shell's bridge listens for what to write through its overlay
+MIRROR_DIR = "/run/agent-tui-mirror"
 #: the app's own credentials never reach a sandboxed command's environment
 SECRET_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "AWS_SECRET_ACCESS_KEY")
 _NAMESPACES = ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
@@ -116,9 +118,12 @@ class BwrapBackend:
         project: list[str] | None = None,
         work: Path | None = None,
         netns: int | None = None,
+        mirror: Path | None = None,
     ) -> Wrapped:
         """`project`: the transaction's overlay arguments; `work`: the command's own folder;
-        `netns`: the pid of the session's network holder, whose namespaces the command joins."""
+        `netns`: the pid of the session's network holder, whose namespaces the command joins;
+        `mirror`: a folder of the session's where the (Python) bridge listens for what changes
+        in the project while the command runs (a background shell, `live.py`)."""
         assert self.path is not None, "availability() first"
         # bwrap starts with SIGTERM ignored (`sh` sets it and execs bwrap: no process is added).
         # A timeout or a stop sends SIGTERM to the whole group, bwrap included; bwrap has no
@@ -132,6 +137,7 @@ class BwrapBackend:
             project=project,
             work=work,
             shared_net=netns is not None,
+            mirror=mirror,
         )
         args = [*_TERM_IGNORED, self.path, *inner]
         if netns is not None:
@@ -142,11 +148,14 @@ class BwrapBackend:
             args.append("--as-pid-1")
         args.append("--")
         if proxy_socket is not None:
-            if self.bridge == "perl":
+            if self.bridge == "perl" and mirror is None:
                 args += ["perl", "-e", _inside_source("inside.pl"), PROXY_SOCKET, "--"]
             else:
                 args += [sys.executable, "-I", "-S", "-c", _inside_source("inside.py")]
-                args += [PROXY_SOCKET, "--"]
+                args += [PROXY_SOCKET]
+                if mirror is not None:
+                    args += ["--mirror", f"{MIRROR_DIR}/sock", str(layout.cwd)]
+                args += ["--"]
         return Wrapped(args + argv)
 
 
@@ -173,6 +182,7 @@ def arguments(
     project: list[str] | None = None,
     work: Path | None = None,
     shared_net: bool = False,
+    mirror: Path | None = None,
 ) -> list[str]:
     """bwrap's arguments for `layout`. `project`: the arguments that mount the project (a
     transaction's overlay; None: as `layout.writable` binds it); `work`: this command's own
@@ -210,6 +220,8 @@ def arguments(
         args += ["--bind", str(p), str(p)]
     if proxy_socket is not None:
         args += ["--ro-bind", str(proxy_socket), PROXY_SOCKET]
+    if mirror is not None:
+        args += ["--bind", str(mirror), MIRROR_DIR]
     if layout.placeholders:
         # git inside ignores the placeholders (else `git add -A` commits them: see git_exclude)
         made = [p for p, _ in layout.placeholders]

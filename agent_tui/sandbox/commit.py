@@ -84,8 +84,12 @@ def _git_mode(st: os.stat_result) -> str:
 
 
 class _Apply:
-    def __init__(self, root: Path, blobs: BlobStore | None, by: str, scratch: Any) -> None:
+    def __init__(
+        self, root: Path, blobs: BlobStore | None, by: str, scratch: Any, copy: bool = False
+    ) -> None:
         self.root = root
+        #: copy from the upper directory, leaving it as it is (a live background shell's)
+        self.copy = copy
         self.keeper = _Keeper(blobs)
         self.by = by
         self.scratch = scratch
@@ -184,6 +188,8 @@ class _Apply:
             entry = self.scratch.journal(path.parent / tmp)
             try:
                 try:
+                    if self.copy:
+                        raise OSError(errno.EXDEV, "copied, not moved")
                     os.rename(upper, tmp, dst_dir_fd=fd)
                 except OSError as exc:
                     if exc.errno != errno.EXDEV:
@@ -218,11 +224,18 @@ def _files_under(folder: Path) -> list[Path]:
 
 
 def apply_changes(
-    root: Path, changes: Iterable[Change], *, blobs: BlobStore | None, by: str, scratch: Any
+    root: Path,
+    changes: Iterable[Change],
+    *,
+    blobs: BlobStore | None,
+    by: str,
+    scratch: Any,
+    copy: bool = False,
 ) -> Applied:
     """Apply `changes` (in path order: a folder before what it holds) to the project `root`.
-    A change that fails is named in `failed` with why and left in the change set."""
-    work = _Apply(root, blobs, by, scratch)
+    A change that fails is named in `failed` with why and left in the change set. `copy`: files
+    are copied from the upper directory, not moved (it is still mounted)."""
+    work = _Apply(root, blobs, by, scratch, copy)
     failed_dirs: list[str] = []
     for change in changes:
         if any(change.rel.startswith(d + "/") for d in failed_dirs):

@@ -4,9 +4,16 @@ carries each connection to the app's proxy through the Unix socket bound in (the
 other network). It exits with the command's status, which ends every process left in the
 sandbox's pid namespace.
 
-It is run as `python -I -S -c SOURCE SOCKET -- COMMAND...`: no site, no environment, and only
-built-in modules (`_socket`, `select`, `_signal`; `threading` once a connection comes), so it
-starts in a few milliseconds. Keep it standard-library only and self-contained.
+It is run as `python -I -S -c SOURCE SOCKET [--mirror MSOCKET PROJECT] -- COMMAND...`: no site,
+no environment, and only built-in modules (`_socket`, `select`, `_signal`; `threading` once a
+connection comes), so it starts in a few milliseconds. Keep it standard-library only and
+self-contained.
+
+With `--mirror` (a background shell's bridge), it also listens on MSOCKET for what changed in the
+project outside the sandbox while the shell runs, and writes each change through the shell's
+overlay (its view of the project would not see a file replaced underneath it, nor would a file
+watcher be told): one JSON line per entry, `{"rel", "kind": "file"|"link"|"dir"|"absent",
+"mode", "size"}`, then `size` bytes of content.
 """
 
 import _signal  # type: ignore[import-not-found]
@@ -54,9 +61,90 @@ def serve(client, path):
     upstream.close()
 
 
+def mirror_one(project, entry, content):
+    import shutil
+
+    rel = entry["rel"]
+    if rel.startswith("/") or ".." in rel.split("/"):
+        return
+    dst = os.path.join(project, rel)
+    kind = entry["kind"]
+    if kind == "absent":
+        if os.path.isdir(dst) and not os.path.islink(dst):
+            shutil.rmtree(dst, ignore_errors=True)
+        elif os.path.lexists(dst):
+            os.unlink(dst)
+        return
+    if kind == "dir":
+        os.makedirs(dst, exist_ok=True)
+        return
+    os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
+    tmp = os.path.join(os.path.dirname(dst), ".agent-tui-mirror-" + os.urandom(4).hex())
+    if kind == "link":
+        os.symlink(content.decode("utf-8", "surrogateescape"), tmp)
+    else:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, entry.get("mode", 0o644) & 0o777)
+        with os.fdopen(fd, "wb") as out:
+            out.write(content)
+    if os.path.isdir(dst) and not os.path.islink(dst):
+        shutil.rmtree(dst, ignore_errors=True)
+    os.replace(tmp, dst)
+
+
+def mirror_serve(client, project):
+    import json
+
+    chunks = []
+    while True:
+        data = client.recv(1 << 20)
+        if not data:
+            break
+        chunks.append(data)
+    buffer = b"".join(chunks)
+    done = at = 0
+    try:
+        while at < len(buffer):
+            end = buffer.index(b"\n", at)
+            entry = json.loads(buffer[at:end])
+            content = buffer[end + 1 : end + 1 + entry["size"]]
+            at = end + 1 + entry["size"]
+            try:
+                mirror_one(project, entry, content)
+                done += 1
+            except OSError:
+                pass
+        client.sendall(f"ok {done}\n".encode())
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    client.close()
+
+
+def mirror_listen(path, project):
+    import threading
+
+    listener = S.socket(S.AF_UNIX, S.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(16)
+
+    def loop():
+        while True:
+            try:
+                fd, _ = listener._accept()
+            except OSError:
+                continue
+            threading.Thread(
+                target=mirror_serve, args=(S.socket(fileno=fd), project), daemon=True
+            ).start()
+
+    threading.Thread(target=loop, daemon=True).start()
+
+
 def main():
     args = sys.argv[1:]
     path, command = args[0], args[2:]
+    if args[1] == "--mirror":
+        mirror_listen(args[2], args[3])
+        command = args[5:]
     listener = S.socket(S.AF_INET, S.SOCK_STREAM)
     listener.bind(("127.0.0.1", 0))
     listener.listen(128)
@@ -64,8 +152,8 @@ def main():
     env = dict(os.environ)
     for name in PROXY_VARS:
         env[name] = url
-    env.pop("NO_PROXY", None)
-    env.pop("no_proxy", None)
+    # the sandbox's own loopback (a server a background shell runs) is reached directly
+    env["NO_PROXY"] = env["no_proxy"] = "localhost,127.0.0.1,::1"
     pid = os.fork()
     if pid == 0:
         listener.close()

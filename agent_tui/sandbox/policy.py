@@ -1,9 +1,13 @@
 """How the sandbox changes a Bash decision (the permission engine's answer comes first):
 
-- `auto`: a command the analyser asks about only because it may run code or write inside the
-  project (`Decision.kinds` ⊆ {"code", "write"}) runs inside the sandbox without asking. Deny
-  rules, ask rules, destructive commands, writes outside or to protected paths, an incomplete
-  analysis: all still ask (or deny), as today.
+- `auto` (the default): where the sandbox runs commands as transactions (its overlay, the
+  commit gate, HOME, the environment and sockets by allow-list), a command the analyser asks
+  about only for what the sandbox contains — it may run code, it writes inside the project, it
+  writes outside it or to a protected path (`Decision.kinds` ⊆ AUTO_KINDS) — runs inside without
+  asking: what it writes outside fails, what it writes to a protected file waits at the gate.
+  Deny rules, ask rules, destructive commands and an incomplete analysis still ask (or deny), a
+  new host asks at the proxy. Where commands can't run as transactions (no overlay here),
+  `auto` asks as `on` does.
 - `dangerouslyDisableSandbox: true` (Claude Code's Bash input): always asks, in every mode, yolo
   included, and no rule can allow it ("always" is not offered). A deny still denies.
 - A command the person excluded (`excludedCommands`) runs outside, under the usual questions.
@@ -16,7 +20,7 @@ from typing import Any
 
 from agent_tui.permissions.types import Decision
 
-AUTO_KINDS = frozenset({"code", "write"})
+AUTO_KINDS = frozenset({"code", "write", "outside", "protected"})
 OUTSIDE_RISK = (
     "runs OUTSIDE the sandbox: it can change any file you can and reach any host — the model "
     "asked to leave it"
@@ -48,6 +52,7 @@ def sandbox_decision(sandbox: Any, raw: dict[str, Any], decision: Decision) -> D
         and decision.behavior == "ask"
         and decision.kinds
         and set(decision.kinds) <= AUTO_KINDS
+        and sandbox.transactional
     ):
         return Decision(
             "allow",

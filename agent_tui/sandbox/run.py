@@ -11,6 +11,7 @@ from agent_tui.sandbox.reaper import Records, remove_placeholder
 
 if TYPE_CHECKING:
     from agent_tui.sandbox.layout import Layout
+    from agent_tui.sandbox.live import LiveTransaction
     from agent_tui.sandbox.proxy import Proxy
     from agent_tui.sandbox.settle import ReviewFn, Settled
     from agent_tui.sandbox.transaction import Transaction
@@ -34,6 +35,8 @@ class SandboxRun:
     blocked: list[str] = field(default_factory=list)
     settled: Settled | None = None
     home_root: bool = False
+    #: a background shell's transaction, synced and mirrored as it runs (`live.py`)
+    live: LiveTransaction | None = None
 
     def started(self, pgid: int) -> None:
         """The command runs as process group `pgid`: record it for the reaper."""
@@ -63,8 +66,9 @@ class SandboxRun:
         by: str = "Bash",
         nobody: str = "no one is there to approve it",
     ) -> Settled | None:
-        """Judge and apply the change set (once); None when the command had no transaction."""
-        if self.txn is None:
+        """Judge and apply the change set (once); None when the command had no transaction (or
+        a live one, which settles as it runs)."""
+        if self.txn is None or self.live is not None:
             return None
         if self.settled is None:
             from agent_tui.sandbox.settle import settle

@@ -14,6 +14,7 @@ placeholders for missing ones) and undo falls back to snapshots; `start_notices`
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import os
 import shutil
@@ -30,7 +31,9 @@ from agent_tui.sandbox.run import SandboxRun
 
 if TYPE_CHECKING:  # the rest loads with the first command, not on the way to a ready agent
     from agent_tui.sandbox.layout import Layout
+    from agent_tui.sandbox.netns import Holder
     from agent_tui.sandbox.network import AskHost
+    from agent_tui.sandbox.ports import PortWatch
     from agent_tui.sandbox.settle import ReviewFn
 
 
@@ -51,17 +54,18 @@ async def start_command(
     *,
     inside: bool = True,
     label: str = "",
+    background: bool = False,
 ) -> Started:
     """`bash -c COMMAND` as it is started: inside `sandbox` when `inside` (a transaction where
-    overlays work), else outside under the reaper's guard, so nothing it starts outlives the app.
-    `ask`: who answers the sandbox's network questions."""
+    overlays work; a live one for a `background` shell), else outside under the reaper's guard,
+    so nothing it starts outlives the app. `ask`: who answers the sandbox's network questions."""
     from agent_tui.sandbox.environment import command_environment, outside_environment
 
     argv = ["bash", "-c", command]
     if sandbox is None:
         return Started(guarded(argv), command_environment(os.environ), None)
     if inside and sandbox.active:
-        run = await sandbox.prepare(argv, ask, label=label)
+        run = await sandbox.prepare(argv, ask, label=label, background=background)
         return Started(run.argv, run.env, run)
     if sandbox.active:  # the person let it run outside: their environment, less the app's keys
         return Started(guarded(argv), outside_environment(os.environ), None)
@@ -105,6 +109,9 @@ class Sandbox:
         self._layers: Path | None = None
         self._dir_record: Path | None = None
         self._count = itertools.count(1)
+        self._holder: Holder | None = None
+        #: the watch over the ports background shells listen on (`ports.py`), once started
+        self.port_watch: PortWatch | None = None
 
     # --- state ---
 
@@ -243,7 +250,27 @@ class Sandbox:
             self._layers.mkdir(parents=True, exist_ok=True, mode=0o700)
         return self._layers
 
+    async def network(self) -> int | None:
+        """The session's network namespace (its holder's pid), started with the first command;
+        None where commands keep a namespace each (no nsenter, a setuid bwrap)."""
+        path = getattr(self.backend, "path", None)
+        if not path or not getattr(self.backend, "userns", False):
+            return None
+        if self._holder is None:
+            from agent_tui.sandbox.netns import Holder
+
+            self._holder = Holder(path, self.session_dir() / "net")
+        return await self._holder.start()
+
+    @property
+    def holder(self) -> Holder | None:
+        return self._holder if self._holder is not None and self._holder.pid else None
+
     def close(self) -> None:
+        if self._holder is not None and self._holder.proc is not None:
+            with contextlib.suppress(ProcessLookupError):
+                self._holder.proc.kill()
+            self._holder = None
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None
@@ -305,11 +332,17 @@ class Sandbox:
         )
 
     async def prepare(
-        self, argv: list[str], ask: AskHost | None, *, lasting: bool = False, label: str = ""
+        self,
+        argv: list[str],
+        ask: AskHost | None,
+        *,
+        lasting: bool = False,
+        label: str = "",
+        background: bool = False,
     ) -> SandboxRun:
         """`argv` wrapped to run inside, with a proxy of its own that asks through `ask`
         (`lasting`: a process that runs all session, see `plan_layout`), as a transaction
-        where overlays work."""
+        where overlays work — a live one (`live.py`) for a `background` shell."""
         if not self.availability.ok:  # never claim a sandbox the process doesn't have
             raise RuntimeError(f"no sandbox: {self.availability.detail}")
         from agent_tui.sandbox.network import HostGate
@@ -323,8 +356,13 @@ class Sandbox:
                 Transaction.begin, self.changes_base, self.cwd, " ".join(argv[2:3]), label=label
             )
         layout = await asyncio.to_thread(self.layout, lasting=lasting, overlay=txn is not None)
+        netns = None if lasting else await self.network()
         n = next(self._count)
         work = self.layers_dir() / "work" / str(n) if layout.home is not None else None
+        mirror = None
+        if background and txn is not None:
+            mirror = self.session_dir() / f"mirror-{n}"
+            mirror.mkdir(mode=0o700)
         socket_path = self.session_dir() / f"proxy-{n}.sock"
         gate = HostGate(self.permissions, self.config.allowed_domains, ask)
         explicit: frozenset[str] = getattr(self.permissions, "explicit_hosts", frozenset())
@@ -337,6 +375,8 @@ class Sandbox:
                 socket_path,
                 project=txn.arguments() if txn is not None else None,
                 work=work,
+                netns=netns,
+                mirror=mirror,
             )
         except BaseException:
             await proxy.close()
@@ -344,6 +384,11 @@ class Sandbox:
                 txn.discard()
             raise
         home_root = self.cwd == Path(os.path.expanduser("~")).resolve()
+        live = None
+        if mirror is not None and txn is not None:
+            from agent_tui.sandbox.live import LiveTransaction
+
+            live = LiveTransaction(txn, mirror, by=f"Bash ({label})" if label else "Bash")
         return SandboxRun(
             wrapped.argv,
             self.environment(),
@@ -353,6 +398,7 @@ class Sandbox:
             txn=txn,
             work=work,
             home_root=home_root,
+            live=live,
         )
 
     # --- /sandbox ---

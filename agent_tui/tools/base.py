@@ -73,6 +73,9 @@ class ToolContext:
     review_changes: Callable[[Any], Awaitable[tuple[int, ...] | None]] | None = None
     #: the person asked to review this call's change set before it lands
     review: bool = False
+    #: a background shell listens on a port in the sandbox: forward it to the person's
+    #: loopback? `await ask_forward(shell_id, port)` -> "once", "always" or "deny"
+    ask_forward: Callable[[str, int], Awaitable[str]] | None = None
     #: where undo keeps file contents (`checkpoints.blobs.BlobStore`), or None
     blobs: Any = None
 

@@ -131,6 +131,8 @@ class BashTool(Tool):
             return await start_background(p.command, ctx, outside=not inside)
         from agent_tui.sandbox.runner import start_command
 
+        if ctx.shells is not None:  # the background shells' writes land before it looks
+            await ctx.shells.sync_all()
         started = await start_command(p.command, sandbox, ctx.ask_host, inside=inside)
         command = CommandRun(p.command, started, ctx, self)
         try:

@@ -56,6 +56,8 @@ class BashOutputTool(Tool):
         shell = ctx.shells.get(p.bash_id) if ctx.shells is not None else None
         if shell is None:
             return _unknown(ctx, p.bash_id)
+        if shell.status == "running" and getattr(shell.run, "live", None) is not None:
+            await ctx.shells.sync(shell)  # what it wrote so far lands before it is read about
         try:
             text = describe_output(shell, p.filter)
         except re.error as exc:

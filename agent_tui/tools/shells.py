@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agent_tui.protocol.events import Notice
+
 #: characters of a background shell's output kept (the newest); older output is dropped
 OUTPUT_KEPT = 100_000
 
@@ -84,6 +86,8 @@ class BackgroundShell:
     killed: bool = False
     blocked: list[str] = field(default_factory=list)
     done: asyncio.Event = field(default_factory=asyncio.Event)
+    #: its sandbox run (`sandbox.run.SandboxRun`; its `live` transaction syncs as it runs)
+    run: Any = None
 
     @property
     def exit_code(self) -> int | None:
@@ -106,12 +110,27 @@ class ShellRegistry:
     """The session's background shells by id (`bash_1`, `bash_2`, …)."""
 
     kill_grace_s = 2.0
+    #: seconds between two syncs of the running shells' changes while the agent works
+    sync_interval_s = 1.5
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
         self.shells: dict[str, BackgroundShell] = {}
         self._n = 0
         self._watchers: set[asyncio.Task[None]] = set()
+        #: the agent's checkpoints (`attach`): where synced changes are recorded for undo
+        self.checkpoints: Any = None
+        self.emit: Callable[[Any], None] = lambda _event: None
+        #: whether the agent is working (syncs run on a timer only then)
+        self.working: Callable[[], bool] = lambda: False
+        self._syncer: asyncio.Task[None] | None = None
+        self.ports: Any = None
+
+    def attach(
+        self, checkpoints: Any, emit: Callable[[Any], None], working: Callable[[], bool]
+    ) -> None:
+        """The agent that runs the shells: its checkpoints, its events, whether it works."""
+        self.checkpoints, self.emit, self.working = checkpoints, emit, working
 
     def running(self) -> list[BackgroundShell]:
         return [s for s in self.shells.values() if s.status == "running"]
@@ -122,13 +141,17 @@ class ShellRegistry:
     async def start(self, command: str, ctx: Any, *, outside: bool = False) -> BackgroundShell:
         """Spawn `command` in the background (the sandbox's wall as for any Bash call, unless
         `outside`: the person approved leaving it, or excludedCommands name it)."""
-        from agent_tui.sandbox.runner import shell_command
+        from agent_tui.sandbox.runner import start_command
 
         sandbox = ctx.sandbox
         inside = sandbox is not None and sandbox.active and not outside
-        argv, run = await shell_command(command, sandbox if inside else None, ctx.ask_host)
+        label = f"bash_{self._n + 1}"
+        started = await start_command(
+            command, sandbox, ctx.ask_host, inside=inside, label=label, background=True
+        )
+        argv, run = started.argv, started.run
         # Output is read as it comes: Python's own buffering would hide it until exit.
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env = {**started.env, "PYTHONUNBUFFERED": "1"}
         read_fd, write_fd = os.pipe()
         try:
             proc = await asyncio.create_subprocess_exec(
@@ -144,7 +167,7 @@ class ShellRegistry:
             os.close(write_fd)
         self._n += 1
         shell = BackgroundShell(
-            f"bash_{self._n}", command, self.clock(), proc.pid, proc, sandboxed=inside
+            f"bash_{self._n}", command, self.clock(), proc.pid, proc, sandboxed=inside, run=run
         )
         record: Path | None = None
         if run is not None:
@@ -155,7 +178,67 @@ class ShellRegistry:
         task = asyncio.ensure_future(self._watch(shell, read_fd, run, record))
         self._watchers.add(task)
         task.add_done_callback(self._watchers.discard)
+        if (
+            run is not None
+            and run.live is not None
+            and (self._syncer is None or self._syncer.done())
+        ):
+            self._syncer = asyncio.ensure_future(self._sync_loop())
+        if inside and sandbox is not None:
+            from agent_tui.tools.shell_ports import watch_ports
+
+            watch_ports(self, sandbox, ctx)
         return shell
+
+    # --- a live shell's changes ---
+
+    def live(self) -> list[BackgroundShell]:
+        return [s for s in self.running() if s.run is not None and getattr(s.run, "live", None)]
+
+    async def sync(self, shell: BackgroundShell, *, final: bool = False) -> None:
+        """Land what `shell` changed since its last sync (through the gate); record it for
+        undo and say what is held."""
+        live = shell.run.live
+        blobs = getattr(self.checkpoints, "blobs", None)
+        try:
+            done = await (live.finish(blobs=blobs) if final else live.sync(blobs=blobs))
+        except (OSError, RuntimeError) as exc:
+            self.emit(Notice("warning", f"{shell.id}: its changes could not be synced ({exc})"))
+            return
+        if done.entries and self.checkpoints is not None:
+            self.checkpoints.record_background(shell.id, shell.command, done.entries)
+        elif done.applied:  # no checkpoints to record in: the other shells see it all the same
+            self.mirror([str(shell.run.live.txn.lower / r) for r in done.applied], shell.id)
+        for rel, why in done.held.items():
+            self.emit(Notice("warning", f"{shell.id} changed {rel}: held back ({why}); /changes"))
+
+    async def sync_all(self) -> None:
+        for shell in self.live():
+            await self.sync(shell)
+
+    async def _sync_loop(self) -> None:
+        while self.live():
+            await asyncio.sleep(self.sync_interval_s)
+            if self.working():
+                await self.sync_all()
+
+    def on_event(self, event: Any) -> None:
+        """What the agent changed in the project reaches the running shells' views."""
+        paths, origin = changed_paths(event)
+        if paths:
+            self.mirror(paths, origin)
+
+    def mirror(self, paths: list[str], origin: str | None = None) -> None:
+        """Write `paths` as they are now through each running shell's overlay but `origin`'s."""
+        for shell in self.live():
+            if shell.id == origin:
+                continue
+            live = shell.run.live
+            rels = [str(Path(p).relative_to(live.txn.lower)) for p in paths if _under(p, live)]
+            if rels:
+                task = asyncio.ensure_future(live.mirror(rels))
+                self._watchers.add(task)
+                task.add_done_callback(self._watchers.discard)
 
     async def _watch(self, shell: BackgroundShell, read_fd: int, run: Any, record: Any) -> None:
         from agent_tui.tools.processes import PipeProtocol
@@ -180,6 +263,8 @@ class ShellRegistry:
 
             with contextlib.suppress(Exception):
                 shell.blocked = await after_command(run, record, shell.command, "")
+            if run is not None and run.live is not None:
+                await self.sync(shell, final=True)
             shell.done.set()
 
     async def kill(self, shell: BackgroundShell) -> None:
@@ -204,6 +289,29 @@ class ShellRegistry:
         for shell in self.running():
             shell.killed = True
             signal_group(shell.pgid, signal.SIGKILL)
+
+
+_SHELL_ID = re.compile(r"(bash_\d+)[-:]")
+
+
+def changed_paths(event: Any) -> tuple[list[str], str | None]:
+    """The files an event says changed in the project (a call's change set or write, a held
+    set applied, an undo, a background shell's sync), and the shell whose sync it was."""
+    from agent_tui.protocol.events import ChangeRecorded, FilesChanged, FilesRestored
+
+    if isinstance(event, ChangeRecorded):
+        origin = _SHELL_ID.match(event.tool_use_id)
+        return [str(f["path"]) for f in event.files], origin.group(1) if origin else None
+    if isinstance(event, FilesChanged):
+        origin = _SHELL_ID.match(event.prompt)
+        return [str(f["path"]) for f in event.files], origin.group(1) if origin else None
+    if isinstance(event, FilesRestored):
+        return list(event.restored), None
+    return [], None
+
+
+def _under(path: str, live: Any) -> bool:
+    return Path(path).is_relative_to(live.txn.lower)
 
 
 async def start_background(command: str, ctx: Any, *, outside: bool) -> Any:

@@ -1,5 +1,6 @@
 """Issue 28's prompt count: ≥ 40 everyday development commands, decided as the app decides them
-in `--sandbox auto` (the permission engine, then the sandbox's policy), ask at most twice."""
+in `--sandbox auto` — the default since issue 45 — (the permission engine, then the sandbox's
+policy), ask at most twice."""
 
 from __future__ import annotations
 
@@ -63,6 +64,7 @@ EVERYDAY = [
 class Auto:
     mode: str = "auto"
     active: bool = True
+    transactional: bool = True
 
     def excluded(self, command: str) -> bool:
         return False

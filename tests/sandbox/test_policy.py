@@ -17,6 +17,8 @@ from agent_tui.sandbox.policy import sandbox_decision
 class FakeSandbox:
     mode: str = "auto"
     active: bool = True
+    #: commands run as transactions (the overlay and the commit gate hold)
+    transactional: bool = True
 
     def excluded(self, command: str) -> bool:
         return False
@@ -29,20 +31,34 @@ def decide(tmp_path: Path, command: str, sandbox: FakeSandbox, mode: str = "defa
     return sandbox_decision(sandbox, raw, engine.check("Bash", raw, read_only=False))
 
 
-@pytest.mark.parametrize(
-    "command",
-    ["npm test", "python -m pytest -q", "make", "cat a | sort | python3 tally.py", "echo x > f"],
-)
-def test_auto_runs_code_and_project_writes_unasked(tmp_path: Path, command: str) -> None:
+CONTAINED = [
+    "npm test",
+    "python -m pytest -q",
+    "make",
+    "cat a | sort | python3 tally.py",
+    "echo x > f",
+    # contained too: a write outside fails inside, a protected one waits at the commit gate
+    "echo x > /etc/motd",
+    "echo x > .git/config",
+    "echo 'use nix' >> .envrc",
+]
+
+
+@pytest.mark.parametrize("command", CONTAINED)
+def test_auto_runs_what_the_sandbox_contains_unasked(tmp_path: Path, command: str) -> None:
     d = decide(tmp_path, command, FakeSandbox())
     assert (d.behavior, d.source) == ("allow", "sandbox")
 
 
-@pytest.mark.parametrize(
-    "command",
-    ["rm -rf build", "echo x > /etc/motd", "echo x > .git/config", "git reset --hard", "rm a.o"],
-)
-def test_auto_still_asks_destructive_outside_and_protected(tmp_path: Path, command: str) -> None:
+@pytest.mark.parametrize("command", CONTAINED[:5])
+def test_auto_asks_as_on_does_where_commands_are_no_transactions(
+    tmp_path: Path, command: str
+) -> None:
+    assert decide(tmp_path, command, FakeSandbox(transactional=False)).behavior == "ask"
+
+
+@pytest.mark.parametrize("command", ["rm -rf build", "git reset --hard", "rm a.o"])
+def test_auto_still_asks_destructive(tmp_path: Path, command: str) -> None:
     assert decide(tmp_path, command, FakeSandbox()).behavior == "ask"
 
 

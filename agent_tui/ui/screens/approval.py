@@ -99,7 +99,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     @property
     def can_always(self) -> bool:
-        return bool(self.request.decision.suggestions)
+        return bool(self.request.decision.suggestions or self.request.remember)
 
     @property
     def armed(self) -> bool:
@@ -178,7 +178,14 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                     if note:
                         yield Static(note, id="preview-note")
             with Vertical(id="footer"):
-                if self.can_always:
+                if request.remember:
+                    yield Static(
+                        Content.assemble(
+                            ("a", "bold $text-accent"), " remembers ", (request.remember, "bold")
+                        ),
+                        id="always",
+                    )
+                elif self.can_always:
                     rules = ", ".join(visible(rule) for rule in decision.suggestions)
                     yield Static(
                         Content.assemble(
@@ -204,7 +211,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                     yield Static(self._waiting_text(), id="waiting")
 
     def on_mount(self) -> None:
-        if self.can_always and self._simulate is not None:
+        if self.request.decision.suggestions and self._simulate is not None:
             self.run_worker(self._simulation, thread=True, exit_on_error=False)
 
     def _simulation(self) -> None:
@@ -237,8 +244,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             ]
         else:
             parts = [key_hint("y", "allow once")]
-            if self.can_always:
+            if self.can_always and not self.request.remember:
                 parts.append(key_hint("s", "this session"))
+            if self.can_always:
                 parts.append(key_hint("a", "allow always"))
             if self.request.can_review:
                 parts.append(key_hint("r", "review its changes"))
@@ -365,6 +373,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         self.action_confirm()
 
     def action_confirm(self) -> None:
+        if self._ready() and self._confirming and self.request.remember:
+            self._finish(ApprovalAnswer("always"))
+            return
         if self._ready() and self._confirming:
             rules = self.query_one(RuleLine).rules
             problem = rule_problem(rules)
@@ -376,12 +387,12 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     def action_session(self) -> None:
         """Allow, and the same rules until the app quits: nothing is saved."""
-        if self._ready() and not self._telling and self.can_always:
+        if self._ready() and not self._telling and self.can_always and not self.request.remember:
             rules = self.request.decision.suggestions
             self._finish(ApprovalAnswer("session", saved_rules=rules, hunks=self.hunks_chosen))
 
     def action_edit_rule(self) -> None:
-        if self._ready() and self._confirming:
+        if self._ready() and self._confirming and not self.request.remember:
             self._editing = True
             self.query_one(RuleLine).focus()
 

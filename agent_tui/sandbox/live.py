@@ -1,0 +1,212 @@
+"""A background shell's transaction, kept live while it runs.
+
+A server or watcher started with `run_in_background` writes to its overlay like any sandboxed
+command, but it runs for long: its writes are *synced* into the project as it goes — every second
+or two while the agent works, when the model reads its output or stops it, at each turn's end and
+when it ends — through the same commit gate (protected files and files changed by someone else
+meanwhile are held, never applied, and offered once it ends). An overlay does not see a file
+replaced underneath it (nor does a file watcher in it hear of one), so what the agent changes in
+the project while the shell runs — a command's change set, a Write or Edit, an undo — is
+*mirrored* into the shell's view through its bridge (`inside.py --mirror`): the dev server serves
+the new file, the watcher rebuilds.
+
+What the person changes with their own editor meanwhile is not mirrored (the app does not watch
+the project): the shell sees it once restarted.
+
+Each path's state is remembered (the upper file as last synced or mirrored, the project's file
+as last written by us), so a sync takes only what the shell changed since, and a change the
+shell made to a file someone else changed since is a conflict.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import stat
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from agent_tui.sandbox.changes import Change, read_changes
+from agent_tui.sandbox.commit import apply_changes
+from agent_tui.sandbox.gate import judge
+from agent_tui.sandbox.transaction import Transaction
+
+#: a file larger than this is not mirrored (the shell sees it when restarted)
+MIRROR_LIMIT = 64 * 1024 * 1024
+
+
+@dataclass
+class Synced:
+    """What one sync did."""
+
+    entries: list[dict[str, Any]] = field(default_factory=list)
+    applied: list[str] = field(default_factory=list)
+    #: newly held: rel -> why
+    held: dict[str, str] = field(default_factory=dict)
+
+
+def _state(path: Path) -> tuple[int, int, int, int] | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_mode)
+
+
+def _ctime(path: Path) -> int:
+    try:
+        return os.lstat(path).st_ctime_ns
+    except OSError:
+        return 0
+
+
+class LiveTransaction:
+    def __init__(self, txn: Transaction, mirror_dir: Path, *, by: str) -> None:
+        self.txn = txn
+        self.socket = mirror_dir / "sock"
+        self.by = by
+        #: rel -> the upper entry's state as we last saw it settled (synced, mirrored or held)
+        self._seen: dict[str, tuple[int, int, int, int] | None] = {}
+        #: rel -> the project's file's ctime after we last wrote or mirrored it
+        self._lower: dict[str, int] = {}
+        #: what is held (a protected change, a conflict): rel -> why
+        self.held: dict[str, str] = {}
+        self._lock = asyncio.Lock()
+
+    # --- the project's changes into the shell's view ---
+
+    def _pending(self, rel: str) -> bool:
+        """The shell changed `rel` since we last settled it (its change wins the sync)."""
+        now = _state(self.txn.upper / rel)
+        return now is not None and now != self._seen.get(rel, None)
+
+    def _entry(self, rel: str) -> tuple[dict[str, Any], bytes] | None:
+        path = self.txn.lower / rel
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            return {"rel": rel, "kind": "absent", "size": 0}, b""
+        except OSError:
+            return None
+        if stat.S_ISLNK(st.st_mode):
+            target = os.fsencode(os.readlink(path))
+            return {"rel": rel, "kind": "link", "size": len(target)}, target
+        if stat.S_ISDIR(st.st_mode):
+            return {"rel": rel, "kind": "dir", "size": 0}, b""
+        if not stat.S_ISREG(st.st_mode) or st.st_size > MIRROR_LIMIT:
+            return None
+        data = path.read_bytes()
+        return {"rel": rel, "kind": "file", "mode": st.st_mode & 0o777, "size": len(data)}, data
+
+    async def mirror(self, rels: list[str]) -> int:
+        """Write `rels` (as they are in the project now) through the shell's overlay; the number
+        written. Best effort: a shell that is gone, or a bridge that doesn't answer, is left."""
+        async with self._lock:
+            chosen = [r for r in dict.fromkeys(rels) if not self._pending(r)]
+            if not chosen or not self.socket.exists():
+                return 0
+            made = await asyncio.to_thread(lambda: [self._entry(r) for r in chosen])
+            try:
+                reader, writer = await asyncio.wait_for(
+                    asyncio.open_unix_connection(str(self.socket)), 5
+                )
+            except (OSError, TimeoutError):
+                return 0
+            sent: list[str] = []
+            try:
+                for rel, entry in zip(chosen, made, strict=True):
+                    if entry is None:
+                        continue
+                    head, data = entry
+                    writer.write(json.dumps(head).encode() + b"\n" + data)
+                    sent.append(rel)
+                await writer.drain()
+                writer.write_eof()
+                answer = await asyncio.wait_for(reader.readline(), 30)
+            except (OSError, TimeoutError):
+                return 0
+            finally:
+                writer.close()
+            for rel in sent:
+                self._seen[rel] = _state(self.txn.upper / rel)
+                self._lower[rel] = _ctime(self.txn.lower / rel)
+            parts = answer.split()
+            return int(parts[1]) if len(parts) == 2 and parts[1].isdigit() else 0
+
+    # --- the shell's changes into the project ---
+
+    def _new(self) -> list[Change]:
+        """What the shell changed since the last sync, with conflicts against what we know."""
+        out: list[Change] = []
+        for change in read_changes(self.txn.upper, self.txn.lower, self.txn.started_ns):
+            upper = self.txn.upper / change.rel
+            now = _state(upper)
+            if change.rel in self._seen and self._seen[change.rel] == now:
+                continue
+            since = self._lower.get(change.rel, self.txn.started_ns)
+            conflict = change.below != "none" and _ctime(self.txn.lower / change.rel) > since
+            if change.rel not in self._lower:
+                conflict = change.conflict
+            out.append(replace(change, conflict=conflict and not change.same))
+        return out
+
+    async def sync(self, *, blobs: Any = None, scratch: Any = None) -> Synced:
+        """Apply what the shell changed since the last sync (what needs no one), hold the rest."""
+        async with self._lock:
+            return await asyncio.to_thread(self._sync, blobs, scratch)
+
+    def _sync(self, blobs: Any, scratch: Any) -> Synced:
+        out = Synced()
+        new = self._new()
+        if not new:
+            return out
+        verdict = judge(new, self.txn.lower, self.txn.upper)
+        if scratch is None:
+            from agent_tui.checkpoints.scratch import Scratch
+            from agent_tui.paths import data_dir
+
+            scratch = Scratch(data_dir())
+        applied = apply_changes(
+            self.txn.lower, list(verdict.free), blobs=blobs, by=self.by, scratch=scratch, copy=True
+        )
+        out.entries, out.applied = applied.entries, applied.applied
+        for rel in applied.applied:
+            self._seen[rel] = _state(self.txn.upper / rel)
+            self._lower[rel] = _ctime(self.txn.lower / rel)
+        for change in verdict.unchanged:
+            self._seen[change.rel] = _state(self.txn.upper / change.rel)
+        held = [(u.changes, u.why) for u in (*verdict.protected, *verdict.conflicts)]
+        held += [((c,), why) for c, why in verdict.skipped]
+        for changes, why in held:
+            for change in changes:
+                self._seen[change.rel] = _state(self.txn.upper / change.rel)
+                if change.rel not in self.held:
+                    out.held[change.rel] = why
+                self.held[change.rel] = why
+        for rel, why in applied.failed:
+            out.held[rel] = self.held[rel] = f"could not be applied: {why}"
+        return out
+
+    async def finish(self, *, blobs: Any = None) -> Synced:
+        """The shell ended: a last sync; what is held stays in the transaction's folder (offered
+        with /changes), everything else of it goes."""
+        last = await self.sync(blobs=blobs)
+        async with self._lock:
+            await asyncio.to_thread(self._keep_only_held)
+        return last
+
+    def _keep_only_held(self) -> None:
+        if not self.held:
+            self.txn.discard()
+            return
+        everything = [c.rel for c in read_changes(self.txn.upper, self.txn.lower, 0)]
+        keep = {rel for rel in self.held}
+        parents = {
+            "/".join(rel.split("/")[:n]) for rel in keep for n in range(1, rel.count("/") + 1)
+        }
+        self.txn.forget([r for r in everything if r not in keep and r not in parents])
+        with contextlib.suppress(OSError):
+            self.txn.hold("; ".join(f"{r}: {w}" for r, w in list(self.held.items())[:3]))
