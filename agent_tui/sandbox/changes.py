@@ -137,7 +137,7 @@ def _walk(upper: Path, lower: Path, prefix: str, started_ns: int) -> Iterator[Ch
             if below != "none":
                 yield Change(rel, "delete", below, None, conflict=_touched(low, below, started_ns))
             continue
-        conflict = below_st is not None and below_st.st_ctime_ns >= started_ns
+        conflict = below_st is not None and below_st.st_ctime_ns > started_ns
         if stat.S_ISDIR(mode):
             opaque = below == "dir" and _opaque(entry.path)
             if below != "dir" or opaque:
@@ -178,7 +178,7 @@ def _touched(path: Path, below: Below, started_ns: int) -> bool:
     """Whether anything at or under `path` in the project changed since the command started
     (a deletion must not take what someone else wrote meanwhile)."""
     try:
-        if os.lstat(path).st_ctime_ns >= started_ns:
+        if os.lstat(path).st_ctime_ns > started_ns:
             return True
     except OSError:
         return False
@@ -187,7 +187,7 @@ def _touched(path: Path, below: Below, started_ns: int) -> bool:
     for root, dirs, files in os.walk(path):
         for name in dirs + files:
             try:
-                if os.lstat(os.path.join(root, name)).st_ctime_ns >= started_ns:
+                if os.lstat(os.path.join(root, name)).st_ctime_ns > started_ns:
                     return True
             except OSError:
                 continue

@@ -229,6 +229,8 @@ def _existing_repo(change: Change, inner: list[str], folder: str, gate: _Gate) -
         return f"{folder}/{name}: git would read objects from elsewhere"
     if head in GIT_STATE_DIRS and len(inner) > 1:
         return None
+    if inner == ["info", "refs"]:
+        return None  # the refs list `git gc` (update-server-info) writes for dumb transports
     if len(inner) == 1 and (head in GIT_STATE_FILES or head.endswith(".lock")):
         if head == "index" and change.kind == "file":
             found = gate.index_adds(folder)

@@ -1,0 +1,226 @@
+"""A command's change set, read from a real overlay (bubblewrap's, as commands get it): each kind
+of change, what the person did meanwhile, and the gate's verdict on the protected ones."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from bwrap_support import needs_bwrap
+
+from agent_tui.sandbox.bwrap import BwrapBackend
+from agent_tui.sandbox.changes import Change
+from agent_tui.sandbox.gate import judge
+from agent_tui.sandbox.transaction import Transaction, held_sets
+
+pytestmark = needs_bwrap
+
+
+def run_in_overlay(txn: Transaction, command: str, *, during: str = "") -> None:
+    """`command` run by bash in `txn`'s overlay (the person's `during` run at the same time,
+    outside, between the command's two halves: `command` may hold `WAIT`)."""
+    backend = BwrapBackend()
+    assert backend.availability().ok
+    path = backend.path
+    assert path is not None
+    gate = txn.folder / "go"
+    script = command.replace("WAIT", f"while [ ! -e {gate}/x ]; do sleep 0.01; done")
+    args = [path, "--unshare-user", "--unshare-pid", "--die-with-parent"]
+    args += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *txn.arguments()]
+    args += ["--bind", str(txn.folder), str(txn.folder), "--chdir", str(txn.lower)]
+    gate.mkdir()
+    proc = subprocess.Popen([*args, "bash", "-c", script])
+    if during:
+        subprocess.run(["bash", "-c", during], cwd=txn.lower, check=True)
+    (gate / "x").touch()
+    assert proc.wait(30) == 0
+    shutil.rmtree(gate)
+
+
+@pytest.fixture
+def project() -> Iterator[Path]:
+    root = Path(tempfile.mkdtemp(prefix="agent-tui-cs-", dir="/var/tmp"))
+    (root / "p").mkdir()
+    try:
+        yield root / "p"
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def changes_of(project: Path, command: str, during: str = "") -> tuple[Transaction, list[Change]]:
+    txn = Transaction.begin(project.parent / "changes", project, command)
+    run_in_overlay(txn, command, during=during)
+    return txn, txn.changes()
+
+
+def test_each_kind_of_change_is_read_from_the_upper_directory(project: Path) -> None:
+    (project / "kept.txt").write_text("same\n")
+    (project / "edit.txt").write_text("a\n")
+    (project / "gone.txt").write_text("x\n")
+    (project / "tree").mkdir()
+    (project / "tree" / "old.txt").write_text("old\n")
+    (project / "moved.txt").write_text("m\n")
+    command = (
+        "echo b >> edit.txt; echo new > new.txt; rm gone.txt; rm -rf tree; mkdir tree; "
+        "echo fresh > tree/fresh.txt; mv moved.txt renamed.txt; ln -s new.txt link; "
+        "mkfifo pipe; exec 3>>kept.txt; exec 3>&-; chmod +x new.txt"
+    )
+    txn, changes = changes_of(project, command)
+    by = {c.rel: c for c in changes}
+    assert by["edit.txt"].kind == "file" and by["edit.txt"].action == "changed"
+    assert by["new.txt"].created and by["new.txt"].upper is not None
+    assert os.access(by["new.txt"].upper, os.X_OK)
+    assert by["gone.txt"].kind == "delete" and by["gone.txt"].below == "file"
+    assert by["tree"].kind == "dir" and by["tree"].opaque  # removed and made again
+    assert by["tree/old.txt"].kind == "delete"  # what the old folder held goes with it
+    assert by["tree/fresh.txt"].created
+    assert by["moved.txt"].kind == "delete" and by["renamed.txt"].created
+    assert by["link"].kind == "link"
+    assert by["pipe"].kind == "special"
+    # opened for writing, nothing written: copied up, and known to be the same
+    assert "kept.txt" not in by or by["kept.txt"].same
+    assert not any(c.conflict for c in changes)
+    verdict = judge(changes, project, txn.upper)
+    assert [c.rel for c, _ in verdict.skipped] == ["pipe"]
+    assert not verdict.protected
+
+
+def test_what_the_person_writes_meanwhile_is_not_the_commands(project: Path) -> None:
+    (project / "both.txt").write_text("start\n")
+    (project / "theirs.txt").write_text("start\n")
+    command = "echo agent > agent_out.txt; echo agent >> both.txt; WAIT; rm -f theirs.txt"
+    # the person, in another terminal, while the command runs
+    during = "echo mine > person.txt; echo mine > both.txt; echo mine >> theirs.txt"
+    _, changes = changes_of(project, command, during=during)
+    by = {c.rel: c for c in changes}
+    assert "person.txt" not in by  # never the command's
+    assert not by["agent_out.txt"].conflict
+    assert by["both.txt"].conflict  # both changed it: the person's is never overwritten unasked
+    assert by["theirs.txt"].kind == "delete" and by["theirs.txt"].conflict
+
+
+@pytest.mark.parametrize(
+    "command, expected",
+    [
+        ("echo x > .envrc", "direnv"),
+        ("mkdir -p a/b && echo x > a/b/.envrc", "direnv"),
+        ("mkdir -p a/.claude && echo {} > a/.claude/settings.json", ".claude"),
+        ("mkdir -p .vscode && echo {} > .vscode/tasks.json", ".vscode"),
+        ("echo x > .mcp.json", "MCP"),
+        ("mkdir -p x/site-packages && echo 'import os' > x/site-packages/a.pth", ".pth"),
+        ("mkdir -p lib/dist-packages && echo 'import os' > lib/dist-packages/a.pth", ".pth"),
+        ("echo 'import os' > sitecustomize.pyc", "start-up"),
+        ("mkdir -p usercustomize && echo x > usercustomize/__init__.py", "start-up"),
+        ("echo 'gitdir: /elsewhere' > sub.git", "git"),
+        ("mkdir -p s && echo 'gitdir: ../elsewhere' > s/.git", "points git"),
+        ("echo 'home = /x' > pyvenv.cfg", "virtual environment"),
+        ("mkdir -p GIT~1 && echo x > GIT~1/config", "git"),
+    ],
+)
+def test_the_gate_holds_protected_names_at_any_depth(
+    project: Path, command: str, expected: str
+) -> None:
+    txn, changes = changes_of(project, command)
+    verdict = judge(changes, project, txn.upper)
+    assert verdict.protected, changes
+    assert any(expected in unit.why for unit in verdict.protected), verdict.protected
+
+
+def test_a_shell_start_up_file_in_a_sub_folder_is_no_concern_outside_home(project: Path) -> None:
+    txn, changes = changes_of(project, "mkdir -p docs && echo '# sample' > docs/.bashrc")
+    assert not judge(changes, project, txn.upper).protected
+    assert judge(changes, project, txn.upper, home_root=True).protected
+
+
+def git(project: Path, *args: str) -> None:
+    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t"}
+    env |= {"GIT_COMMITTER_EMAIL": "t@x", "PATH": os.environ["PATH"]}
+    subprocess.run(["git", *args], cwd=project, check=True, capture_output=True, env=env)
+
+
+def test_a_repositorys_everyday_writes_are_free_and_land_together(project: Path) -> None:
+    git(project, "init", "-q")
+    (project / "a.txt").write_text("a\n")
+    git(project, "add", "a.txt")
+    git(project, "commit", "-qm", "one")
+    ident = "-c user.name=t -c user.email=t@x"
+    command = f"echo b >> a.txt && git add a.txt && git {ident} commit -qm two && git {ident} gc -q"
+    txn, changes = changes_of(project, command)
+    verdict = judge(changes, project, txn.upper)
+    assert not verdict.protected, verdict.protected
+    assert any(c.rel.startswith(".git/objects/") for c in verdict.free)
+
+
+@pytest.mark.parametrize(
+    "command, expected",
+    [
+        ("git config core.fsmonitor 'touch /x'", "git's internals (.git/config)"),
+        ("echo '#!/bin/sh' > .git/hooks/pre-commit", "git's internals (.git/hooks"),
+        ("echo /elsewhere > .git/objects/info/alternates", "objects from elsewhere"),
+        ("mkdir -p .git/worktrees/w && echo x > .git/worktrees/w/gitdir", "git's internals"),
+        ("echo ../x > .git/commondir", "git's internals (.git/commondir)"),
+        ("rm -rf .git", "deletes the repository .git/"),
+        ("rm -rf .git/objects", "repository's history"),
+        (
+            "git init -q sub && git -C sub config core.pager 'touch /x'",
+            "a new repository sub/.git/",
+        ),
+        ("mkdir -p .claude && echo {} > .claude/x.json && git add -f .claude", "index now holds"),
+    ],
+)
+def test_git_internals_and_what_they_would_bring_are_held(
+    project: Path, command: str, expected: str
+) -> None:
+    git(project, "init", "-q")
+    (project / "a.txt").write_text("a\n")
+    git(project, "add", "a.txt")
+    git(project, "commit", "-qm", "one")
+    txn, changes = changes_of(project, command)
+    verdict = judge(changes, project, txn.upper)
+    assert any(expected in unit.why for unit in verdict.protected), (verdict.protected, changes)
+
+
+def test_a_clone_that_runs_nothing_is_free(project: Path) -> None:
+    src = project.parent / "src"
+    src.mkdir()
+    git(src, "init", "-q")
+    (src / "r.txt").write_text("r\n")
+    git(src, "add", "r.txt")
+    git(src, "commit", "-qm", "r")
+    txn, changes = changes_of(project, f"git clone -q {src} vendor/src")
+    verdict = judge(changes, project, txn.upper)
+    assert not verdict.protected, verdict.protected
+    assert any(c.rel == "vendor/src/r.txt" for c in verdict.free)
+
+
+def test_a_new_virtual_environment_is_free_but_a_changed_one_is_not(project: Path) -> None:
+    txn, changes = changes_of(project, f"{sys.executable} -m venv --without-pip .venv")
+    verdict = judge(changes, project, txn.upper)
+    assert not verdict.protected, verdict.protected
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(project / ".venv")])
+    txn, changes = changes_of(project, "echo 'home = /project/evil' > .venv/pyvenv.cfg")
+    assert judge(changes, project, txn.upper).protected
+
+
+def test_a_write_through_a_protected_link_is_held(project: Path) -> None:
+    (project / ".envrc").symlink_to("envrc.d/real")
+    txn, changes = changes_of(project, "mkdir -p envrc.d && echo 'evil' > .envrc")
+    verdict = judge(changes, project, txn.upper)
+    assert any(".envrc is a link to it" in u.why for u in verdict.protected), verdict
+
+
+def test_a_held_transaction_is_listed_and_an_empty_one_goes(project: Path) -> None:
+    base = project.parent / "changes"
+    txn, _ = changes_of(project, "echo x > .envrc")
+    txn.hold("refused: no one to approve it")
+    empty = Transaction.begin(base, project, "true")
+    empty.hold("nothing")
+    [held] = held_sets(base, project)
+    assert held.id == txn.id and held.reason == "refused: no one to approve it"
+    assert not empty.folder.exists()
