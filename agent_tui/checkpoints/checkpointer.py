@@ -37,6 +37,8 @@ if TYPE_CHECKING:  # undo's planning and diffs load with the first undo, not at 
 
 #: how much of a turn's prompt a checkpoint keeps, to be recognised in a list
 PROMPT_CHARS = 200
+#: why a file a shell command made (outside the sandbox's change sets) isn't ticked for undo
+MAYBE_YOURS = "made while the command ran — maybe yours (no change set: not ticked)"
 
 
 @dataclass
@@ -221,6 +223,9 @@ class Checkpointer:
                     ):
                         self._turn.unrestorable.append(s.subject)  # said by `_snapshot`
                 files = await self._changes(s.tree, tree, s.tool)
+                # snapshots before and after can't tell who made a file while the call ran:
+                # undo never ticks such a file for deletion (the person's, maybe)
+                files = [{**f, "maybe_yours": MAYBE_YOURS} if not f["before"] else f for f in files]
         finally:
             async with self._lock:
                 self._running -= 1

@@ -173,6 +173,8 @@ def _conflict(
     for change in changes:
         if change.get("unattributed"):
             return str(change["unattributed"])
+        if change.get("maybe_yours") and current is not None and current == last.get("after"):
+            return str(change["maybe_yours"])
     if current != last.get("after"):
         return "changed since the agent's last change to it"
     for earlier, later in itertools.pairwise(changes):

@@ -61,7 +61,12 @@ def test_what_the_person_does_between_two_shell_calls_is_not_the_agents(repo: Pa
     assert names(event) == ["code.py", "made.txt"]
     plan = cp.plan()
     assert plan is not None
-    done = cp.restore(plan)
+    # a file a shell command made (without the sandbox's change sets) might be the person's:
+    # never ticked for deletion; taken back only when chosen
+    assert [(f.path.name, "maybe yours" in f.conflict) for f in plan.conflicts] == [
+        ("made.txt", True)
+    ]
+    done = cp.restore(plan, {f.path for f in plan.changes})
     assert sorted(Path(p).name for p in done.restored) == ["code.py", "made.txt"]
     assert (repo / "my_work.txt").read_text() == "mine\n"
     assert (repo / "keep.txt").read_text() == "the person's file, edited\n"
@@ -112,7 +117,7 @@ def test_the_apps_own_writes_during_a_call_are_not_the_agents(repo: Path) -> Non
     assert names(event) == ["out.txt"]
     plan = cp.plan()
     assert plan is not None
-    cp.restore(plan)
+    cp.restore(plan, {f.path for f in plan.changes})  # out.txt: made by a shell, so chosen
     assert gitignore.read_text().endswith(".agent-tui/settings.local.toml\n")
     assert settings.exists() and not (repo / "out.txt").exists()
 

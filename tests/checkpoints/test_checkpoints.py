@@ -192,7 +192,9 @@ def test_in_git_a_shell_change_is_captured_and_undone_without_touching_index_or_
         ("gone.txt", "create"),
         ("made.txt", "delete"),
     }
-    restored, kept = apply_restore(plan, None, cp.scratch)
+    # made.txt might be the person's (snapshots can't tell): kept unless chosen
+    assert [f.path.name for f in plan.conflicts] == ["made.txt"]
+    restored, kept = apply_restore(plan, {f.path for f in plan.changes}, cp.scratch)
     assert kept == [] and len(restored) == 2
     assert (repo / "gone.txt").read_text() == "to be removed by the shell\n"
     assert not (repo / "made.txt").exists()

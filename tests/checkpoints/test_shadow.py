@@ -46,7 +46,8 @@ def test_undo_outside_git_restores_a_deleted_file_and_removes_a_created_one(
     assert sorted(Path(f["path"]).name for f in event.files) == ["draft.md", "made.md"]
     plan = cp.plan()
     assert plan is not None
-    done = cp.restore(plan)
+    # the created file: a shell's, maybe the person's (no change set) — taken back when chosen
+    done = cp.restore(plan, {f.path for f in plan.changes})
     assert sorted(Path(p).name for p in done.restored) == ["draft.md", "made.md"]
     assert (work / "draft.md").read_text() == "the person's draft\n"
     assert not (work / "made.md").exists()
