@@ -10,6 +10,10 @@ from agent_tui.ui.app import AgentApp
 
 
 def make_app(tmp_path: Path, *, record: bool = False, **kwargs) -> AgentApp:  # type: ignore[no-untyped-def]
+    """The app on the offline model in a fresh project. The sandbox in its asking mode (`on`)
+    unless given: pilots of the approval flow see its dialogs (by default, `auto`, the offline
+    model's command would run in the sandbox unasked)."""
+    kwargs.setdefault("sandbox", "on")
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     (work / "README.md").write_text("# demo\n\nA small project.\n")

@@ -4,8 +4,7 @@ A turn sends the conversation, streams one response, then acts on what came back
 the requested tools (through permissions and approvals) and sends one `tool_result` per id;
 `pause_turn` resends the paused content unchanged; `end_turn`/`stop_sequence` end the turn;
 `max_tokens`, `refusal` and anything unknown end it with a visible notice. The number of requests
-is never fixed: the stop reason and the blocks decide.
-"""
+is never fixed: the stop reason and the blocks decide."""
 
 from __future__ import annotations
 
@@ -13,6 +12,7 @@ import asyncio
 from collections.abc import Callable
 from typing import Any
 
+from agent_tui.agent import background
 from agent_tui.agent import stop_reasons as stops
 from agent_tui.agent.approvals import AllowAll, Approvals, AskFn, PermissionChecker, deny_all
 from agent_tui.agent.budget import SpendFn, SpendingCap, SpendingCapReached
@@ -115,12 +115,7 @@ class Agent:
         self._cancel_requested = self.running = False
         #: the last turn failed in a way that a retry (`retry()`) can pick up
         self.can_retry = False
-        shells = config.shells
-        if shells is not None and getattr(shells, "checkpoints", True) is None:
-            # the session's background shells (a sub-agent's calls use its parent's): their
-            # synced changes go to this agent's checkpoints, the agent's changes reach them
-            shells.attach(self.checkpoints, self.emit, lambda: self.running)
-            self.listeners.append(shells.on_event)
+        background.attach(self)
 
     @property
     def messages(self) -> list[dict[str, Any]]:
@@ -268,9 +263,7 @@ class Agent:
         failed: bool = False,
         cancelled: bool = False,
     ) -> TurnFinished:
-        shells = self.config.shells
-        if shells is not None and getattr(shells, "checkpoints", None) is self.checkpoints:
-            await shells.sync_all()  # the background shells' writes so far are the turn's too
+        await background.before_turn_end(self)
         await self.checkpoints.end_turn()
         usage, cost = self.turn_usage, self.turn_cost
         self.session_usage += usage

@@ -101,7 +101,7 @@ class HookRunner:
         return list(await asyncio.gather(*(self._one(h, data) for h in hooks)))
 
     async def _one(self, hook: HookCommand, data: bytes) -> HookRun:
-        from agent_tui.sandbox.runner import shell_command
+        from agent_tui.sandbox.run import shell_command
         from agent_tui.tools.processes import kill_group
 
         run: Any = None
@@ -137,7 +137,7 @@ class HookRunner:
             raise
         finally:
             if run is not None:
-                from agent_tui.sandbox.runner import after_command
+                from agent_tui.sandbox.run import after_command
 
                 with contextlib.suppress(Exception):
                     # its change set lands by the gate's rules: no one is asked from a hook

@@ -11,7 +11,6 @@ listen($listener, 128) or die "agent-tui sandbox: listen: $!\n";
 my (undef, $port) = unpack("S n", getsockname($listener));
 $ENV{$_} = "http://127.0.0.1:$port"
   for qw(HTTP_PROXY HTTPS_PROXY ALL_PROXY http_proxy https_proxy all_proxy);
-$ENV{$_} = "localhost,127.0.0.1,::1" for qw(NO_PROXY no_proxy);    # the sandbox's own loopback
 pipe(my $wake_r, my $wake_w) or die "agent-tui sandbox: pipe: $!\n";
 my $pid = fork();
 die "agent-tui sandbox: fork: $!\n" unless defined $pid;

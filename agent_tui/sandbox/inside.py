@@ -152,8 +152,8 @@ def main():
     env = dict(os.environ)
     for name in PROXY_VARS:
         env[name] = url
-    # the sandbox's own loopback (a server a background shell runs) is reached directly
-    env["NO_PROXY"] = env["no_proxy"] = "localhost,127.0.0.1,::1"
+    # NO_PROXY comes from the app: the sandbox's own loopback, unless the person named a
+    # loopback host (then that goes through the proxy to the host's)
     pid = os.fork()
     if pid == 0:
         listener.close()

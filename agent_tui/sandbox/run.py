@@ -1,17 +1,21 @@
-"""One command started inside the sandbox, from its start to its settled change set."""
+"""One command as it is started — inside the sandbox (a `SandboxRun`, from its start to its
+settled change set) or outside it under the reaper's guard — and what follows its end."""
 
 from __future__ import annotations
 
+import asyncio
+import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agent_tui.sandbox.reaper import Records, remove_placeholder
+from agent_tui.sandbox.reaper import Records, guarded, remove_placeholder
 
 if TYPE_CHECKING:
     from agent_tui.sandbox.layout import Layout
     from agent_tui.sandbox.live import LiveTransaction
+    from agent_tui.sandbox.network import AskHost
     from agent_tui.sandbox.proxy import Proxy
     from agent_tui.sandbox.settle import ReviewFn, Settled
     from agent_tui.sandbox.transaction import Transaction
@@ -95,3 +99,86 @@ class SandboxRun:
                 return
             self.txn.hold(reason)
             self.settled = Settled(held={"(all)": reason}, held_id=self.txn.id)
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """A command ready to spawn: its argv and environment, and its sandbox run (None: it runs
+    outside the sandbox, under the reaper's guard)."""
+
+    argv: list[str]
+    env: dict[str, str]
+    run: SandboxRun | None
+
+
+async def start_command(
+    command: str,
+    sandbox: Any,
+    ask: AskHost | None = None,
+    *,
+    inside: bool = True,
+    label: str = "",
+    background: bool = False,
+) -> Started:
+    """`bash -c COMMAND` as it is started: inside `sandbox` when `inside` (a transaction where
+    overlays work; a live one for a `background` shell), else outside under the reaper's guard,
+    so nothing it starts outlives the app. `ask`: who answers the sandbox's network questions."""
+    from agent_tui.sandbox.environment import command_environment, outside_environment
+
+    argv = ["bash", "-c", command]
+    if sandbox is None:
+        return Started(guarded(argv), command_environment(os.environ), None)
+    if inside and sandbox.active:
+        run = await sandbox.prepare(argv, ask, label=label, background=background)
+        return Started(run.argv, run.env, run)
+    if sandbox.active:  # the person let it run outside: their environment, less the app's keys
+        return Started(guarded(argv), outside_environment(os.environ), None)
+    return Started(guarded(argv), sandbox.environment(), None)
+
+
+async def shell_command(
+    command: str, sandbox: Any, ask: AskHost | None = None
+) -> tuple[list[str], SandboxRun | None]:
+    """`start_command`'s argv and run (the caller spawns with its own environment)."""
+    started = await start_command(command, sandbox, ask)
+    return started.argv, started.run
+
+
+def loopback(host: str) -> bool:
+    import ipaddress
+
+    if host in ("localhost", "localhost.") or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+async def after_command(
+    run: SandboxRun | None,
+    record: Path | None,
+    command: str,
+    output: str,
+    *,
+    ask: ReviewFn | None = None,
+    blobs: Any = None,
+) -> list[str]:
+    """After a command: the sandbox's cleanup, its change set settled (with `ask`, or by the
+    rules for when no one is asked) and what it blocked, or just the reaper's record gone. Runs
+    on every way out (a cancel included), shielded so a second cancel can't skip it."""
+    if run is None:
+        Records.remove(record)
+        return []
+
+    async def both() -> list[str]:
+        blocked = await run.finish(command, output)
+        await run.settle(ask, blobs=blobs)
+        return blocked
+
+    task = asyncio.ensure_future(both())
+    try:
+        return list(await asyncio.shield(task))
+    except asyncio.CancelledError:
+        await asyncio.wait([task])
+        raise

@@ -20,64 +20,19 @@ import os
 import shutil
 import tempfile
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.sandbox.base import Availability, Backend
 from agent_tui.sandbox.config import SandboxConfig
-from agent_tui.sandbox.reaper import Records, guarded
-from agent_tui.sandbox.run import SandboxRun
+from agent_tui.sandbox.reaper import Records
+from agent_tui.sandbox.run import SandboxRun, loopback
 
 if TYPE_CHECKING:  # the rest loads with the first command, not on the way to a ready agent
     from agent_tui.sandbox.layout import Layout
     from agent_tui.sandbox.netns import Holder
     from agent_tui.sandbox.network import AskHost
     from agent_tui.sandbox.ports import PortWatch
-    from agent_tui.sandbox.settle import ReviewFn
-
-
-@dataclass(frozen=True, slots=True)
-class Started:
-    """A command ready to spawn: its argv and environment, and its sandbox run (None: it runs
-    outside the sandbox, under the reaper's guard)."""
-
-    argv: list[str]
-    env: dict[str, str]
-    run: SandboxRun | None
-
-
-async def start_command(
-    command: str,
-    sandbox: Sandbox | None,
-    ask: AskHost | None = None,
-    *,
-    inside: bool = True,
-    label: str = "",
-    background: bool = False,
-) -> Started:
-    """`bash -c COMMAND` as it is started: inside `sandbox` when `inside` (a transaction where
-    overlays work; a live one for a `background` shell), else outside under the reaper's guard,
-    so nothing it starts outlives the app. `ask`: who answers the sandbox's network questions."""
-    from agent_tui.sandbox.environment import command_environment, outside_environment
-
-    argv = ["bash", "-c", command]
-    if sandbox is None:
-        return Started(guarded(argv), command_environment(os.environ), None)
-    if inside and sandbox.active:
-        run = await sandbox.prepare(argv, ask, label=label, background=background)
-        return Started(run.argv, run.env, run)
-    if sandbox.active:  # the person let it run outside: their environment, less the app's keys
-        return Started(guarded(argv), outside_environment(os.environ), None)
-    return Started(guarded(argv), sandbox.environment(), None)
-
-
-async def shell_command(
-    command: str, sandbox: Sandbox | None, ask: AskHost | None = None
-) -> tuple[list[str], SandboxRun | None]:
-    """`start_command`'s argv and run (the caller spawns with its own environment)."""
-    started = await start_command(command, sandbox, ask)
-    return started.argv, started.run
 
 
 class Sandbox:
@@ -384,6 +339,12 @@ class Sandbox:
                 txn.discard()
             raise
         home_root = self.cwd == Path(os.path.expanduser("~")).resolve()
+        env = self.environment()
+        env.pop("NO_PROXY", None)
+        env.pop("no_proxy", None)
+        if not any(loopback(h) for h in explicit):
+            # the sandbox's own loopback (a background shell's server) is reached directly
+            env["NO_PROXY"] = env["no_proxy"] = "localhost,127.0.0.1,::1"
         live = None
         if mirror is not None and txn is not None:
             from agent_tui.sandbox.live import LiveTransaction
@@ -391,7 +352,7 @@ class Sandbox:
             live = LiveTransaction(txn, mirror, by=f"Bash ({label})" if label else "Bash")
         return SandboxRun(
             wrapped.argv,
-            self.environment(),
+            env,
             layout,
             proxy,
             self.records,
@@ -407,32 +368,3 @@ class Sandbox:
         from agent_tui.sandbox.describe import describe
 
         return describe(self)
-
-
-async def after_command(
-    run: SandboxRun | None,
-    record: Path | None,
-    command: str,
-    output: str,
-    *,
-    ask: ReviewFn | None = None,
-    blobs: Any = None,
-) -> list[str]:
-    """After a command: the sandbox's cleanup, its change set settled (with `ask`, or by the
-    rules for when no one is asked) and what it blocked, or just the reaper's record gone. Runs
-    on every way out (a cancel included), shielded so a second cancel can't skip it."""
-    if run is None:
-        Records.remove(record)
-        return []
-
-    async def both() -> list[str]:
-        blocked = await run.finish(command, output)
-        await run.settle(ask, blobs=blobs)
-        return blocked
-
-    task = asyncio.ensure_future(both())
-    try:
-        return list(await asyncio.shield(task))
-    except asyncio.CancelledError:
-        await asyncio.wait([task])
-        raise

@@ -129,7 +129,7 @@ class BashTool(Tool):
             from agent_tui.tools.shells import start_background
 
             return await start_background(p.command, ctx, outside=not inside)
-        from agent_tui.sandbox.runner import start_command
+        from agent_tui.sandbox.run import start_command
 
         if ctx.shells is not None:  # the background shells' writes land before it looks
             await ctx.shells.sync_all()

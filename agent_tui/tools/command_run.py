@@ -23,8 +23,7 @@ from agent_tui.protocol.events import Notice
 from agent_tui.tools.processes import PipeProtocol, kill_group
 
 if TYPE_CHECKING:
-    from agent_tui.sandbox.run import SandboxRun
-    from agent_tui.sandbox.runner import Started
+    from agent_tui.sandbox.run import SandboxRun, Started
     from agent_tui.sandbox.settle import Settled
     from agent_tui.tools.base import ToolContext, ToolOutput
 

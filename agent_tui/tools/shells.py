@@ -141,7 +141,7 @@ class ShellRegistry:
     async def start(self, command: str, ctx: Any, *, outside: bool = False) -> BackgroundShell:
         """Spawn `command` in the background (the sandbox's wall as for any Bash call, unless
         `outside`: the person approved leaving it, or excludedCommands name it)."""
-        from agent_tui.sandbox.runner import start_command
+        from agent_tui.sandbox.run import start_command
 
         sandbox = ctx.sandbox
         inside = sandbox is not None and sandbox.active and not outside
@@ -259,7 +259,7 @@ class ShellRegistry:
             else:
                 pipe.close()
             shell.output.add(decoder.decode(b"", final=True))
-            from agent_tui.sandbox.runner import after_command
+            from agent_tui.sandbox.run import after_command
 
             with contextlib.suppress(Exception):
                 shell.blocked = await after_command(run, record, shell.command, "")

@@ -67,7 +67,7 @@ async def test_the_dialog_says_the_command_came_from_the_fetched_page(
     work.mkdir()
     async with page_server, SSEServer(responder) as server:
         use_loopback_api(monkeypatch, server.url)
-        options = Options(cwd=work, allow=["WebFetch(domain:127.0.0.1)"])
+        options = Options(cwd=work, allow=["WebFetch(domain:127.0.0.1)"], sandbox="on")
         app = AgentApp(options, record=True)
         async with app.run_test(size=(110, 36)) as pilot:
             await wait_for(pilot, lambda: app.agent is not None, timeout=30)

@@ -37,9 +37,12 @@ async def run_cli(
     project: Path, home: Path, calls: list[tuple[str, dict[str, Any]]], *args: str
 ) -> tuple[int, list[dict[str, Any]], str, SSEServer]:
     async with SSEServer(hostile_model(calls)) as server:
+        # the analyser's own decisions: the sandbox in its asking mode (`on`), which keeps
+        # every question (by default, `auto`, it would run what it contains unasked); a test
+        # may still pass its own --sandbox (the last one counts)
         code, out, err = await run_agent_tui(
-            server, project, home, "-p", "do it", "--output-format", "stream-json", *args,
-            key="sk-ant-api03-e2e-security",
+            server, project, home, "-p", "do it", "--output-format", "stream-json",
+            "--sandbox", "on", *args, key="sk-ant-api03-e2e-security",
         )  # fmt: skip
     events = [json.loads(line) for line in out.decode().splitlines() if line.strip()]
     return code, events, err.decode(), server

@@ -67,7 +67,7 @@ async def test_undo_lists_only_the_agents_calls(
 ) -> None:
     async with SSEServer(TwoCommands(work)) as server:
         use_loopback_api(monkeypatch, server.url)
-        app = AgentApp(Options(cwd=work), record=True)
+        app = AgentApp(Options(cwd=work, sandbox="on"), record=True)  # the asking mode
         async with app.run_test(size=(120, 40)) as pilot:
             await wait_for(pilot, lambda: app.agent is not None, timeout=30)
             app.approvals.guard_s = 0.0

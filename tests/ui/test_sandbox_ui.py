@@ -8,6 +8,7 @@ import pytest
 from app_helpers import make_app, type_prompt, wait_for
 from bwrap_support import needs_bwrap
 
+from agent_tui.ui.app import AgentApp
 from agent_tui.ui.widgets.chat import NoticeMessage
 
 pytestmark = pytest.mark.usefixtures("offline_env")
@@ -17,25 +18,54 @@ def notices(app) -> list[str]:  # type: ignore[no-untyped-def]
     return [n.text for n in app.query(NoticeMessage)]
 
 
-@needs_bwrap
-async def test_slash_sandbox_shows_backend_mode_and_lists(tmp_path: Path) -> None:
-    app = make_app(tmp_path)
-    work = app.options.cwd
-    (work / ".git").mkdir()
-    (work / ".git" / "config").write_text("")
+async def slash_sandbox(app: AgentApp) -> str:
     async with app.run_test(size=(110, 36)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
         await type_prompt(pilot, "/sandbox")
         await wait_for(pilot, lambda: any(t.startswith("Sandbox") for t in notices(app)))
         [text] = [t for t in notices(app) if t.startswith("Sandbox")]
-        assert "mode: on" in text and "backend: bubblewrap: bubblewrap 0." in text
-        assert f"writable:\n  {work}" in text and "/tmp (private to this session)" in text
-        assert f"{work}/.git/config" in text  # read-only inside the project
-        assert f"{work}/.envrc (not there: kept from being made)" in text
-        assert "network (through the app's proxy)" in text
-        assert app.agent.messages == []  # not sent to the model
+        assert app.agent is not None and app.agent.messages == []  # not sent to the model
         names = [c.title for c in app.get_system_commands(app.screen)]
         assert "Sandbox: status" in names
+        return text
+
+
+@needs_bwrap
+async def test_slash_sandbox_shows_the_transaction_and_what_a_command_sees(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GITHUB_TOKEN", "ghp_not_for_commands")
+    app = make_app(tmp_path, sandbox=None)  # the default: auto
+    work = app.options.cwd
+    text = await slash_sandbox(app)
+    assert "mode: auto (from default)" in text and "backend: bubblewrap: bubblewrap 0." in text
+    assert "as a transaction" in text and "run unasked" in text
+    assert f"through each command's overlay: its writes are its change set):\n  {work}" in text
+    assert "/tmp and /var/tmp (the session's own)" in text
+    assert "home: the session's own" in text
+    assert "left out of yours" in text and "GITHUB_TOKEN" in text
+    assert "network (one namespace for the session" in text
+
+
+@needs_bwrap
+async def test_slash_sandbox_without_change_sets_lists_the_direct_scheme(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    work = app.options.cwd
+    (work / ".git").mkdir()
+    (work / ".git" / "config").write_text("")
+    app.options.sandbox = "on"
+    from agent_tui.sandbox import runner
+
+    real = runner.Sandbox._probe_overlay
+    runner.Sandbox._probe_overlay = lambda self: "this test's pretend kernel"  # type: ignore[method-assign]
+    try:
+        text = await slash_sandbox(app)
+    finally:
+        runner.Sandbox._probe_overlay = real  # type: ignore[method-assign]
+    assert "writing to the project directly (this test's pretend kernel)" in text
+    assert f"writable:\n  {work}" in text and "/tmp (private to this session)" in text
+    assert f"{work}/.git/config" in text  # read-only inside the project
+    assert f"{work}/.envrc (not there: kept from being made)" in text
 
 
 async def test_slash_sandbox_when_it_is_off(tmp_path: Path) -> None:

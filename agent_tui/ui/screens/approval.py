@@ -30,7 +30,6 @@ from agent_tui.ui.widgets import review_lines
 from agent_tui.ui.widgets.approval_parts import DEFAULT_GUARD_S, plain, warm_up_dialog  # noqa: F401
 from agent_tui.ui.widgets.diff_view import diff_content
 from agent_tui.ui.widgets.hunks import HunkPicker
-from agent_tui.ui.widgets.key_hints import key_hint
 from agent_tui.ui.widgets.rule_line import RuleLine, rule_problem
 
 
@@ -161,13 +160,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                     yield Static(plain(decision.reason), id="reason")
                 if request.items:
                     yield Static("its changes: space ticks a file, ↑/↓ move", classes="label")
-                    yield HunkPicker(
-                        tuple(i.body for i in request.items),
-                        titles=tuple(parts.item_title(i) for i in request.items),
-                        kept=tuple(i.kept for i in request.items),
-                        verbs=("apply", "leave out"),
-                        id="hunks",
-                    )
+                    yield parts.items_picker(request)
                 elif len(request.hunks) > 1:
                     yield Static("changes: space keeps or leaves out a hunk", classes="label")
                     yield HunkPicker(request.hunks, id="hunks")
@@ -178,29 +171,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                     if note:
                         yield Static(note, id="preview-note")
             with Vertical(id="footer"):
-                if request.remember:
-                    yield Static(
-                        Content.assemble(
-                            ("a", "bold $text-accent"), " remembers ", (request.remember, "bold")
-                        ),
-                        id="always",
-                    )
-                elif self.can_always:
-                    rules = ", ".join(visible(rule) for rule in decision.suggestions)
-                    yield Static(
-                        Content.assemble(
-                            ("a", "bold $text-accent"),
-                            " saves ",
-                            (rules, "bold"),
-                            " to ",
-                            visible(request.save_to or "the project's local settings"),
-                        ),
-                        id="always",
-                    )
-                    yield RuleLine(decision.suggestions)
-                    yield Static("", id="rule-problem")
-                    if self._simulate is not None:
-                        yield Static("past sessions: looking…", id="simulation")
+                yield from parts.always_widgets(
+                    request, can_always=self.can_always, simulated=self._simulate is not None
+                )
                 yield Input(
                     placeholder="tell the model what to do instead",
                     max_length=parts.MAX_MESSAGE_CHARS,
@@ -227,31 +200,12 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             self.query_one("#simulation", Static).update(review_lines.simulation_content(text))
 
     def _keys(self) -> Content:
-        if self._telling:
-            parts = [key_hint("enter", "deny and send"), key_hint("esc", "back")]
-        elif self._confirming:
-            parts = [
-                key_hint("a", "again (or enter) to save the rule and allow"),
-                key_hint("e", "edit it"),
-                key_hint("y", "just this once"),
-                key_hint("n", "deny"),
-            ]
-        elif self.request.items:
-            later = self.request.input.get("review") == "held"
-            parts = [
-                key_hint("y", "apply the ticked"),
-                key_hint("n", "later" if later else "none of them"),
-            ]
-        else:
-            parts = [key_hint("y", "allow once")]
-            if self.can_always and not self.request.remember:
-                parts.append(key_hint("s", "this session"))
-            if self.can_always:
-                parts.append(key_hint("a", "allow always"))
-            if self.request.can_review:
-                parts.append(key_hint("r", "review its changes"))
-            parts += [key_hint("n", "deny"), key_hint("t", "deny and tell")]
-        return Content("  ").join(parts)
+        return parts.key_line(
+            self.request,
+            telling=self._telling,
+            confirming=self._confirming,
+            can_always=self.can_always,
+        )
 
     def _waiting_text(self) -> str:
         return f"{self.waiting} more waiting" if self.waiting > 0 else ""

@@ -3,9 +3,12 @@ highlighted as bash, the parts of a long command that made it ask."""
 
 from __future__ import annotations
 
-from textual.content import Content
+from collections.abc import Iterator
 
-from agent_tui.permissions.types import ChoiceItem
+from textual.content import Content
+from textual.widget import Widget
+
+from agent_tui.permissions.types import ApprovalRequest, ChoiceItem
 from agent_tui.text import visible, visible_lines
 from agent_tui.ui import collect_after
 from agent_tui.ui.widgets import code_lexers
@@ -73,3 +76,77 @@ def item_title(item: ChoiceItem) -> str:
     """A change set's file as the picker names it: the file, and why it is asked about."""
     title = visible(item.title)
     return f"{title} — {visible(item.why)}" if item.why else title
+
+
+def items_picker(request: ApprovalRequest) -> Widget:
+    """A change set's files, each ticked or not, with its diff."""
+    from agent_tui.ui.widgets.hunks import HunkPicker
+
+    return HunkPicker(
+        tuple(i.body for i in request.items),
+        titles=tuple(item_title(i) for i in request.items),
+        kept=tuple(i.kept for i in request.items),
+        verbs=("apply", "leave out"),
+        id="hunks",
+    )
+
+
+def always_widgets(
+    request: ApprovalRequest, *, can_always: bool, simulated: bool
+) -> Iterator[Widget]:
+    """What `a` does: what it remembers (a forwarded port), or the rules it saves and where
+    (editable), with what past sessions say of them."""
+    from textual.widgets import Static
+
+    from agent_tui.ui.widgets.rule_line import RuleLine
+
+    decision = request.decision
+    if request.remember:
+        what = Content.assemble(
+            ("a", "bold $text-accent"), " remembers ", (request.remember, "bold")
+        )
+        yield Static(what, id="always")
+        return
+    if not can_always:
+        return
+    rules = ", ".join(visible(rule) for rule in decision.suggestions)
+    where = visible(request.save_to or "the project's local settings")
+    saves = Content.assemble(("a", "bold $text-accent"), " saves ", (rules, "bold"), " to ", where)
+    yield Static(saves, id="always")
+    yield RuleLine(decision.suggestions)
+    yield Static("", id="rule-problem")
+    if simulated:
+        yield Static("past sessions: looking…", id="simulation")
+
+
+def key_line(
+    request: ApprovalRequest, *, telling: bool, confirming: bool, can_always: bool
+) -> Content:
+    """The dialog's keys, for what it asks and the state it is in."""
+    from agent_tui.ui.widgets.key_hints import key_hint
+
+    if telling:
+        keys = [key_hint("enter", "deny and send"), key_hint("esc", "back")]
+    elif confirming:
+        keys = [
+            key_hint("a", "again (or enter) to save the rule and allow"),
+            key_hint("e", "edit it"),
+            key_hint("y", "just this once"),
+            key_hint("n", "deny"),
+        ]
+    elif request.items:
+        later = request.input.get("review") == "held"
+        keys = [
+            key_hint("y", "apply the ticked"),
+            key_hint("n", "later" if later else "none of them"),
+        ]
+    else:
+        keys = [key_hint("y", "allow once")]
+        if can_always and not request.remember:
+            keys.append(key_hint("s", "this session"))
+        if can_always:
+            keys.append(key_hint("a", "allow always"))
+        if request.can_review:
+            keys.append(key_hint("r", "review its changes"))
+        keys += [key_hint("n", "deny"), key_hint("t", "deny and tell")]
+    return Content("  ").join(keys)
