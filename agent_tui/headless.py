@@ -67,6 +67,16 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             "trusted; run with --trust-project to honour them",
             file=sys.stderr,
         )
+    shaping = [
+        *getattr(permissions, "untrusted_hooks", ()),
+        *getattr(permissions, "untrusted_files", ()),
+    ]
+    if shaping:
+        print(
+            f"agent-tui: not loading this project's {'; '.join(shaping)}: the project is not "
+            "trusted; run with --trust-project to use them",
+            file=sys.stderr,
+        )
     setup = agent.mcp
     for warning in setup.warnings if setup is not None else ():
         print(f"agent-tui: warning: {warning}", file=sys.stderr)
@@ -140,6 +150,9 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             await mcp.wait_started()
         result = await agent.submit(prompt)
     finally:
+        from agent_tui.agent.turn_hooks import session_end
+
+        await session_end(agent, "other")
         if agent.config.shells is not None:  # a background shell never outlives the run
             await agent.config.shells.kill_all()
         if mcp is not None:

@@ -295,7 +295,7 @@ def make_agent(
     # undo's checkpoints (git snapshots, kept file contents): on unless turned off
     agent.checkpoints.enabled = os.environ.get("AGENT_TUI_CHECKPOINTS", "on").lower() != "off"
     clean_stale(data_dir())  # what killed runs left: temporary files, half-made restores
-    add_subagents(agent, options, trusted=not getattr(permissions, "untrusted_grants", ()))
+    add_subagents(agent, options, trusted=project_trusted(options, permissions))
     add_mcp(agent, options)
     return agent
 
@@ -400,18 +400,14 @@ def add_mcp(agent: Agent, options: Options) -> None:
     )
 
 
+def project_trusted(options: Options, permissions: Any) -> bool:
+    """The person trusted this project (`--trust-project`, the dialog, a stored answer)."""
+    return options.trust_project or bool(getattr(permissions, "project_trusted", False))
+
+
 def add_subagents(agent: Agent, options: Options, *, trusted: bool) -> None:
     """The `Task` tool, with the sub-agent types of the user and (if trusted) the project."""
-    from agent_tui.agent.subagents import SubAgents, load_agent_types
+    from agent_tui.agent.subagents import attach_subagents
     from agent_tui.paths import config_dir
 
-    types = load_agent_types(options.cwd, config_dir(), project_trusted=trusted)
-    agent.subagents = SubAgents(agent, types)
-    descriptions = {n: t.description for n, t in types.items()}
-
-    def task_tool() -> Any:
-        from agent_tui.tools.task import TaskTool
-
-        return TaskTool(agent.subagents.run, descriptions)
-
-    agent.tools.add_lazy("Task", task_tool)
+    attach_subagents(agent, options.cwd, config_dir(), trusted=trusted)

@@ -23,7 +23,7 @@ from agent_tui.agent.conversation import Conversation
 from agent_tui.agent.cost import cost_usd
 from agent_tui.agent.retries import gave_up, retry_delay, too_long
 from agent_tui.agent.tool_runner import ToolRunner, tool_result
-from agent_tui.agent.turn_hooks import before_prompt, stop_continues
+from agent_tui.agent.turn_hooks import before_compact, before_prompt, stop_continues
 from agent_tui.checkpoints.checkpointer import Checkpointer
 from agent_tui.protocol.assembler import StreamAssembler, StreamError
 from agent_tui.protocol.events import (
@@ -302,15 +302,16 @@ class Agent:
         self._task, self.running = asyncio.current_task(), True
         self.turn_usage, self.turn_cost = Usage(), 0.0
         try:
-            await self._compact_step(instructions)
+            await self._compact_step(instructions, "manual")
         except asyncio.CancelledError:
             pass  # what the summary request used so far is counted all the same
         finally:
             self.running, self._task = False, None
         return await self._finish(None, 1)
 
-    async def _compact_step(self, instructions: str = "") -> None:
-        await self.compactor.run(self.tools.schemas(), instructions)
+    async def _compact_step(self, instructions: str = "", trigger: str = "auto") -> None:
+        if await before_compact(self, trigger, instructions):
+            await self.compactor.run(self.tools.schemas(), instructions)
 
     async def _request(self) -> tuple[StreamAssembler, int | None]:
         """One response (retried while nothing arrived), and the max_tokens the spending cap

@@ -228,3 +228,27 @@ def _progress_reporter(ctx: ToolContext) -> Callable[[Event], None]:
             ctx.progress(output=f"  {mark} {event.summary}\n")
 
     return report
+
+
+def attach_subagents(agent: Agent, cwd: Path, config_dir: Path, *, trusted: bool) -> None:
+    """`agent`'s `Task` tool (made on first use) and its runner, with the sub-agent types of the
+    user and (if `trusted`) the project; a project the person trusts later in the session adds
+    its types then (`permissions.on_trusted`)."""
+    types = load_agent_types(cwd, config_dir, project_trusted=trusted)
+    agent.subagents = SubAgents(agent, types)
+    descriptions = {n: t.description for n, t in types.items()}
+
+    def trusted_now() -> None:
+        found = load_agent_types(cwd, config_dir, project_trusted=True)
+        types.update(found)
+        descriptions.update({n: t.description for n, t in found.items()})
+
+    if not trusted and hasattr(agent.permissions, "on_trusted"):
+        agent.permissions.on_trusted.append(trusted_now)
+
+    def task_tool() -> Any:
+        from agent_tui.tools.task import TaskTool
+
+        return TaskTool(agent.subagents.run, descriptions)
+
+    agent.tools.add_lazy("Task", task_tool)

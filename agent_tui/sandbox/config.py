@@ -17,7 +17,9 @@ allowUnixSockets = ["/run/docker.sock"]                # sockets under the hidde
 ```
 
 Only the user's own file counts for what widens the sandbox (paths, domains, sockets, the
-binary). A project's `.agent-tui/settings.toml` may raise the mode (`auto` → `on`), never lower it.
+binary); the person's Claude Code `sandbox` table (~/.claude/settings.json, `--settings`, a
+managed file: never a project's) is merged under it, ours winning key by key.
+A project's `.agent-tui/settings.toml` may raise the mode (`auto` → `on`), never lower it.
 """
 
 from __future__ import annotations
@@ -91,7 +93,10 @@ def load_config(
 ) -> SandboxConfig:
     warnings: list[str] = []
     user_file = config_dir / "settings.toml"
-    user = _read(user_file)
+    from agent_tui.permissions.claude_settings import merge, user_sandbox
+
+    # Claude Code's `sandbox` (the person's own files only) under ours: ours wins, key by key
+    user = merge(user_sandbox(cwd), _read(user_file))
     mode: SandboxMode = default
     source = "default"
     found = _mode_of(user, str(user_file), warnings)

@@ -257,6 +257,9 @@ class AgentApp(App[int]):
     async def action_quit(self) -> None:
         if (agent := self.agent) is not None:
             agent.cancel()
+            from agent_tui.agent.turn_hooks import session_end
+
+            await session_end(agent, "prompt_input_exit")
             if agent.config.shells is not None:  # quitting kills every background shell
                 await agent.config.shells.kill_all()
             await self.settings.stop_mcp()

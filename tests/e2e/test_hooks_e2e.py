@@ -1,8 +1,8 @@
 """Hooks through the real CLI at the loopback API: a user's PreToolUse hook that exits 2 on `curl`
 blocks the call (nothing of it runs) and its stderr reaches the model; a PostToolUse hook gets
 `tool_name`, `tool_input`, `tool_response` and how the call was decided (`decided_by`, `rule`,
-`rule_source`); a project's hook runs only once the project is trusted; hooks run in the sandbox
-when it is on."""
+`rule_source`); a project's hook runs only once the project is trusted, and in the sandbox when it
+is on, while the person's own run outside it."""
 
 from __future__ import annotations
 
@@ -143,19 +143,26 @@ async def test_a_projects_hook_runs_only_once_the_project_is_trusted(tmp_path: P
 
 
 @needs_bwrap
-async def test_hooks_run_in_the_sandbox_when_it_is_on(tmp_path: Path) -> None:
+async def test_a_projects_hooks_run_in_the_sandbox_and_the_persons_outside(
+    tmp_path: Path,
+) -> None:
     work, home = setup(tmp_path)
-    outside = tmp_path / "outside.txt"
-    hook = f"touch inside.ok; echo x > {outside}; true"
-    (home / "settings.toml").write_text(hooks_toml("PreToolUse", "Bash", hook))
+    outside, mine = tmp_path / "outside.txt", tmp_path / "mine.txt"
+    (work / ".agent-tui").mkdir()
+    (work / ".agent-tui" / "settings.toml").write_text(
+        hooks_toml("PreToolUse", "Bash", f"touch inside.ok; echo x > {outside}; true")
+    )
+    (home / "settings.toml").write_text(hooks_toml("PreToolUse", "Bash", f"echo x > {mine}"))
     responder = calls_then_done(("Bash", {"command": "echo hi"}))
     async with SSEServer(responder) as server:
         code, _, err = await run_agent_tui(
-            server, work, home, "-p", "hi", "--sandbox", "on", "--allow", "Bash(echo:*)"
-        )
+            server, work, home, "-p", "hi", "--sandbox", "on", "--allow", "Bash(echo:*)",
+            "--trust-project",
+        )  # fmt: skip
         assert code == 0, err.decode()
-    assert (work / "inside.ok").exists()  # it ran, writing in the project
+    assert (work / "inside.ok").exists()  # the project's ran, writing in the project
     assert not outside.exists()  # but not outside it
+    assert mine.exists()  # the person's own hook is the person's code: outside the sandbox
 
 
 async def test_user_prompt_submit_adds_context_or_blocks_the_prompt(tmp_path: Path) -> None:
