@@ -18,7 +18,7 @@ from agent_tui.agent.approvals import AllowAll, Approvals, AskFn, PermissionChec
 from agent_tui.agent.budget import SpendFn, SpendingCap, SpendingCapReached
 from agent_tui.agent.capped_provider import CappedProvider
 from agent_tui.agent.compaction import Compactor
-from agent_tui.agent.config import AgentConfig
+from agent_tui.agent.config import AgentConfig, request_defaults
 from agent_tui.agent.conversation import Conversation
 from agent_tui.agent.cost import cost_usd
 from agent_tui.agent.retries import gave_up, retry_delay, too_long
@@ -230,7 +230,10 @@ class Agent:
                         continue
                 if stop_reason == "tool_use" and self.conversation.pending_tool_uses():
                     await self._run_tools()
-                    continue
+                    if self.config.max_turns is None or requests < self.config.max_turns:
+                        continue
+                    stop_reason = "max_turns"  # `--max-turns`: the results go unanswered
+                    break
                 self._end_notice(stop_reason)
                 if await stop_continues(self, stop_reason, self._owns_budget):
                     continue
@@ -284,15 +287,11 @@ class Agent:
     # --- one request -------------------------------------------------------------------------
 
     def _request_for(self) -> MessageRequest:
-        budget = self.config.thinking_budget
         return MessageRequest(
-            model=self.config.model,
             messages=self.conversation.request_messages(),
-            # the answer's own room comes on top of the thinking budget
-            max_tokens=max(self.config.max_tokens, (budget or 0) + 4096),
             system=self.config.system,
             tools=self.tools.schemas(),
-            thinking={"type": "enabled", "budget_tokens": budget} if budget else None,
+            **request_defaults(self.config),  # model, max_tokens, thinking, effort
             **self.compactor.request_fields(),
         )
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.models import resolve
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
 from agent_tui.protocol.events import Event, Notice, StreamFailed, ToolCallReady, ToolFinished
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolRegistry
@@ -37,12 +38,6 @@ PREAMBLE = (
     "approves risky steps as usual. When done, answer with a concise report of what you found "
     "or did (paths, names, results): the main agent sees that final message and nothing else."
 )
-#: Claude Code's model aliases in agent files
-MODEL_ALIASES = {
-    "sonnet": "claude-sonnet-4-5",
-    "opus": "claude-opus-4-5",
-    "haiku": "claude-haiku-4-5",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +79,7 @@ def parse_agent_file(path: Path) -> AgentType | None:
     if fields.get("tools"):
         tools = tuple(t.strip() for t in fields["tools"].strip("[]").split(",") if t.strip())
     model = fields.get("model") or None
-    model = None if model == "inherit" else MODEL_ALIASES.get(model or "", model)
+    model = None if model in (None, "inherit") else resolve(model)  # Claude Code's aliases too
     return AgentType(
         name, fields.get("description", ""), m.group(2).strip(), tools, model, str(path)
     )
@@ -135,7 +130,11 @@ class SubAgents:
         system = "\n\n".join(p for p in (PREAMBLE, kind.prompt, parent.config.system) if p)
         # The cap is the parent's: its requests go through the parent's provider and budget.
         config = dataclasses.replace(
-            parent.config, model=kind.model or parent.config.model, system=system, max_cost=None
+            parent.config,
+            model=kind.model or parent.config.model,
+            system=system,
+            max_cost=None,
+            max_turns=None,  # `--max-turns` counts the main agent's responses
         )
 
         async def ask(request: ApprovalRequest) -> ApprovalAnswer:
