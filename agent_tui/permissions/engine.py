@@ -88,6 +88,9 @@ class PermissionEngine:
         #: the project's sub-agent types, slash commands and skills (`.claude/`), until trusted
         self.untrusted_files: tuple[str, ...] = ()
         self.trust: _Trust | None = None
+        #: folders the file tools treat as the working directory's (`--add-dir`, Claude Code's
+        #: additionalDirectories from the person's own settings), resolved
+        self.add_dirs: tuple[Path, ...] = ()
         #: what the session does once the person trusts the project (its sub-agent types load)
         self.on_trusted: list[Callable[[], None]] = []
 
@@ -372,7 +375,7 @@ class PermissionEngine:
         why = protected([resolved, lexical], self.config_dir) if editing else None
         if why:
             return Decision("ask", reason=f"a protected file: {why}", risk=f"changes {why}")
-        if not resolved.is_relative_to(self.cwd):
+        if not any(resolved.is_relative_to(d) for d in (self.cwd, *self.add_dirs)):
             return Decision("ask", reason=f"{resolved} is outside the working directory {self.cwd}")
         allowed = hits("allow", resolved)
         if allowed:
