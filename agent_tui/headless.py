@@ -114,6 +114,13 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
     failed: list[str] = []
     denials = Denials()
     first = True  # the first stream-json event not printed yet
+    from agent_tui.stream_json import ClaudeStream, dollars
+
+    claude = ClaudeStream(agent, lambda: recorder.session_id if recorder is not None else None)
+
+    def emit(data: dict[str, Any]) -> None:
+        sys.stdout.write(json.dumps(redact_obj(data), ensure_ascii=False) + "\n")
+        sys.stdout.flush()
 
     def on_event(event: Event) -> None:
         nonlocal first
@@ -128,18 +135,23 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             what = event.text if isinstance(event, Notice) else f"context compacted ({event.how})"
             level = event.level if isinstance(event, Notice) else "info"
             print(f"agent-tui: {level}: {what}", file=sys.stderr)
+        if not claude.announced and output_format == "stream-json":  # Claude Code's first
+            emit(claude.init(mcp_status(mcp)))  # line (the session is recorded by now)
+        for line in claude.on_event(event):  # Claude Code's lines, beside ours
+            if output_format == "stream-json":
+                emit(line)
         if output_format == "stream-json" and not isinstance(event, _SKIP):
-            data = stream_json(event)
+            data = claude.decorate(event, stream_json(event))
             # The first and the last event say which session this run was recorded in.
             session_id = recorder.session_id if recorder is not None else None
             if session_id and (first or event.kind == "turn_finished"):
                 data["session_id"] = session_id
             if isinstance(event, TurnFinished):  # the whole session's, a resumed one's too
-                data["total_cost_usd"] = agent.session_cost
+                data["cost_usd"] = dollars(event.cost_usd)
+                data["total_cost_usd"] = dollars(agent.session_cost)
                 data["session_usage"] = agent.session_usage.to_dict()
             first = False
-            sys.stdout.write(json.dumps(redact_obj(data), ensure_ascii=False) + "\n")
-            sys.stdout.flush()
+            emit(data)
 
     agent.listeners.append(on_event)
     agent.listeners.append(denials.on_event)
@@ -165,11 +177,12 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
         text = "".join(answer).strip()
         if text:
             print(text)
-    if output_format == "json":
-        session_id = recorder.session_id if recorder is not None else None
-        data = json_result(agent, result, "".join(answer), session_id)
-        data["permission_denials"] = denials.as_json()
-        print(json.dumps(redact_obj(data)))
+    if output_format in ("json", "stream-json"):  # Claude Code's `result`, the last line
+        data = claude.result(result, "".join(answer), denials.as_json())
+        emit(data)
+    if result.stop_reason == "max_turns":
+        said = f"stopped after {result.requests} model responses (--max-turns)"
+        print(f"agent-tui: {said}", file=sys.stderr)
     for line in denials.report():
         print(line, file=sys.stderr)
     if failed or result.failed:
@@ -180,6 +193,8 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             why = recorder.backlog.failure
             print(f"agent-tui: warning: {NOT_RECORDED}: {why}", file=sys.stderr)
         unrecorded = True
+    if result.stop_reason == "max_turns":  # Claude Code's error_max_turns: exit 1
+        return 1
     if result.stop_reason == "max_cost":  # not sent, or cut: not the answer asked for
         if output_format == "stream-json":  # (else the notice said it as it happened)
             why = agent.budget.stop_text or "Spending cap reached: the answer was cut short."
@@ -188,26 +203,7 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
     return 1 if unrecorded else 0
 
 
-def json_result(
-    agent: Any, result: TurnFinished, answer: str, session_id: str | None
-) -> dict[str, Any]:
-    """`--output-format json`: one object at the end, Claude Code's fields; the cost and usage
-    beside it are the whole session's (a resumed one's too), `usage` is this run's."""
-    if result.failed or result.cancelled:
-        subtype = "error_during_execution"
-    elif result.stop_reason == "max_cost":
-        subtype = "error_max_cost"
-    else:
-        subtype = "success"
-    return {
-        "type": "result",
-        "subtype": subtype,
-        "is_error": subtype != "success",
-        "result": answer.strip(),
-        "session_id": session_id,
-        "total_cost_usd": agent.session_cost,
-        "num_turns": result.requests,
-        "stop_reason": result.stop_reason,
-        "usage": result.usage.to_dict(),
-        "session_usage": agent.session_usage.to_dict(),
-    }
+def mcp_status(manager: Any) -> list[dict[str, str]]:
+    """The MCP servers for Claude Code's init line: name and status (connected, failed, …)."""
+    status = getattr(manager, "status", None) or {}
+    return [{"name": name, "status": s.state} for name, s in status.items()]
