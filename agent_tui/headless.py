@@ -47,6 +47,16 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
 
     agent = make_agent(options)
     permissions = agent.permissions
+    from agent_tui.runtime import project_trusted
+    from agent_tui.slash_commands import headless_command
+
+    # `/command args` expands as in the app (the project's commands once it is trusted)
+    prompt, problem = headless_command(
+        prompt, options.cwd, project_trusted=project_trusted(options, permissions)
+    )
+    if problem:
+        print(f"agent-tui: {problem}", file=sys.stderr)
+        return 2
     for warning in getattr(permissions, "load_warnings", ()):
         print(f"agent-tui: warning: {warning}", file=sys.stderr)
     for note in getattr(agent.config.sandbox, "start_notices", ()):

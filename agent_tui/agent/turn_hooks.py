@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 from agent_tui.hooks.outcome import Verdict, judge
 from agent_tui.protocol.events import Event, Notice, TurnFinished, Usage
+from agent_tui.slash_commands import last_answer
 from agent_tui.text import one_line
 
 
@@ -111,18 +112,6 @@ async def session_end(agent: Agent, reason: str) -> None:
         _say(agent, judge("SessionEnd", await hooks.run("SessionEnd", {"reason": reason}, reason)))
 
 
-def last_answer(agent: Agent) -> str:
-    """The text of the model's last message (Stop's and SubagentStop's `last_assistant_message`)."""
-    messages = agent.conversation.messages
-    for message in reversed(messages):
-        if message.get("role") == "assistant":
-            content = message.get("content")
-            if isinstance(content, str):
-                return content
-            return "".join(b.get("text", "") for b in content if b.get("type") == "text")
-    return ""
-
-
 async def stop_continues(agent: Agent, stop_reason: str | None, main: bool) -> bool:
     """The model ended its answer (a sub-agent: its report): True when a Stop (SubagentStop)
     hook sends it on, its reason added."""
@@ -134,7 +123,10 @@ async def stop_continues(agent: Agent, stop_reason: str | None, main: bool) -> b
         return False
     key = id(agent.conversation)
     runs_so_far = hooks.stop_runs if main else hooks.subagent_stops.get(key, 0)
-    fields = {"stop_hook_active": runs_so_far > 0, "last_assistant_message": last_answer(agent)}
+    fields = {
+        "stop_hook_active": runs_so_far > 0,
+        "last_assistant_message": last_answer(agent.conversation.messages),
+    }
     verdict = judge(event, await hooks.run(event, fields))
     _say(agent, verdict)
     if verdict.block is None or verdict.stop is not None:
