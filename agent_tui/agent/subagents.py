@@ -86,10 +86,12 @@ def parse_agent_file(path: Path) -> AgentType | None:
 
 
 def load_agent_types(cwd: Path, config_dir: Path, *, project_trusted: bool) -> dict[str, AgentType]:
-    """The built-in type, the user's, then (trusted projects only) the project's, later ones
-    winning on a name."""
+    """The built-in type, the user's (ours, then ~/.claude/agents), then (trusted projects only)
+    the project's, later ones winning on a name."""
+    from agent_tui.permissions.claude_settings import claude_dir
+
     types = {GENERAL: BUILT_IN}
-    folders = [config_dir / "agents"]
+    folders = [config_dir / "agents", claude_dir() / "agents"]  # ours, then Claude Code's
     if project_trusted:
         folders.append(cwd / ".claude" / "agents")
     for folder in folders:
