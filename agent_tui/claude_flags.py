@@ -23,21 +23,10 @@ PERMISSION_MODES = {
 
 
 def split_tools(values: Iterable[str]) -> list[str]:
-    """The rules in `--allowedTools A B,C`: split at spaces-separated arguments and at commas
-    outside parentheses."""
-    out: list[str] = []
-    for value in values:
-        depth, start = 0, 0
-        for i, c in enumerate(value):
-            if c == "(":
-                depth += 1
-            elif c == ")":
-                depth = max(0, depth - 1)
-            elif c == "," and depth == 0:
-                out.append(value[start:i])
-                start = i + 1
-        out.append(value[start:])
-    return [t.strip() for t in out if t.strip()]
+    """The rules in `--allowedTools A B,C`: each argument split at commas outside parentheses."""
+    from agent_tui.permissions.rules import split_rules
+
+    return [rule for value in values for rule in split_rules(value)]
 
 
 def tool_rules(values: list[list[str]] | None, flag: str) -> list[str]:

@@ -4,46 +4,13 @@ error), and does what Claude Code's does — as far as what the API was sent and
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
-from conversation_rules import reply, text, tool_use
+from scripted_calls import calls_then_done, setup, tool_results
 from sse_server import SSEServer, run_agent_tui
 
 from agent_tui.claude_flags import split_tools
-
-
-def to_sse(events: list[dict[str, Any]]) -> str:
-    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
-
-
-def calls_then_done(*calls: tuple[str, dict[str, Any]]):  # type: ignore[no-untyped-def]
-    def responder(index: int, body: Any) -> str:
-        if index < len(calls):
-            name, input = calls[index]
-            return to_sse(reply(tool_use(f"toolu_{index}", name, input), stop_reason="tool_use"))
-        return to_sse(reply(text("done")))
-
-    return responder
-
-
-def setup(tmp_path: Path) -> tuple[Path, Path]:
-    work, home = tmp_path / "project", tmp_path / "home"
-    work.mkdir()
-    home.mkdir()
-    subprocess.run(["git", "init", "-q", str(work)], check=True)
-    return work, home
-
-
-def results(server: SSEServer) -> list[str]:
-    out = []
-    for request in server.requests[1:]:
-        for b in request.json["messages"][-1]["content"]:
-            if isinstance(b, dict) and b.get("type") == "tool_result":
-                out.append(str(b["content"]))
-    return out
 
 
 def test_tool_lists_split_at_commas_outside_parentheses() -> None:
@@ -117,7 +84,7 @@ async def test_settings_file_and_add_dir(tmp_path: Path) -> None:
         )
         assert code == 0, err.decode()
         assert server.requests[0].json["model"] == "claude-haiku-5-5"
-        said = results(server)
+        said = tool_results(server)
     assert "from-settings" in said[0] and "the notes" in said[1]
 
 

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
-from conversation_rules import reply, text, tool_use
+from scripted_calls import calls_then_done, setup, tool_results
 from sse_server import SSEServer, run_agent_tui
 
 BLOCK_CURL = """
@@ -24,38 +23,6 @@ if "curl" in data["tool_input"].get("command", ""):
     print("curl is blocked by the team's policy", file=sys.stderr)
     sys.exit(2)
 """
-
-
-def to_sse(events: list[dict[str, Any]]) -> str:
-    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
-
-
-def calls_then_done(*calls: tuple[str, dict[str, Any]]):  # type: ignore[no-untyped-def]
-    def responder(index: int, body: Any) -> str:
-        if index < len(calls):
-            name, input = calls[index]
-            return to_sse(reply(tool_use(f"toolu_{index}", name, input), stop_reason="tool_use"))
-        return to_sse(reply(text("done")))
-
-    return responder
-
-
-def results(server: SSEServer) -> str:
-    out = []
-    for request in server.requests[1:]:
-        for b in request.json["messages"][-1]["content"]:
-            if isinstance(b, dict) and b.get("type") == "tool_result":
-                c = b["content"]
-                out.append(c if isinstance(c, str) else "".join(x.get("text", "") for x in c))
-    return "\n".join(out)
-
-
-def setup(tmp_path: Path) -> tuple[Path, Path]:
-    work, home = tmp_path / "project", tmp_path / "home"
-    work.mkdir()
-    home.mkdir()
-    subprocess.run(["git", "init", "-q", str(work)], check=True)
-    return work, home
 
 
 def hook_entry(command: str, matcher: str = "Bash") -> dict[str, Any]:
@@ -85,7 +52,7 @@ async def test_a_trusted_projects_claude_settings_allow_and_its_hook_blocks_curl
     async with SSEServer(responder) as server:
         code, _out, err = await run_agent_tui(server, work, home, "-p", "go")
         assert code == 0, err.decode()
-        said = results(server)
+        said = "\n".join(tool_results(server))
     assert not (work / "allowed.marker").exists() and "needs approval" in said
     assert "curl is blocked" not in said
     stderr = err.decode()
@@ -95,7 +62,7 @@ async def test_a_trusted_projects_claude_settings_allow_and_its_hook_blocks_curl
     async with SSEServer(responder) as server:
         code, _out, err = await run_agent_tui(server, work, home, "-p", "go", "--trust-project")
         assert code == 0, err.decode()
-        said = results(server)
+        said = "\n".join(tool_results(server))
     assert (work / "allowed.marker").exists()
     assert "blocked by a PreToolUse hook: curl is blocked by the team's policy" in said
     assert not (work / "curled.marker").exists()
@@ -129,14 +96,14 @@ async def test_a_user_hook_under_tmp_blocks_curl_and_one_that_cant_start_blocks_
     async with SSEServer(calls_then_done(("Bash", {"command": command}))) as server:
         code, _out, err = await run_agent_tui(server, work, home, "-p", "go", "--allow", "Bash")
         assert code == 0, err.decode()
-        said = results(server)
+        said = "\n".join(tool_results(server))
     assert "curl is blocked by the team's policy" in said and not (work / "ran.marker").exists()
     missing = tmp_path / "no-such-dir" / "guard.sh"
     claude_user_file({"hooks": {"PreToolUse": [hook_entry(str(missing))]}})
     async with SSEServer(calls_then_done(("Bash", {"command": "touch ran.marker"}))) as server:
         code, _out, err = await run_agent_tui(server, work, home, "-p", "go", "--allow", "Bash")
         assert code == 0, err.decode()
-        said = results(server)
+        said = "\n".join(tool_results(server))
     assert not (work / "ran.marker").exists()
     [line] = [x for x in said.splitlines() if "PreToolUse hook" in x]
     assert "could not start" in line and str(missing) in line and "blocked" in line

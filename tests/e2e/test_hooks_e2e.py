@@ -7,13 +7,12 @@ is on, while the person's own run outside it."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from bwrap_support import needs_bwrap
-from conversation_rules import reply, text, tool_use
+from scripted_calls import calls_then_done, setup
 from sse_server import SSEServer, run_agent_tui
 
 BLOCK_CURL = """
@@ -31,20 +30,6 @@ with open(sys.argv[1], "a") as f:
 """
 
 
-def to_sse(events: list[dict[str, Any]]) -> str:
-    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
-
-
-def calls_then_done(*calls: tuple[str, dict[str, Any]]):  # type: ignore[no-untyped-def]
-    def responder(index: int, body: Any) -> str:
-        if index < len(calls):
-            name, input = calls[index]
-            return to_sse(reply(tool_use(f"toolu_{index}", name, input), stop_reason="tool_use"))
-        return to_sse(reply(text("done")))
-
-    return responder
-
-
 def result_text(body: dict[str, Any]) -> str:
     last = body["messages"][-1]["content"]
     parts = []
@@ -53,14 +38,6 @@ def result_text(body: dict[str, Any]) -> str:
             c = b["content"]
             parts.append(c if isinstance(c, str) else "".join(x.get("text", "") for x in c))
     return "\n".join(parts)
-
-
-def setup(tmp_path: Path) -> tuple[Path, Path]:
-    work, home = tmp_path / "project", tmp_path / "home"
-    work.mkdir()
-    home.mkdir()
-    subprocess.run(["git", "init", "-q", str(work)], check=True)
-    return work, home
 
 
 def hooks_toml(event: str, matcher: str, command: str) -> str:

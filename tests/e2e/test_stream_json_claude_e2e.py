@@ -8,9 +8,7 @@ still there."""
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
-from typing import Any
 
 from claude_code_schema import (
     Assistant,
@@ -21,31 +19,8 @@ from claude_code_schema import (
     User,
     check_stream,
 )
-from conversation_rules import reply, text, tool_use
+from scripted_calls import calls_then_done, setup
 from sse_server import SSEServer, run_agent_tui
-
-
-def to_sse(events: list[dict[str, Any]]) -> str:
-    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
-
-
-def calls_then_done(*calls: tuple[str, dict[str, Any]]):  # type: ignore[no-untyped-def]
-    def responder(index: int, body: Any) -> str:
-        if index < len(calls):
-            name, input = calls[index]
-            return to_sse(reply(tool_use(f"toolu_{index}", name, input), stop_reason="tool_use"))
-        return to_sse(reply(text("all done")))
-
-    return responder
-
-
-def setup(tmp_path: Path) -> tuple[Path, Path]:
-    work, home = tmp_path / "project", tmp_path / "home"
-    work.mkdir()
-    home.mkdir()
-    subprocess.run(["git", "init", "-q", str(work)], check=True)
-    return work, home
-
 
 CALLS = (
     ("Bash", {"command": "echo hello-stream"}),
@@ -76,7 +51,7 @@ async def test_every_line_of_a_real_run_parses_for_a_claude_code_consumer(tmp_pa
     first = users[0].message.content[0]
     assert not isinstance(first, str) and "hello-stream" in str(first.content)
     result = typed[-1]
-    assert isinstance(result, ResultSuccess) and result.result == "all done"
+    assert isinstance(result, ResultSuccess) and result.result == "done"
     assert result.num_turns == 3 and result.terminal_reason == "completed"
     assert [d.tool_input for d in result.permission_denials] == [{"command": "touch made.txt"}]
     assert list(result.modelUsage) == ["claude-sonnet-5-5"]
