@@ -1,18 +1,21 @@
-"""The Claude models agent-tui knows (`data/models.toml`): what `/model` lists, Claude Code's
-aliases (`opus`, `sonnet`, `haiku`, `fable`; `MODEL[1m]` for a 1M window), and what a request to
-each needs — adaptive or extended thinking, effort, the 1M-context beta header. Prices and
-context windows are `agent.cost`'s and `agent.context`'s. A model this table doesn't know (a
-proxy's own name, a platform id) is sent as it is, with extended thinking as before."""
+"""The Claude models agent-tui knows (`MODELS`, as Anthropic's model pages list them in December
+2026: platform.claude.com/docs/en/models/…; the SDK's `anthropic.types.Model` names the same
+ids): what `/model` lists, Claude Code's aliases (`opus`, `sonnet`, `haiku`, `fable`; `MODEL[1m]`
+for a 1M window), and what a request to each needs — adaptive or extended thinking, effort, the
+1M-context beta header. Prices and context windows are `agent.cost`'s and `agent.context`'s
+(data/prices.toml, data/context_windows.toml, which the person may override). A model this table
+doesn't know (a proxy's own name, a platform id) is sent as it is, with extended thinking as
+before. A Python table, not TOML: the boot asks it (is thinking on?) and no TOML parser loads
+for that (issue 34)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
-from agent_tui.paths import package_data
-
 ONE_M = "[1m]"
+#: the beta header a 200K model's 1M window needs
+BETA_1M = "context-1m-2025-08-07"
 EFFORTS = ("low", "medium", "high", "xhigh", "max")
 
 
@@ -24,7 +27,7 @@ class ModelInfo:
     name: str
     status: str
     max_output: int
-    #: "always", "adaptive" or "extended" (see data/models.toml)
+    #: "always", "adaptive" or "extended" (see `MODELS`)
     thinking: str
     effort: bool = False
     default_effort: str | None = None
@@ -32,27 +35,54 @@ class ModelInfo:
     beta_1m: str | None = None
 
 
-@cache
-def _table() -> dict[str, Any]:
-    import tomllib  # at the first question, not on the way to a ready prompt (issue 34)
-
-    return tomllib.loads(package_data("models.toml").read_text("utf-8"))
+LATEST, LEGACY, RETIRED = "latest", "legacy", "retired"
+ADAPTIVE, EXTENDED = "adaptive", "extended"
+#: thinking: "always" (adaptive, can't be turned off), "adaptive" (`thinking: {type: adaptive}`,
+#: on by default here), "extended" (a token budget, off by default). status: latest, legacy,
+#: deprecated (still served), retired (no longer served: not listed)
+MODELS = (
+    ModelInfo("claude-fable-5-2", "Claude Fable 5.2", LATEST, 128_000, "always", True, "high"),
+    ModelInfo("claude-opus-5-5", "Claude Opus 5.5", LATEST, 128_000, "always", True, "medium"),
+    ModelInfo("claude-sonnet-5-5", "Claude Sonnet 5.5", LATEST, 128_000, ADAPTIVE, True, "high"),
+    ModelInfo("claude-haiku-5-5", "Claude Haiku 5.5", LATEST, 128_000, ADAPTIVE, True, "medium"),
+    ModelInfo("claude-fable-5-1", "Claude Fable 5.1", LEGACY, 128_000, "always", True, "high"),
+    ModelInfo("claude-opus-5", "Claude Opus 5", LEGACY, 128_000, ADAPTIVE, True, "high"),
+    ModelInfo("claude-sonnet-5", "Claude Sonnet 5", LEGACY, 128_000, ADAPTIVE, True, "high"),
+    ModelInfo("claude-fable-5", "Claude Fable 5", LEGACY, 128_000, "always", True, "high"),
+    ModelInfo("claude-opus-4-8", "Claude Opus 4.8", LEGACY, 128_000, ADAPTIVE, True),
+    ModelInfo("claude-opus-4-7", "Claude Opus 4.7", LEGACY, 128_000, ADAPTIVE, True, None, BETA_1M),
+    ModelInfo("claude-opus-4-6", "Claude Opus 4.6", LEGACY, 128_000, ADAPTIVE, True, None, BETA_1M),
+    ModelInfo("claude-sonnet-4-6", "Claude Sonnet 4.6", LEGACY, 128_000, ADAPTIVE, True),
+    ModelInfo("claude-opus-4-5", "Claude Opus 4.5", LEGACY, 64_000, "extended", True),
+    ModelInfo("claude-haiku-4-5", "Claude Haiku 4.5", LEGACY, 64_000, "extended"),
+    # retired November 30, 2026
+    ModelInfo("claude-sonnet-4-5", "Claude Sonnet 4.5", RETIRED, 64_000, EXTENDED, beta_1m=BETA_1M),
+)  # fmt: skip
+#: Claude Code's model aliases (`--model opus`, settings.json "model": "sonnet")
+ALIASES = {
+    "fable": "claude-fable-5-2",
+    "opus": "claude-opus-5-5",
+    "sonnet": "claude-sonnet-5-5",
+    "haiku": "claude-haiku-5-5",
+}
+#: the models when nothing names one
+DEFAULT, SMALL = "claude-sonnet-5-5", "claude-haiku-5-5"
 
 
 def catalog() -> dict[str, ModelInfo]:
-    return {k: ModelInfo(id=k, **v) for k, v in _table()["models"].items()}
+    return {m.id: m for m in MODELS}
 
 
 def aliases() -> dict[str, str]:
-    return dict(_table()["aliases"])
+    return dict(ALIASES)
 
 
 def default_model() -> str:
-    return str(_table()["default"])
+    return DEFAULT
 
 
 def small_model() -> str:
-    return str(_table()["small"])
+    return SMALL
 
 
 def resolve(name: str) -> str:

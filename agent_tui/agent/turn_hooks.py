@@ -20,7 +20,6 @@ from typing import Any, Protocol
 
 from agent_tui.hooks.outcome import Verdict, judge
 from agent_tui.protocol.events import Event, Notice, TurnFinished, Usage
-from agent_tui.slash_commands import last_answer
 from agent_tui.text import one_line
 
 
@@ -121,6 +120,8 @@ async def stop_continues(agent: Agent, stop_reason: str | None, main: bool) -> b
     event = "Stop" if main else "SubagentStop"
     if not hooks.matching(event):
         return False
+    from agent_tui.slash_commands import last_answer
+
     key = id(agent.conversation)
     runs_so_far = hooks.stop_runs if main else hooks.subagent_stops.get(key, 0)
     fields = {

@@ -15,7 +15,7 @@ from typing import Any
 from agent_tui.providers.base import MessageRequest, ProviderError
 from agent_tui.redact import redact
 
-#: the defaults when nothing names a model (data/models.toml's `default` and `small`)
+#: the defaults when nothing names a model (`agent_tui.models.DEFAULT`, `SMALL`)
 DEFAULT_MODEL = "claude-sonnet-5-5"
 DEFAULT_SMALL_MODEL = "claude-haiku-5-5"
 #: seconds a token count may take before the request goes on with the local bound
