@@ -78,7 +78,7 @@ class HookRunner:
         return tuple(
             f"{c.describe()}  ({_shown(c.path, self.cwd)})"
             for c in self.settings.commands
-            if c.source != "user"
+            if not c.own
         )
 
     def matching(self, event: str, tool: str | None = None) -> list[HookCommand]:
@@ -86,7 +86,7 @@ class HookRunner:
         return [
             c
             for c in self.settings.commands
-            if c.event == event and (c.source == "user" or trusted) and c.matches(tool)
+            if c.event == event and (c.own or trusted) and c.matches(tool)
         ]
 
     def payload(self, event: str, fields: dict[str, Any]) -> dict[str, Any]:

@@ -164,3 +164,13 @@ async def test_additional_context_from_pre_tool_use_is_kept_for_the_result(tmp_p
     tool, raw = BashTool(), {"command": "ls"}
     assert await approvals.authorize("t", tool, raw, tool.validate(raw), _ctx(tmp_path)) is None
     assert approvals.hook_context["t"] == ["the tests live in t/"]
+
+
+def test_hooks_of_the_persons_settings_flag_need_no_trust(tmp_path: Path) -> None:
+    from agent_tui.permissions import claude_settings
+
+    claude_settings.use_cli_settings([json.dumps(hooks_json("Stop", "", "say done"))])
+    settings = load_hooks(Path(os.environ["AGENT_TUI_HOME"]), tmp_path)
+    runner = HookRunner(settings, tmp_path)  # the project not trusted
+    assert [(c.source, c.command) for c in runner.matching("Stop")] == [("cli", "say done")]
+    assert runner.untrusted == ()
