@@ -196,3 +196,18 @@ def test_every_project_file_that_shapes_the_agent_waits_for_one_trust(tmp_path: 
     (tmp_path / ".claude" / "agents" / "reviewer.md").write_text("---\nname: reviewer\n---\ny")
     assert load(tmp_path).trust_question != ()
     assert TrustStore.at(home()).state(TrustStore.at(home()).files(tmp_path)) is None
+
+
+def test_a_managed_file_is_highest_and_its_deny_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    managed = tmp_path / "managed-settings.json"
+    managed.write_text(json.dumps({"model": "haiku", "permissions": {"deny": ["WebFetch"]}}))
+    monkeypatch.setattr(claude_settings, "MANAGED_FILE", managed)
+    user_file({"model": "opus", "permissions": {"allow": ["WebFetch"]}})
+    claude_settings.use_cli_settings(['{"model": "sonnet"}'])
+    work = tmp_path / "work"
+    work.mkdir()
+    assert claude_settings.model(work) == "haiku"  # managed > command line > user
+    url = {"url": "https://docs.python.org/3/"}
+    assert load(work).check("WebFetch", url, read_only=True).behavior == "deny"
