@@ -57,6 +57,7 @@ def api_usage(usage: Usage) -> dict[str, Any]:
             "web_fetch_requests": 0,
         },
         "service_tier": "standard",
+        "web_search_requests": usage.web_search_requests,  # where our `usage` has always had it
     }
 
 
