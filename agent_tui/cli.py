@@ -116,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="use the built-in offline model even when an API key is set",
     )
     parser.add_argument(
+        "-r",
         "--resume",
         nargs="?",
         const="",
@@ -123,6 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="resume a session (a picker when no ID is given)",
     )
     parser.add_argument(
+        "-c",
         "--continue",
         dest="continue_",
         action="store_true",
@@ -153,8 +155,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--mode",
         choices=("default", "accept-edits", "plan", "yolo"),
-        default="default",
-        help="permission mode",
+        default=None,
+        help="permission mode (default: Claude Code's permissions.defaultMode, else default)",
     )
     parser.add_argument(
         "--approve-asks",
@@ -163,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--max-cost",
+        "--max-budget-usd",
         type=_dollars,
         metavar="USD",
         help="stop (headless) or ask (TUI) before spending more than USD in this session",
@@ -197,6 +200,9 @@ def build_parser() -> argparse.ArgumentParser:
         "usual questions too), off",
     )
     parser.add_argument("--cwd", type=Path, default=None, help="working directory for tools")
+    from agent_tui.claude_flags import add_claude_flags
+
+    add_claude_flags(parser)
     parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")
     return parser
 
@@ -220,6 +226,13 @@ def main(argv: list[str] | None = None) -> int:
     cwd = (args.cwd or Path.cwd()).expanduser()
     if not cwd.is_dir():
         print(f"agent-tui: --cwd {cwd} is not a directory", file=sys.stderr)
+        return 2
+    from agent_tui.claude_flags import claude_options
+
+    claude, usage = claude_options(args, cwd)
+    if usage:
+        parser.print_usage(sys.stderr)
+        print(f"agent-tui: error: {usage}", file=sys.stderr)
         return 2
     if args.prompt is not None:
         from agent_tui.piped_input import PipedInputError, read_piped, with_piped
@@ -263,9 +276,9 @@ def main(argv: list[str] | None = None) -> int:
         small_model=args.small_model,
         offline=args.offline,
         cwd=cwd.resolve(),
-        allow=args.allow,
-        deny=args.deny,
-        mode=args.mode,
+        allow=[*args.allow, *claude["allow"]],
+        deny=[*args.deny, *claude["deny"]],
+        mode=claude["mode"],
         resume=args.resume,
         continue_=args.continue_,
         fork_session=args.fork_session,
@@ -277,6 +290,10 @@ def main(argv: list[str] | None = None) -> int:
         mcp_configs=[p.expanduser() for p in args.mcp_config],
         sandbox=args.sandbox,
         initial_prompt=args.initial if args.prompt is None else None,
+        system_prompt=args.system_prompt,
+        append_system_prompt=args.append_system_prompt,
+        max_turns=args.max_turns,
+        add_dirs=claude["add_dirs"],
     )
     from agent_tui.runtime import setup_problem
 

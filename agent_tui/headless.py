@@ -80,6 +80,16 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
     agent = make_agent(options)
     terminated = _stop_on_sigterm(agent)
     permissions = agent.permissions
+    from agent_tui.runtime import project_trusted
+    from agent_tui.slash_commands import headless_command
+
+    # `/command args` expands as in the app (the project's commands once it is trusted)
+    prompt, problem = headless_command(
+        prompt, options.cwd, project_trusted=project_trusted(options, permissions)
+    )
+    if problem:
+        print(f"agent-tui: {problem}", file=sys.stderr)
+        return 2
     for warning in getattr(permissions, "load_warnings", ()):
         print(f"agent-tui: warning: {warning}", file=sys.stderr)
     sandbox = agent.config.sandbox
@@ -102,6 +112,16 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
         print(
             f"agent-tui: ignoring this project's own grants ({rules}): the project is not "
             "trusted; run with --trust-project to honour them",
+            file=sys.stderr,
+        )
+    shaping = [
+        *getattr(permissions, "untrusted_hooks", ()),
+        *getattr(permissions, "untrusted_files", ()),
+    ]
+    if shaping:
+        print(
+            f"agent-tui: not loading this project's {'; '.join(shaping)}: the project is not "
+            "trusted; run with --trust-project to use them",
             file=sys.stderr,
         )
     setup = agent.mcp
@@ -141,6 +161,13 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
     failed: list[str] = []
     denials = Denials()
     first = True  # the first stream-json event not printed yet
+    from agent_tui.stream_json import ClaudeStream, dollars
+
+    claude = ClaudeStream(agent, lambda: recorder.session_id if recorder is not None else None)
+
+    def emit(data: dict[str, Any]) -> None:
+        sys.stdout.write(json.dumps(redact_obj(data), ensure_ascii=False) + "\n")
+        sys.stdout.flush()
 
     def on_event(event: Event) -> None:
         nonlocal first
@@ -155,18 +182,23 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             what = event.text if isinstance(event, Notice) else f"context compacted ({event.how})"
             level = event.level if isinstance(event, Notice) else "info"
             print(f"agent-tui: {level}: {what}", file=sys.stderr)
+        if not claude.announced and output_format == "stream-json":  # Claude Code's first
+            emit(claude.init(mcp_status(mcp)))  # line (the session is recorded by now)
+        for line in claude.on_event(event):  # Claude Code's lines, beside ours
+            if output_format == "stream-json":
+                emit(line)
         if output_format == "stream-json" and not isinstance(event, _SKIP):
-            data = stream_json(event)
+            data = claude.decorate(event, stream_json(event))
             # The first and the last event say which session this run was recorded in.
             session_id = recorder.session_id if recorder is not None else None
             if session_id and (first or event.kind == "turn_finished"):
                 data["session_id"] = session_id
             if isinstance(event, TurnFinished):  # the whole session's, a resumed one's too
-                data["total_cost_usd"] = agent.session_cost
+                data["cost_usd"] = dollars(event.cost_usd)
+                data["total_cost_usd"] = dollars(agent.session_cost)
                 data["session_usage"] = agent.session_usage.to_dict()
             first = False
-            sys.stdout.write(json.dumps(redact_obj(data), ensure_ascii=False) + "\n")
-            sys.stdout.flush()
+            emit(data)
 
     agent.listeners.append(on_event)
     agent.listeners.append(denials.on_event)
@@ -177,6 +209,9 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             await mcp.wait_started()
         result = await agent.submit(prompt)
     finally:
+        from agent_tui.agent.turn_hooks import session_end
+
+        await session_end(agent, "other")
         if agent.config.shells is not None:  # a background shell never outlives the run
             await agent.config.shells.kill_all()
         if mcp is not None:
@@ -192,11 +227,12 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
         text = "".join(answer).strip()
         if text:
             print(text)
-    if output_format == "json":
-        session_id = recorder.session_id if recorder is not None else None
-        data = json_result(agent, result, "".join(answer), session_id)
-        data["permission_denials"] = denials.as_json()
-        print(json.dumps(redact_obj(data)))
+    if output_format in ("json", "stream-json"):  # Claude Code's `result`, the last line
+        data = claude.result(result, "".join(answer), denials.as_json())
+        emit(data)
+    if result.stop_reason == "max_turns":
+        said = f"stopped after {result.requests} model responses (--max-turns)"
+        print(f"agent-tui: {said}", file=sys.stderr)
     for line in denials.report():
         print(line, file=sys.stderr)
     if failed or result.failed:
@@ -207,6 +243,8 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             why = recorder.backlog.failure
             print(f"agent-tui: warning: {NOT_RECORDED}: {why}", file=sys.stderr)
         unrecorded = True
+    if result.stop_reason == "max_turns":  # Claude Code's error_max_turns: exit 1
+        return 1
     if result.stop_reason == "max_cost":  # not sent, or cut: not the answer asked for
         if output_format == "stream-json":  # (else the notice said it as it happened)
             why = agent.budget.stop_text or "Spending cap reached: the answer was cut short."
@@ -215,26 +253,7 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
     return 1 if unrecorded else 0
 
 
-def json_result(
-    agent: Any, result: TurnFinished, answer: str, session_id: str | None
-) -> dict[str, Any]:
-    """`--output-format json`: one object at the end, Claude Code's fields; the cost and usage
-    beside it are the whole session's (a resumed one's too), `usage` is this run's."""
-    if result.failed or result.cancelled:
-        subtype = "error_during_execution"
-    elif result.stop_reason == "max_cost":
-        subtype = "error_max_cost"
-    else:
-        subtype = "success"
-    return {
-        "type": "result",
-        "subtype": subtype,
-        "is_error": subtype != "success",
-        "result": answer.strip(),
-        "session_id": session_id,
-        "total_cost_usd": agent.session_cost,
-        "num_turns": result.requests,
-        "stop_reason": result.stop_reason,
-        "usage": result.usage.to_dict(),
-        "session_usage": agent.session_usage.to_dict(),
-    }
+def mcp_status(manager: Any) -> list[dict[str, str]]:
+    """The MCP servers for Claude Code's init line: name and status (connected, failed, …)."""
+    status = getattr(manager, "status", None) or {}
+    return [{"name": name, "status": s.state} for name, s in status.items()]

@@ -13,7 +13,7 @@ import shlex
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_tui.protocol.events import ApprovalDecided
+from agent_tui.protocol.events import ApprovalDecided, ToolCallReady
 
 
 @dataclass
@@ -21,15 +21,26 @@ class Denials:
     """The refused calls of one headless run, as their `permission` events arrive."""
 
     events: list[ApprovalDecided] = field(default_factory=list)
+    #: tool_use id -> the call's input, for Claude Code's `tool_input`
+    inputs: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def on_event(self, event: Any) -> None:
+        if isinstance(event, ToolCallReady):
+            self.inputs[event.tool_use_id] = event.input
         if isinstance(event, ApprovalDecided) and event.decision == "deny":
             self.events.append(event)
 
     def as_json(self) -> list[dict[str, Any]]:
-        """Claude Code's `permission_denials`: one object per refused call."""
+        """Claude Code's `permission_denials` (`tool_name`, `tool_use_id`, `tool_input`), one
+        object per refused call, with what was refused (`subject`) and by what (`by`)."""
         return [
-            {"tool_name": e.tool, "tool_use_id": e.tool_use_id, "subject": e.subject, "by": e.by}
+            {
+                "tool_name": e.tool,
+                "tool_use_id": e.tool_use_id,
+                "tool_input": e.updated_input or self.inputs.get(e.tool_use_id, {}),
+                "subject": e.subject,
+                "by": e.by,
+            }
             for e in self.events
         ]
 

@@ -52,6 +52,13 @@ class Options:
     sandbox: str | None = None
     #: the app's first prompt (`agent-tui "PROMPT"`), sent once the agent is ready
     initial_prompt: str | None = None
+    #: `--system-prompt` (instead of our instructions) and `--append-system-prompt`
+    system_prompt: str | None = None
+    append_system_prompt: str | None = None
+    #: `--max-turns`: model responses a headless turn may take (None: no limit)
+    max_turns: int | None = None
+    #: `--add-dir` folders (and Claude Code's permissions.additionalDirectories), resolved
+    add_dirs: list[Path] = field(default_factory=list)
 
 
 _KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
@@ -102,14 +109,16 @@ def make_provider(options: Options) -> tuple[Provider, str, str]:
         from agent_tui.providers.offline import OFFLINE_MODEL, OfflineProvider
 
         return OfflineProvider(), OFFLINE_MODEL, OFFLINE_MODEL
-    from agent_tui.providers.anthropic import (
-        DEFAULT_MODEL,
-        DEFAULT_SMALL_MODEL,
-        AnthropicProvider,
-    )
+    from agent_tui.models import default_model, resolve, small_model
+    from agent_tui.permissions.claude_settings import model as claude_model
+    from agent_tui.providers.anthropic import AnthropicProvider
 
-    model = options.model or os.environ.get("AGENT_TUI_MODEL") or DEFAULT_MODEL
-    small = options.small_model or os.environ.get("AGENT_TUI_SMALL_MODEL") or DEFAULT_SMALL_MODEL
+    # `--model`, the environment (ours, then Claude Code's), Claude Code's settings, the table's
+    # default; aliases (`opus`, `sonnet[1m]`) resolved
+    named = options.model or os.environ.get("AGENT_TUI_MODEL") or os.environ.get("ANTHROPIC_MODEL")
+    model = resolve(named or claude_model(options.cwd) or default_model())
+    small = options.small_model or os.environ.get("AGENT_TUI_SMALL_MODEL")
+    small = resolve(small or os.environ.get("ANTHROPIC_SMALL_FAST_MODEL") or small_model())
     return AnthropicProvider(model), model, small
 
 
@@ -161,15 +170,20 @@ def make_tools(provider: Provider, model: str) -> ToolRegistry:
 
 
 def make_permissions(options: Options) -> Any:
+    from agent_tui.permissions.claude_settings import additional_directories
     from agent_tui.permissions.engine import PermissionEngine
 
-    return PermissionEngine.load(
+    engine = PermissionEngine.load(
         options.cwd,
         mode=options.mode,
         allow=options.allow,
         deny=options.deny,
         trust_project=options.trust_project,
     )
+    engine.add_dirs = tuple(
+        dict.fromkeys([*options.add_dirs, *additional_directories(options.cwd)])
+    )
+    return engine
 
 
 def system_prompt(
@@ -190,6 +204,12 @@ def system_prompt(
     prompt = build_system_prompt(
         model, options.cwd, memory, project_trusted=trusted, git_status=git_status
     )
+    if options.system_prompt is not None:  # instead of our instructions; the rest stays
+        from agent_tui.agent.config import DEFAULT_SYSTEM
+
+        prompt = prompt.replace(DEFAULT_SYSTEM, options.system_prompt.strip(), 1)
+    if options.append_system_prompt:
+        prompt += "\n\n" + options.append_system_prompt.strip()
     return prompt, memory
 
 
@@ -227,15 +247,20 @@ def spending_cap(options: Options) -> float | None:
 DEFAULT_THINKING_BUDGET = 8000
 
 
-def thinking_budget(options: Options) -> tuple[int | None, int]:
+def thinking_budget(options: Options, model: str = "") -> tuple[int | None, int]:
     """(the budget to start with — None: thinking off —, the budget the toggle key turns on).
-    From `--thinking [TOKENS]`, else `[model] thinking = true` and `thinking_budget`."""
+    From `--thinking [TOKENS]`, else `[model] thinking` and `thinking_budget`; with neither,
+    on for a model with adaptive thinking (as Claude Code sends it), off for the others."""
+    from agent_tui.models import thinks_adaptively
+
     value = user_setting("model", "thinking_budget")
     default = value if isinstance(value, int) and value >= 1024 else DEFAULT_THINKING_BUDGET
     if options.thinking is not None:
         budget = default if options.thinking < 0 else options.thinking
         return budget, budget
-    return (default if user_setting("model", "thinking") is True else None), default
+    setting = user_setting("model", "thinking")
+    on = setting is True or (setting is None and thinks_adaptively(model))
+    return (default if on else None), default
 
 
 def compaction_mode() -> str:
@@ -284,7 +309,8 @@ def make_agent(
     from agent_tui.hooks.runner import session_hooks
 
     config.hooks = session_hooks(options.cwd, permissions, config.sandbox)
-    config.thinking_budget, config.thinking_default = thinking_budget(options)
+    config.thinking_budget, config.thinking_default = thinking_budget(options, model)
+    config.effort, config.max_turns = user_setting("model", "effort"), options.max_turns
     kwargs: dict[str, Any] = {"permissions": permissions}
     if ask is not None:
         kwargs["ask"] = ask
@@ -295,7 +321,7 @@ def make_agent(
     # undo's checkpoints (git snapshots, kept file contents): on unless turned off
     agent.checkpoints.enabled = os.environ.get("AGENT_TUI_CHECKPOINTS", "on").lower() != "off"
     clean_stale(data_dir())  # what killed runs left: temporary files, half-made restores
-    add_subagents(agent, options, trusted=not getattr(permissions, "untrusted_grants", ()))
+    add_subagents(agent, options, trusted=project_trusted(options, permissions))
     add_mcp(agent, options)
     return agent
 
@@ -335,83 +361,22 @@ def warm_up(agent: Agent) -> None:
         sdk()
 
 
-class McpSetup:
-    """The session's MCP servers: the manager (None until a server is configured), the
-    project's servers waiting for trust, and what could not be read."""
-
-    def __init__(self) -> None:
-        self.manager: Any = None
-        self.pending: list[Any] = []
-        self.warnings: list[str] = []
-
-    def start_pending(self) -> None:
-        """The project was trusted: start its servers too (in the running loop)."""
-        if self.pending and self.manager is not None:
-            names = [s.name for s in self.pending]
-            self.manager.add_servers(self.pending)
-            self.pending = []
-            self.manager.start(names)
+def project_trusted(options: Options, permissions: Any) -> bool:
+    """The person trusted this project (`--trust-project`, the dialog, a stored answer)."""
+    return options.trust_project or bool(getattr(permissions, "project_trusted", False))
 
 
 def add_mcp(agent: Agent, options: Options) -> None:
-    """Read the MCP configuration (nothing of the SDK is imported here); the caller starts the
-    servers (`agent.mcp.manager.start()`) once it has an event loop and a frame on screen."""
-    from agent_tui.paths import config_dir, data_dir
+    """The session's MCP servers (`mcp_servers.session_setup`), read, not started."""
+    from agent_tui.mcp_servers.session_setup import attach_mcp
 
-    setup = McpSetup()
-    agent.mcp = setup
-    if not options.mcp_configs and not (
-        (config_dir() / "mcp.json").is_file() or (options.cwd / ".mcp.json").is_file()
-    ):
-        return
-    from agent_tui.mcp_servers.config import load_servers
-    from agent_tui.mcp_servers.manager import McpManager
-    from agent_tui.protocol.events import Notice
-
-    servers, setup.warnings = load_servers(options.mcp_configs, config_dir(), options.cwd)
-    permissions = agent.permissions
-    trusted = options.trust_project or getattr(permissions, "project_trusted", False)
-    setup.pending = [s for s in servers if s.source == "project" and not trusted]
-    if setup.pending and hasattr(permissions, "untrusted_servers"):
-        permissions.untrusted_servers = tuple(
-            f"MCP server {s.name} (.mcp.json) runs: {s.describe()}" for s in setup.pending
-        )
-
-    def report(name: str, why: str) -> None:
-        agent.emit(
-            Notice(
-                "warning",
-                f"MCP server {name} is not available: {why}. The session goes on without it "
-                "(the palette's “MCP: servers” lists them; its output is in "
-                f"{data_dir() / 'mcp.log'}).",
-            )
-        )
-
-    setup.manager = McpManager(
-        [s for s in servers if s not in setup.pending],
-        options.cwd,
-        data_dir() / "mcp.log",
-        agent.tools.add,
-        report,
-        sandbox=agent.config.sandbox,
-        ask_host=lambda name, host, port: agent.approvals.ask_host(
-            "", f"MCP server {name}", host, port
-        ),
-    )
+    trusted = project_trusted(options, agent.permissions)
+    attach_mcp(agent, options.cwd, options.mcp_configs, trusted=trusted)
 
 
 def add_subagents(agent: Agent, options: Options, *, trusted: bool) -> None:
     """The `Task` tool, with the sub-agent types of the user and (if trusted) the project."""
-    from agent_tui.agent.subagents import SubAgents, load_agent_types
+    from agent_tui.agent.subagents import attach_subagents
     from agent_tui.paths import config_dir
 
-    types = load_agent_types(options.cwd, config_dir(), project_trusted=trusted)
-    agent.subagents = SubAgents(agent, types)
-    descriptions = {n: t.description for n, t in types.items()}
-
-    def task_tool() -> Any:
-        from agent_tui.tools.task import TaskTool
-
-        return TaskTool(agent.subagents.run, descriptions)
-
-    agent.tools.add_lazy("Task", task_tool)
+    attach_subagents(agent, options.cwd, config_dir(), trusted=trusted)

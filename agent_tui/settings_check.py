@@ -19,7 +19,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_tui.models import EFFORTS
+
 COMPACTION_MODES = ("auto", "server", "client", "off")
+#: what a `[prices."MODEL"]` row may set (US dollars per million tokens; agent/cost.py)
+PRICE_KEYS = ("input", "output", "cache_write", "cache_read", "web_search_per_1000")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +51,8 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "thinking_budget": Setting(
             "a whole number of tokens, at least 1024", lambda v: _whole(v) and v >= 1024
         ),
+        # output_config.effort, for the models that take one (agent_tui/models.py)
+        "effort": Setting(" | ".join(f'"{e}"' for e in EFFORTS), lambda v: v in EFFORTS),
     },
     "context": {
         "compaction": Setting(
@@ -104,8 +110,29 @@ def _shown(value: Any) -> str:
     return str(value)
 
 
+def _check_prices(data: dict[str, Any], path: Path | str) -> str | None:
+    """`[prices."MODEL"]` rows: each a table of known keys, each a number of dollars, 0 or more."""
+    rows = data.get("prices", {})
+    if not isinstance(rows, dict):
+        return f"{path}: [prices] must be a table of models (it is {_shown(rows)})"
+    for model, row in rows.items():
+        if not isinstance(row, dict):
+            return f'{path}: [prices."{model}"] must be a table (it is {_shown(row)})'
+        for key, value in row.items():
+            if key not in PRICE_KEYS:
+                return f'{path}: [prices."{model}"] {key} is not a price ({", ".join(PRICE_KEYS)})'
+            if not (_number(value) and value >= 0):
+                return (
+                    f'{path}: [prices."{model}"] {key} = {_shown(value)} is not valid: it must be '
+                    "a number of US dollars, 0 or more"
+                )
+    return None
+
+
 def check_settings(data: dict[str, Any], path: Path | str) -> str | None:
     """The first problem in a settings file's checked sections, as one line, or None."""
+    if problem := _check_prices(data, path):
+        return problem
     for section, settings in SCHEMA.items():
         if section not in data:
             continue

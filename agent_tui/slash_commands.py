@@ -1,8 +1,11 @@
 """Slash commands: the built-in ones (what the app does when a prompt is `/name args`) and the
-person's own, in Claude Code's format: markdown files in `<config>/commands/` and, in a trusted
-project, `.claude/commands/` (a sub-folder makes a `folder:name` command), with optional front
-matter (`description`, `argument-hint`) and `$ARGUMENTS` (or `$1`, `$2`, …) in the body where
-the words after the command go. No Textual here: the UI runs what `parse` recognises."""
+person's own, in Claude Code's format: markdown files in `<config>/commands/`,
+`~/.claude/commands/` and, in a trusted project, `.claude/commands/` (a sub-folder makes a
+`folder:name` command), with optional front matter (`description`, `argument-hint`) and
+`$ARGUMENTS` (or `$1`, `$2`, …) in the body where the words after the command go. Claude Code's
+skills (`~/.claude/skills/NAME/SKILL.md`, a trusted project's `.claude/skills/`) are commands
+too: `/NAME` sends the skill's instructions. No Textual here: the UI runs what `parse`
+recognises, and a headless run what `headless_prompt` makes of its prompt."""
 
 from __future__ import annotations
 
@@ -104,24 +107,42 @@ def _read(path: Path, name: str, source: str) -> SlashCommand | None:
 
 
 def _folders(cwd: Path, config_dir: Path, project_trusted: bool) -> list[tuple[Path, str]]:
-    folders = [(config_dir / "commands", "user")]
+    """(folder, source), later ones winning on a name: commands then skills, the person's (ours,
+    then Claude Code's) then the trusted project's."""
+    from agent_tui.permissions.claude_settings import claude_dir
+
+    claude = claude_dir()
+    folders = [(config_dir / "commands", "user"), (claude / "commands", "user")]
+    folders.append((claude / "skills", "user skill"))
     if project_trusted:
         folders.append((cwd / ".claude" / "commands", "project"))
+        folders.append((cwd / ".claude" / "skills", "project skill"))
     return folders
+
+
+def _files(folder: Path, source: str) -> list[tuple[Path, str]]:
+    """(file, command name) in one folder: `a/b.md` is `a:b`; a skill is its folder's name."""
+    if not folder.is_dir():
+        return []
+    if source.endswith("skill"):
+        return [(p, p.parent.name) for p in sorted(folder.glob("*/SKILL.md"))]
+    return [
+        (p, ":".join(p.relative_to(folder).with_suffix("").parts))
+        for p in sorted(folder.rglob("*.md"))
+    ]
 
 
 def commands_signature(cwd: Path, config_dir: Path, *, project_trusted: bool) -> tuple[Any, ...]:
     """What the command files look like now (names, sizes, times): a change means they are read
     again, so a command added or edited while the app runs is found without a restart."""
     seen: list[Any] = [project_trusted]
-    for folder, _source in _folders(cwd, config_dir, project_trusted):
-        if folder.is_dir():
-            for path in sorted(folder.rglob("*.md")):
-                try:
-                    st = path.stat()
-                except OSError:
-                    continue
-                seen.append((str(path), st.st_mtime_ns, st.st_size))
+    for folder, source in _folders(cwd, config_dir, project_trusted):
+        for path, _name in _files(folder, source):
+            try:
+                st = path.stat()
+            except OSError:
+                continue
+            seen.append((str(path), st.st_mtime_ns, st.st_size))
     return tuple(seen)
 
 
@@ -132,17 +153,41 @@ def load_user_commands(cwd: Path, config_dir: Path, *, project_trusted: bool) ->
     folders = _folders(cwd, config_dir, project_trusted)
     reserved = {c.name for c in BUILT_IN}
     for folder, source in folders:
-        if not folder.is_dir():
-            continue
-        for path in sorted(folder.rglob("*.md")):
-            parts = path.relative_to(folder).with_suffix("").parts
-            name = ":".join(parts)
+        for path, name in _files(folder, source):
             if name in reserved or not _COMMAND.fullmatch("/" + name):
                 continue
             command = _read(path, name, source)
             if command is not None:
                 found[name] = command
     return list(found.values())
+
+
+def headless_prompt(prompt: str, commands: list[SlashCommand]) -> tuple[str, str | None]:
+    """What a headless run sends for `prompt`, and a problem (None: none). The person's own
+    commands expand as in the app, `/init` too; another built-in is the app's screen's (a
+    problem); any other `/word` goes as it was typed (a path, `/etc/hosts …`, is a prompt)."""
+    parsed = parse(prompt)
+    if parsed is None:
+        return prompt, None
+    name, args = parsed
+    command = next((c for c in commands if c.name == name), None)
+    if command is not None and command.body is not None:
+        return expand(command.body, args), None
+    if name == "init":
+        return INIT_PROMPT, None
+    if command is not None:
+        return prompt, f"/{name} is a command of the app's screen; it does nothing with -p"
+    return prompt, None
+
+
+def headless_command(prompt: str, cwd: Path, *, project_trusted: bool) -> tuple[str, str | None]:
+    """`headless_prompt` with the person's (and, trusted, the project's) commands."""
+    if parse(prompt) is None:
+        return prompt, None
+    from agent_tui.paths import config_dir
+
+    mine = load_user_commands(cwd, config_dir(), project_trusted=project_trusted)
+    return headless_prompt(prompt, [*BUILT_IN, *mine])
 
 
 def matching(prefix: str, commands: list[SlashCommand]) -> list[SlashCommand]:

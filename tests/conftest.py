@@ -26,3 +26,8 @@ def _own_home(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPath
     """Each test has a home of its own: none reads the person's settings or writes their data or
     cache. A test that needs a particular home sets AGENT_TUI_HOME itself."""
     monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path_factory.mktemp("home")))
+    # nor the person's Claude Code settings (~/.claude/settings.json), nor --settings of another
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path_factory.mktemp("claude")))
+    from agent_tui.permissions import claude_settings
+
+    claude_settings.use_cli_settings(())

@@ -58,7 +58,9 @@ def test_stream_json_has_one_typed_event_a_line(tmp_path: Path) -> None:
     permission = next(e for e in events if e["type"] == "permission")
     # Headless: an ask becomes a deny, said as a permission event.
     assert permission["decision"] == "deny" and permission["by"] == "headless"
-    assert events[-1]["type"] == "turn_end"
+    # our events end with turn_end; Claude Code's `result` line comes last (stream_json.py)
+    ours = [e for e in events if e["type"] not in ("system", "assistant", "user", "result")]
+    assert ours[-1]["type"] == "turn_end" and events[-1]["type"] == "result"
 
 
 def test_headless_allow_flag_lets_the_command_run(tmp_path: Path) -> None:
@@ -206,8 +208,10 @@ def test_stream_json_says_the_session_in_its_first_and_last_events(tmp_path: Pat
     assert done.returncode == 0, done.stderr
     events = [json.loads(line) for line in done.stdout.splitlines()]
     first, last = events[0], events[-1]
-    assert last["type"] == "turn_end"
-    assert first["session_id"] == last["session_id"] and len(first["session_id"]) == 13
+    assert (first["type"], first["subtype"], last["type"]) == ("system", "init", "result")
+    assert events[-2]["type"] == "turn_end" and events[1]["type"] == "turn_start"
+    ids = {e["session_id"] for e in (first, last, events[1], events[-2])}
+    assert len(ids) == 1 and len(first["session_id"]) == 13
     listed = run(["sessions", "list"], tmp_path)
     assert first["session_id"] in listed.stdout
 

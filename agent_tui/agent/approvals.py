@@ -19,7 +19,7 @@ from typing import Any, Protocol
 from agent_tui.agent.provenance import ProvenanceIndex
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest, Decision
 from agent_tui.protocol.events import ApprovalDecided, ApprovalRequested, Event, Notice
-from agent_tui.tools.base import Tool, ToolContext, ToolOutput
+from agent_tui.tools.base import Tool, ToolContext, ToolInputError, ToolOutput
 
 AskFn = Callable[[ApprovalRequest], Awaitable[ApprovalAnswer]]
 
@@ -98,6 +98,10 @@ class Approvals:
         self.allow_asks = allow_asks
         #: tool_use ids of calls allowed as read-only commands (no checkpoint needed)
         self.read_only_calls: dict[str, bool] = {}
+        #: tool_use id -> (input, params) a PreToolUse hook rewrote the call to (`updatedInput`)
+        self.rewritten: dict[str, tuple[dict[str, Any], Any]] = {}
+        #: tool_use id -> what PreToolUse hooks added for the model (`additionalContext`)
+        self.hook_context: dict[str, list[str]] = {}
         #: tool_use id -> (hunks the person kept, the hunks shown) for a partly approved edit
         self.hunk_choices: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {}
         #: tool_use ids of calls whose change set the person asked to review before it lands
@@ -119,15 +123,29 @@ class Approvals:
         self, tool_use_id: str, tool: Tool, raw: dict[str, Any], params: Any, ctx: ToolContext
     ) -> ToolOutput | None:
         """None when the call may run; otherwise the is_error result to send the model."""
-        decision = self.permissions.check(tool.name, raw, read_only=tool.read_only)
-        if self.sandbox is not None and tool.name == "Bash":
-            from agent_tui.sandbox.policy import sandbox_decision
-
-            decision = sandbox_decision(self.sandbox, raw, decision)
+        decision = self._engine_decision(tool, raw)
+        rewritten: dict[str, Any] | None = None
         if self.hooks is not None:
             from agent_tui.hooks.tool_gate import pre_tool
 
-            decision = await pre_tool(self.hooks, tool_use_id, tool.name, raw, decision, self.emit)
+            hooked = await pre_tool(self.hooks, tool_use_id, tool.name, raw, decision, self.emit)
+            rewritten = hooked.updated_input
+            if rewritten is not None:  # the call as rewritten is the one decided and run
+                try:
+                    params = tool.validate(rewritten)
+                except ToolInputError as exc:
+                    return ToolOutput(
+                        f"A PreToolUse hook rewrote this call's input into one {tool.name} "
+                        f"can't use ({exc}); the call was not run.",
+                        is_error=True,
+                        summary="invalid input from a hook",
+                    )
+                raw = rewritten
+                self.rewritten[tool_use_id] = (raw, params)
+                decision = self._engine_decision(tool, raw)
+            decision = hooked.apply(decision)
+            if hooked.context:
+                self.hook_context[tool_use_id] = list(hooked.context)
         subject = tool.subject(params)
         seen = self.provenance.line(tool.name, raw)
 
@@ -148,6 +166,7 @@ class Approvals:
                 by,
                 mode=self.mode,
                 provenance=seen,
+                updated_input=rewritten,
                 **extra,
             )
             self.emit(event)
@@ -208,6 +227,15 @@ class Approvals:
         if answer.message:
             text += f" The user says: {answer.message}"
         return ToolOutput(text, is_error=True, summary="denied by you")
+
+    def _engine_decision(self, tool: Tool, raw: dict[str, Any]) -> Decision:
+        """The permission engine's decision, with the sandbox's say for Bash."""
+        decision = self.permissions.check(tool.name, raw, read_only=tool.read_only)
+        if self.sandbox is not None and tool.name == "Bash":
+            from agent_tui.sandbox.policy import sandbox_decision
+
+            decision = sandbox_decision(self.sandbox, raw, decision)
+        return decision
 
     async def ask_host(self, tool_use_id: str, tool: str, host: str, port: int) -> bool:
         """A sandboxed call wants to reach a new host: the person decides (headless: only with

@@ -22,9 +22,10 @@ class AgentConfig:
     the session's sandbox, shells and hooks it shares with sub-agents."""
 
     model: str
-    small_model: str = "claude-haiku-4-5"
+    small_model: str = "claude-haiku-5-5"
     system: str = DEFAULT_SYSTEM
-    max_tokens: int = 16000
+    #: output tokens a response may take (on top of a thinking budget; within the model's most)
+    max_tokens: int = 32000
     cwd: Path = field(default_factory=Path.cwd)
     data_dir: Path = field(default_factory=lambda: Path.cwd() / ".agent-tui")
     #: headless runs have no person to ask: an "ask" becomes a deny unless this is set
@@ -52,3 +53,22 @@ class AgentConfig:
     shells: Any = None
     #: the session's hooks (`hooks.runner.HookRunner`), or None
     hooks: Any = None
+    #: `output_config.effort` for a model that takes one (None: the model's own default)
+    effort: str | None = None
+    #: model responses one turn may take (`--max-turns`; None: no limit); a sub-agent has none
+    max_turns: int | None = None
+
+
+def request_defaults(config: AgentConfig) -> dict[str, Any]:
+    """A main request's model, max_tokens, thinking (adaptive where the model has it, else an
+    extended-thinking budget) and effort (`agent_tui.models`)."""
+    from agent_tui import models
+
+    budget = config.thinking_budget
+    wanted = max(config.max_tokens, (budget or 0) + 4096)  # the answer's room beside thinking
+    return {
+        "model": config.model,
+        "max_tokens": models.max_output(config.model, wanted),
+        "thinking": models.thinking_param(config.model, budget),
+        "output_config": models.output_config(config.model, config.effort),
+    }

@@ -18,6 +18,8 @@ def _table() -> dict[str, Any]:
 
 
 def context_window(model: str) -> int:
+    if model.lower().endswith("[1m]"):  # the 1M beta asked for (`agent_tui.models.for_api`)
+        return 1_000_000
     table = _table()
     at = model.find("claude-")
     name = model[at:] if at > 0 else model

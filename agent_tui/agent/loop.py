@@ -18,12 +18,12 @@ from agent_tui.agent.approvals import AllowAll, Approvals, AskFn, PermissionChec
 from agent_tui.agent.budget import SpendFn, SpendingCap, SpendingCapReached
 from agent_tui.agent.capped_provider import CappedProvider
 from agent_tui.agent.compaction import Compactor
-from agent_tui.agent.config import AgentConfig
+from agent_tui.agent.config import AgentConfig, request_defaults
 from agent_tui.agent.conversation import Conversation
 from agent_tui.agent.cost import cost_usd
 from agent_tui.agent.retries import gave_up, retry_delay, too_long
 from agent_tui.agent.tool_runner import ToolRunner, tool_result
-from agent_tui.agent.turn_hooks import before_prompt, stop_continues
+from agent_tui.agent.turn_hooks import before_compact, before_prompt, stop_continues
 from agent_tui.checkpoints.checkpointer import Checkpointer
 from agent_tui.protocol.assembler import StreamAssembler, StreamError
 from agent_tui.protocol.events import (
@@ -231,7 +231,10 @@ class Agent:
                         continue
                 if stop_reason == "tool_use" and self.conversation.pending_tool_uses():
                     await self._run_tools()
-                    continue
+                    if self.config.max_turns is None or requests < self.config.max_turns:
+                        continue
+                    stop_reason = "max_turns"  # `--max-turns`: the results go unanswered
+                    break
                 self._end_notice(stop_reason)
                 if await stop_continues(self, stop_reason, self._owns_budget):
                     continue
@@ -286,15 +289,11 @@ class Agent:
     # --- one request -------------------------------------------------------------------------
 
     def _request_for(self) -> MessageRequest:
-        budget = self.config.thinking_budget
         return MessageRequest(
-            model=self.config.model,
             messages=self.conversation.request_messages(),
-            # the answer's own room comes on top of the thinking budget
-            max_tokens=max(self.config.max_tokens, (budget or 0) + 4096),
             system=self.config.system,
             tools=self.tools.schemas(),
-            thinking={"type": "enabled", "budget_tokens": budget} if budget else None,
+            **request_defaults(self.config),  # model, max_tokens, thinking, effort
             **self.compactor.request_fields(),
         )
 
@@ -304,15 +303,16 @@ class Agent:
         self._task, self.running = asyncio.current_task(), True
         self.turn_usage, self.turn_cost = Usage(), 0.0
         try:
-            await self._compact_step(instructions)
+            await self._compact_step(instructions, "manual")
         except asyncio.CancelledError:
             pass  # what the summary request used so far is counted all the same
         finally:
             self.running, self._task = False, None
         return await self._finish(None, 1)
 
-    async def _compact_step(self, instructions: str = "") -> None:
-        await self.compactor.run(self.tools.schemas(), instructions)
+    async def _compact_step(self, instructions: str = "", trigger: str = "auto") -> None:
+        if await before_compact(self, trigger, instructions):
+            await self.compactor.run(self.tools.schemas(), instructions)
 
     async def _request(self) -> tuple[StreamAssembler, int | None]:
         """One response (retried while nothing arrived), and the max_tokens the spending cap

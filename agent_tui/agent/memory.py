@@ -57,10 +57,13 @@ def find_memory(cwd: Path, config_dir: Path | None) -> list[MemoryFile]:
     """The user's file first, then the project's from the outermost folder in."""
     found: list[MemoryFile] = []
     if config_dir is not None:
-        for name in NAMES:
-            memory = _read(config_dir / name, "user")
-            if memory:
-                found.append(memory)
+        from agent_tui.permissions.claude_settings import claude_dir
+
+        for folder in (config_dir, claude_dir()):  # ours, then Claude Code's ~/.claude
+            for name in NAMES:
+                memory = _read(folder / name, "user")
+                if memory:
+                    found.append(memory)
     for folder in project_dirs(cwd):
         for name in NAMES:
             memory = _read(folder / name, "project")

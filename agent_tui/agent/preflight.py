@@ -131,7 +131,7 @@ def floor_tokens(request: MessageRequest) -> int:
 
 async def plan(request: MessageRequest, left: float, count: Counter) -> Plan:
     """How `request` can be sent with `left` dollars, or why it can't."""
-    rates = _Rates(price_for(request.model))
+    rates = _Rates(price_for(request.model).dearest)  # a long prompt's tier, if it has one
     searches = search_uses(request)
     bound = input_bound(request)
     full = rates.input_cost(bound, searches) + request.max_tokens * rates.output

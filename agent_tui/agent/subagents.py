@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agent_tui.models import resolve
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
 from agent_tui.protocol.events import Event, Notice, StreamFailed, ToolCallReady, ToolFinished
 from agent_tui.tools.base import ToolContext, ToolOutput, ToolRegistry
@@ -37,12 +38,6 @@ PREAMBLE = (
     "approves risky steps as usual. When done, answer with a concise report of what you found "
     "or did (paths, names, results): the main agent sees that final message and nothing else."
 )
-#: Claude Code's model aliases in agent files
-MODEL_ALIASES = {
-    "sonnet": "claude-sonnet-4-5",
-    "opus": "claude-opus-4-5",
-    "haiku": "claude-haiku-4-5",
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,17 +79,19 @@ def parse_agent_file(path: Path) -> AgentType | None:
     if fields.get("tools"):
         tools = tuple(t.strip() for t in fields["tools"].strip("[]").split(",") if t.strip())
     model = fields.get("model") or None
-    model = None if model == "inherit" else MODEL_ALIASES.get(model or "", model)
+    model = None if model in (None, "inherit") else resolve(model)  # Claude Code's aliases too
     return AgentType(
         name, fields.get("description", ""), m.group(2).strip(), tools, model, str(path)
     )
 
 
 def load_agent_types(cwd: Path, config_dir: Path, *, project_trusted: bool) -> dict[str, AgentType]:
-    """The built-in type, the user's, then (trusted projects only) the project's, later ones
-    winning on a name."""
+    """The built-in type, the user's (ours, then ~/.claude/agents), then (trusted projects only)
+    the project's, later ones winning on a name."""
+    from agent_tui.permissions.claude_settings import claude_dir
+
     types = {GENERAL: BUILT_IN}
-    folders = [config_dir / "agents"]
+    folders = [config_dir / "agents", claude_dir() / "agents"]  # ours, then Claude Code's
     if project_trusted:
         folders.append(cwd / ".claude" / "agents")
     for folder in folders:
@@ -135,7 +132,11 @@ class SubAgents:
         system = "\n\n".join(p for p in (PREAMBLE, kind.prompt, parent.config.system) if p)
         # The cap is the parent's: its requests go through the parent's provider and budget.
         config = dataclasses.replace(
-            parent.config, model=kind.model or parent.config.model, system=system, max_cost=None
+            parent.config,
+            model=kind.model or parent.config.model,
+            system=system,
+            max_cost=None,
+            max_turns=None,  # `--max-turns` counts the main agent's responses
         )
 
         async def ask(request: ApprovalRequest) -> ApprovalAnswer:
@@ -228,3 +229,27 @@ def _progress_reporter(ctx: ToolContext) -> Callable[[Event], None]:
             ctx.progress(output=f"  {mark} {event.summary}\n")
 
     return report
+
+
+def attach_subagents(agent: Agent, cwd: Path, config_dir: Path, *, trusted: bool) -> None:
+    """`agent`'s `Task` tool (made on first use) and its runner, with the sub-agent types of the
+    user and (if `trusted`) the project; a project the person trusts later in the session adds
+    its types then (`permissions.on_trusted`)."""
+    types = load_agent_types(cwd, config_dir, project_trusted=trusted)
+    agent.subagents = SubAgents(agent, types)
+    descriptions = {n: t.description for n, t in types.items()}
+
+    def trusted_now() -> None:
+        found = load_agent_types(cwd, config_dir, project_trusted=True)
+        types.update(found)
+        descriptions.update({n: t.description for n, t in found.items()})
+
+    if not trusted and hasattr(agent.permissions, "on_trusted"):
+        agent.permissions.on_trusted.append(trusted_now)
+
+    def task_tool() -> Any:
+        from agent_tui.tools.task import TaskTool
+
+        return TaskTool(agent.subagents.run, descriptions)
+
+    agent.tools.add_lazy("Task", task_tool)

@@ -105,8 +105,12 @@ class ToolRunner:
             return ToolOutput(str(exc), is_error=True, summary="invalid input")
         ctx = self._context(call["id"], name)
         denied = await self.approvals.authorize(call["id"], tool, raw_input, params, ctx)
+        hook_context = self.approvals.hook_context.pop(call["id"], [])
+        rewritten = self.approvals.rewritten.pop(call["id"], None)
         if denied is not None:
             return denied
+        if rewritten is not None:  # a PreToolUse hook's updatedInput: the call that was decided
+            raw_input, params = rewritten
         ctx.hunks = self.approvals.hunk_choices.pop(call["id"], None)
         ctx.review = self.approvals.review_calls.pop(call["id"], False)
         read_only = tool.read_only or self.approvals.read_only_calls.pop(call["id"], False)
@@ -123,6 +127,10 @@ class ToolRunner:
         try:
             output = await tool.run(params, ctx)
             meta = output.meta
+            if hook_context:
+                sep = "" if output.content.endswith("\n") else "\n"
+                notes = "\n".join(f"[PreToolUse hook context: {c}]" for c in hook_context)
+                output.content = output.content + sep + notes
             if self.config.hooks is not None:
                 from agent_tui.hooks.tool_gate import post_tool
 

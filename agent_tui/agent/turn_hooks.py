@@ -1,8 +1,18 @@
-"""A turn's own hooks (the main agent's; a sub-agent's turns are part of its parent's):
-`UserPromptSubmit` before a prompt is sent (exit 2 or a JSON block: the prompt is not sent and
-the person reads why; stdout or additionalContext goes to the model with the prompt), and `Stop`
-when the model ends its answer (exit 2 or a JSON block: the reason goes to the model, which goes
-on; at most `MAX_STOP_CONTINUATIONS` times a turn, with `stop_hook_active` set after the first)."""
+"""The session's and a turn's own hooks (the main agent's; a sub-agent's turns are part of its
+parent's, but for `SubagentStop`):
+
+- `SessionStart` when the session's first prompt is sent (`source`: startup, resume, clear after
+  /new, compact after a compaction): its stdout or additionalContext goes to the model with it;
+- `UserPromptSubmit` before a prompt is sent (exit 2 or a JSON block: the prompt is not sent and
+  the person reads why; stdout or additionalContext goes to the model with the prompt);
+- `Stop` when the model ends its answer, `SubagentStop` when a sub-agent ends its report (exit 2
+  or a JSON block: the reason goes to the model, which goes on; at most
+  `MAX_STOP_CONTINUATIONS` times a turn, with `stop_hook_active` set after the first);
+- `PreCompact` before the conversation is summarised (`trigger`: manual for /compact, auto;
+  exit 2 or a block: this compaction is skipped, said);
+- `SessionEnd` when the session ends (`reason`: prompt_input_exit when the app quits, clear at
+  /new, other at the end of a headless run), waited for up to its timeout.
+"""
 
 from __future__ import annotations
 
@@ -39,40 +49,98 @@ async def before_prompt(agent: Agent, prompt: str, main: bool) -> tuple[TurnFini
     if hooks is None or not main:
         return None, ""
     hooks.stop_runs = 0
-    if not hooks.matching("UserPromptSubmit"):
-        return None, ""
-    verdict = judge("UserPromptSubmit", await hooks.run("UserPromptSubmit", {"prompt": prompt}))
+    context = await _session_start(agent, hooks)
+    if hooks.matching("UserPromptSubmit"):
+        verdict = judge("UserPromptSubmit", await hooks.run("UserPromptSubmit", {"prompt": prompt}))
+        _say(agent, verdict)
+        why = verdict.block if verdict.block is not None else verdict.stop
+        if why is not None:
+            text = f"A UserPromptSubmit hook blocked the prompt (it was not sent): {why}"
+            agent.emit(Notice("warning", text))
+            event = TurnFinished(None, Usage(), 0.0, 0, False, False)
+            agent.emit(event)
+            return event, ""
+        context += verdict.context
+    tag = "user-prompt-submit-hook"
+    return None, "".join(f"\n\n<{tag}>\n{c}\n</{tag}>" for c in context)
+
+
+async def _session_start(agent: Agent, hooks: Any) -> list[str]:
+    """SessionStart, once a session (again after /new or a compaction): its context."""
+    source = hooks.session_source
+    if source is None:
+        return []
+    hooks.session_source = None
+    if source == "startup" and agent.conversation.messages:
+        source = "resume"
+    if not hooks.matching("SessionStart", source):
+        return []
+    verdict = judge("SessionStart", await hooks.run("SessionStart", {"source": source}, source))
+    _say(agent, verdict)
+    return verdict.context
+
+
+async def before_compact(agent: Agent, trigger: str, instructions: str = "") -> bool:
+    """PreCompact: False when a hook blocks this compaction (said). After one, the next prompt
+    runs SessionStart with source "compact"."""
+    hooks = agent.config.hooks
+    if hooks is None:
+        return True
+    hooks.session_source = "compact"
+    if not hooks.matching("PreCompact", trigger):
+        return True
+    fields = {"trigger": trigger, "custom_instructions": instructions}
+    verdict = judge("PreCompact", await hooks.run("PreCompact", fields, trigger))
     _say(agent, verdict)
     why = verdict.block if verdict.block is not None else verdict.stop
-    if why is not None:
-        text = f"A UserPromptSubmit hook blocked the prompt (it was not sent): {why}"
-        agent.emit(Notice("warning", text))
-        event = TurnFinished(None, Usage(), 0.0, 0, False, False)
-        agent.emit(event)
-        return event, ""
-    extra = "".join(
-        f"\n\n<user-prompt-submit-hook>\n{c}\n</user-prompt-submit-hook>" for c in verdict.context
-    )
-    return None, extra
+    if why is None:
+        return True
+    agent.emit(Notice("warning", f"A PreCompact hook stopped the compaction: {one_line(why, 200)}"))
+    return False
+
+
+async def session_end(agent: Agent, reason: str) -> None:
+    """SessionEnd (waited for: each hook within its timeout). A session ended by /new starts
+    the next one with SessionStart's source "clear"."""
+    hooks = agent.config.hooks
+    if hooks is None:
+        return
+    if reason == "clear":
+        hooks.session_source = "clear"
+    if hooks.matching("SessionEnd", reason):
+        _say(agent, judge("SessionEnd", await hooks.run("SessionEnd", {"reason": reason}, reason)))
 
 
 async def stop_continues(agent: Agent, stop_reason: str | None, main: bool) -> bool:
-    """The model ended its answer: True when a Stop hook sends it on (its reason added)."""
+    """The model ended its answer (a sub-agent: its report): True when a Stop (SubagentStop)
+    hook sends it on, its reason added."""
     hooks = agent.config.hooks
-    if hooks is None or not main or stop_reason not in ("end_turn", "stop_sequence"):
+    if hooks is None or stop_reason not in ("end_turn", "stop_sequence"):
         return False
-    if not hooks.matching("Stop"):
+    event = "Stop" if main else "SubagentStop"
+    if not hooks.matching(event):
         return False
-    runs = await hooks.run("Stop", {"stop_hook_active": hooks.stop_runs > 0})
-    verdict = judge("Stop", runs)
+    from agent_tui.slash_commands import last_answer
+
+    key = id(agent.conversation)
+    runs_so_far = hooks.stop_runs if main else hooks.subagent_stops.get(key, 0)
+    fields = {
+        "stop_hook_active": runs_so_far > 0,
+        "last_assistant_message": last_answer(agent.conversation.messages),
+    }
+    verdict = judge(event, await hooks.run(event, fields))
     _say(agent, verdict)
     if verdict.block is None or verdict.stop is not None:
         return False
-    if hooks.stop_runs >= MAX_STOP_CONTINUATIONS:
-        text = f"A Stop hook sent the model on {MAX_STOP_CONTINUATIONS} times; stopping here."
+    if runs_so_far >= MAX_STOP_CONTINUATIONS:
+        text = f"A {event} hook sent the model on {MAX_STOP_CONTINUATIONS} times; stopping here."
         agent.emit(Notice("warning", text))
         return False
-    hooks.stop_runs += 1
-    agent.emit(Notice("info", f"A Stop hook sends the model on: {one_line(verdict.block, 200)}"))
-    agent.conversation.add_prompt(f"Stop hook feedback:\n{verdict.block}")
+    if main:
+        hooks.stop_runs += 1
+    else:
+        hooks.subagent_stops[key] = runs_so_far + 1
+    text = f"A {event} hook sends the model on: {one_line(verdict.block, 200)}"
+    agent.emit(Notice("info", text))
+    agent.conversation.add_prompt(f"{event} hook feedback:\n{verdict.block}")
     return True

@@ -1,15 +1,18 @@
 """What hooks decided, from their exit codes and output, as Claude Code documents it:
 
-- exit 0: success; stdout may be a JSON object (below); for `UserPromptSubmit` plain stdout is
-  context added to the prompt;
+- exit 0: success; stdout may be a JSON object (below); for `UserPromptSubmit` and
+  `SessionStart` plain stdout is context for the model;
 - exit 2: blocking; stderr is the reason (to the model for `PreToolUse`, `PostToolUse` and `Stop`;
   to the person for `UserPromptSubmit` and `Notification`);
-- any other exit, a timeout, a hook that can't start: a warning for the person, nothing blocked.
+- any other exit, a timeout, a hook that can't start (exit 126/127: not found, not executable), or
+  one killed by a signal: a failure. A hook whose `onFailure` is "block" (a PreToolUse hook's
+  default) blocks, with one line saying which hook failed and how; "continue" is a warning.
 
 JSON output: `continue: false` (+ `stopReason`) ends the turn; `systemMessage` is shown to the
 person; `decision: "block"` + `reason` blocks (`"approve"` allows, for `PreToolUse`, as Claude
 Code's older form); `hookSpecificOutput.permissionDecision` `allow|deny|ask` (+
-`permissionDecisionReason`) for `PreToolUse`; `hookSpecificOutput.additionalContext` adds context.
+`permissionDecisionReason`) and `updatedInput` (the call's input, rewritten) for `PreToolUse`;
+`hookSpecificOutput.additionalContext` adds context for the model.
 Several hooks: deny beats ask beats allow.
 """
 
@@ -39,35 +42,50 @@ class Verdict:
     notices: list[str] = field(default_factory=list)
     #: `continue: false`: why the turn stops
     stop: str | None = None
+    #: PreToolUse: the tool input as a hook rewrote it (`hookSpecificOutput.updatedInput`)
+    updated_input: dict[str, Any] | None = None
 
     def _decide(self, decision: str, reason: str) -> None:
         if self.decision is None or _RANK[decision] > _RANK[self.decision]:
             self.decision, self.reason = decision, reason
 
 
+def failure(run: HookRun) -> str | None:
+    """How the hook failed, in a few words ("could not start: …", "timed out after 20s"), or
+    None when it ran to exit 0 or 2."""
+    if run.timed_out:
+        return f"timed out after {run.hook.timeout:g}s and was stopped"
+    if run.error:
+        return run.error
+    if run.exit_code in (0, 2):
+        return None
+    first = (run.stderr.strip().splitlines() or [""])[0]
+    said = f": {first}" if first else ""
+    if run.exit_code in (126, 127):
+        return f"could not start (exit {run.exit_code}{said})"
+    return f"failed (exit {run.exit_code}{said})"
+
+
 def judge(event: str, runs: list[HookRun]) -> Verdict:
     verdict = Verdict()
     for run in runs:
         name = run.hook.command
-        if run.timed_out:
-            verdict.notices.append(
-                f"{event} hook timed out after {run.hook.timeout:g}s and was stopped: {name}"
-            )
-        elif run.error:
-            verdict.notices.append(f"{event} hook {run.error}: {name}")
+        failed = failure(run)
+        if failed is not None and run.hook.blocks_on_failure:
+            what = "the call is blocked" if event == "PreToolUse" else "it blocks"
+            why = f"{event} hook {failed}, so {what} (onFailure: block): {name}"
+            verdict.block = why if verdict.block is None else f"{verdict.block}\n{why}"
+            if event == "PreToolUse":
+                verdict._decide("deny", why)
+        elif failed is not None:
+            verdict.notices.append(f"{event} hook {failed}: {name}")
         elif run.exit_code == 2:
             why = run.stderr.strip() or f"blocked by a {event} hook ({name})"
             verdict.block = why if verdict.block is None else f"{verdict.block}\n{why}"
             if event == "PreToolUse":
                 verdict._decide("deny", why)
-        elif run.exit_code == 0:
-            _read_json(event, run, verdict)
         else:
-            first = (run.stderr.strip().splitlines() or [""])[0]
-            verdict.notices.append(
-                f"{event} hook failed (exit {run.exit_code}): {name}"
-                + (f": {first}" if first else "")
-            )
+            _read_json(event, run, verdict)
     return verdict
 
 
@@ -80,7 +98,7 @@ def _read_json(event: str, run: HookRun, verdict: Verdict) -> None:
         except json.JSONDecodeError:
             data = None
     if not isinstance(data, dict):
-        if event == "UserPromptSubmit" and text:
+        if event in ("UserPromptSubmit", "SessionStart") and text:
             verdict.context.append(text)
         return
     if data.get("continue") is False:
@@ -103,6 +121,15 @@ def _read_json(event: str, run: HookRun, verdict: Verdict) -> None:
             verdict._decide(chosen, why)
             if chosen == "deny":
                 verdict.block = why or f"denied by a PreToolUse hook ({run.hook.command})"
+        updated = specific.get("updatedInput")
+        if event == "PreToolUse" and isinstance(updated, dict):
+            if verdict.updated_input is not None and verdict.updated_input != updated:
+                verdict.notices.append(
+                    f"PreToolUse hooks rewrote the input differently; the first one's is used "
+                    f"(not {run.hook.command}'s)"
+                )
+            else:
+                verdict.updated_input = updated
         extra = specific.get("additionalContext")
         if isinstance(extra, str) and extra.strip():
             verdict.context.append(extra.strip())

@@ -1,10 +1,15 @@
 """Running hooks: every command matching an event (and, for tool events, the tool's name) runs at
-once, in its own process group, with the event's JSON on stdin and `CLAUDE_PROJECT_DIR` set, inside
-the OS sandbox when that is on. Each has its timeout (then its whole group is killed), so a hook
-never hangs the app; one that can't start or fails is a warning, never a stop.
+once, in its own process group, with the event's JSON on stdin and `CLAUDE_PROJECT_DIR` set. Each
+has its timeout (then its whole group is killed), so a hook never hangs the app; what a hook that
+can't start or fails does is its `onFailure`'s (`outcome.judge`).
 
-A project's hooks run only once the person trusts the project (`trusted()` is asked each time, so
-trusting it in the dialog takes effect at once).
+The person's own hooks (their settings.toml, ~/.claude/settings.json, `--settings`, a managed
+file) run outside the OS sandbox, as the person's code, with their whole environment, as Claude
+Code runs them: a logger writes its log where it likes, a script under /tmp is there. They run
+under the reaper's guard, so none outlives the app. A project's hooks run only once the person
+trusts the project (`trusted()` is asked each time, so trusting it in the dialog takes effect at
+once), and inside the sandbox when it is on: they are the repository's code, which any commit
+can change.
 """
 
 from __future__ import annotations
@@ -54,8 +59,12 @@ class HookRunner:
         self.sandbox = sandbox
         self.session_id = session_id
         self.mode = mode
-        #: how many times a Stop hook sent the model on in this turn (`agent.turn_hooks`)
+        #: how many times a Stop hook sent the model on in this turn (`agent.turn_hooks`), and
+        #: a SubagentStop hook each sub-agent (by its conversation's id)
         self.stop_runs = 0
+        self.subagent_stops: dict[int, int] = {}
+        #: SessionStart's `source` for the next prompt (None: it ran for this session)
+        self.session_source: str | None = "startup"
 
     @property
     def warnings(self) -> list[str]:
@@ -69,7 +78,7 @@ class HookRunner:
         return tuple(
             f"{c.describe()}  ({_shown(c.path, self.cwd)})"
             for c in self.settings.commands
-            if c.source != "user"
+            if not c.own
         )
 
     def matching(self, event: str, tool: str | None = None) -> list[HookCommand]:
@@ -77,7 +86,7 @@ class HookRunner:
         return [
             c
             for c in self.settings.commands
-            if c.event == event and (c.source == "user" or trusted) and c.matches(tool)
+            if c.event == event and (c.own or trusted) and c.matches(tool)
         ]
 
     def payload(self, event: str, fields: dict[str, Any]) -> dict[str, Any]:
@@ -101,16 +110,14 @@ class HookRunner:
         return list(await asyncio.gather(*(self._one(h, data) for h in hooks)))
 
     async def _one(self, hook: HookCommand, data: bytes) -> HookRun:
-        from agent_tui.sandbox.run import shell_command
         from agent_tui.tools.processes import kill_group
 
         run: Any = None
-        sandbox = self.sandbox
         try:
-            inside = sandbox if sandbox is not None and sandbox.active else None
-            argv, run = await shell_command(hook.command, inside)
+            argv, run = await self._argv(hook)
             env = {
-                **os.environ,
+                # a project's hook inside the sandbox gets its allow-list; the person's, theirs
+                **(run.env if run is not None else os.environ),
                 "CLAUDE_PROJECT_DIR": str(self.cwd),
                 "AGENT_TUI_PROJECT_DIR": str(self.cwd),
             }
@@ -143,12 +150,26 @@ class HookRunner:
                     # its change set lands by the gate's rules: no one is asked from a hook
                     await after_command(run, None, hook.command, "")
         code = proc.returncode
+        if code is not None and code < 0:  # killed by a signal: it crashed
+            return HookRun(hook, code, "", "", error=f"was killed by signal {-code}")
         return HookRun(
             hook,
             code,
             out.decode("utf-8", "replace")[:OUTPUT_KEPT],
             err.decode("utf-8", "replace")[:OUTPUT_KEPT],
         )
+
+    async def _argv(self, hook: HookCommand) -> tuple[list[str], Any]:
+        """How `hook` is started: the person's own outside the sandbox, under the guard; a
+        project's inside the sandbox when it is on (its run, to finish after)."""
+        from agent_tui.sandbox.reaper import guarded
+
+        sandbox = self.sandbox
+        if hook.own or sandbox is None or not sandbox.active:
+            return guarded(["bash", "-c", hook.command]), None
+        from agent_tui.sandbox.run import shell_command
+
+        return await shell_command(hook.command, sandbox)
 
 
 def _claude_mode(mode: str) -> str:

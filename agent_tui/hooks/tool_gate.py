@@ -4,7 +4,10 @@ PreToolUse runs after the permission engine decided and before anyone is asked: 
 Claude Code's fields (`tool_name`, `tool_input`, `tool_use_id`) plus how the engine decided
 (`permission_decision` allow/deny/ask, `decided_by` rule/mode/default/sandbox, `rule`,
 `rule_source`). A hook's deny (exit 2, or JSON) denies with its reason for the model; its ask
-makes an allowed call ask; its allow spares the question, never a deny.
+makes an allowed call ask; its allow spares the question, never a deny. A hook's `updatedInput`
+rewrites the call: the rewritten call is decided anew by the engine (a hook can't slip a command
+past the rules by rewriting an allowed one), then the hooks' verdict applies to that decision;
+its `additionalContext` is added to the result the model reads.
 
 PostToolUse gets the same plus `tool_response` and the final `decided_by` (user, rule, mode,
 hook, headless, …); exit 2's stderr, or a JSON block's reason, is added to the result the model
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agent_tui.hooks.outcome import Verdict, judge
@@ -37,6 +40,39 @@ def decision_fields(decision: Decision) -> dict[str, Any]:
     }
 
 
+@dataclass
+class PreToolOutcome:
+    """What the PreToolUse hooks made of one call: their verdict (None: no hook matched)."""
+
+    verdict: Verdict | None = None
+
+    @property
+    def updated_input(self) -> dict[str, Any] | None:
+        if self.verdict is None or self.verdict.decision == "deny":
+            return None
+        return self.verdict.updated_input
+
+    @property
+    def context(self) -> list[str]:
+        return self.verdict.context if self.verdict is not None else []
+
+    def apply(self, decision: Decision) -> Decision:
+        """The engine's decision as the hooks leave it."""
+        verdict = self.verdict
+        if verdict is None:
+            return decision
+        if verdict.decision == "deny":
+            why = verdict.block or verdict.reason or "denied by a PreToolUse hook"
+            return Decision("deny", reason=f"blocked by a PreToolUse hook: {why}", source="hook")
+        if verdict.decision == "ask" and decision.behavior == "allow":
+            why = verdict.reason or "a PreToolUse hook asks for this call"
+            return replace(decision, behavior="ask", reason=why, source="hook", rule=None)
+        if verdict.decision == "allow" and decision.behavior == "ask":
+            why = verdict.reason or "allowed by a PreToolUse hook"
+            return replace(decision, behavior="allow", reason=why, source="hook", rule=None)
+        return decision
+
+
 async def pre_tool(
     hooks: Any,
     tool_use_id: str,
@@ -44,24 +80,15 @@ async def pre_tool(
     raw: dict[str, Any],
     decision: Decision,
     emit: Callable[[Event], None],
-) -> Decision:
-    """The engine's decision as the PreToolUse hooks leave it."""
+) -> PreToolOutcome:
+    """The PreToolUse hooks' verdict on a call the engine decided (`decision`)."""
     if not hooks.matching("PreToolUse", tool):
-        return decision
+        return PreToolOutcome()
     fields = {"tool_name": tool, "tool_input": raw, "tool_use_id": tool_use_id}
     runs = await hooks.run("PreToolUse", {**fields, **decision_fields(decision)}, tool)
     verdict = judge("PreToolUse", runs)
     _say(verdict, emit)
-    if verdict.decision == "deny":
-        why = verdict.block or verdict.reason or "denied by a PreToolUse hook"
-        return Decision("deny", reason=f"blocked by a PreToolUse hook: {why}", source="hook")
-    if verdict.decision == "ask" and decision.behavior == "allow":
-        why = verdict.reason or "a PreToolUse hook asks for this call"
-        return replace(decision, behavior="ask", reason=why, source="hook", rule=None)
-    if verdict.decision == "allow" and decision.behavior == "ask":
-        why = verdict.reason or "allowed by a PreToolUse hook"
-        return replace(decision, behavior="allow", reason=why, source="hook", rule=None)
-    return decision
+    return PreToolOutcome(verdict)
 
 
 async def post_tool(

@@ -12,6 +12,8 @@ from agent_tui.permissions.types import Behavior, Decision
 def rule_reason(behavior: str, r: SourcedRule, reason: str = "") -> str:
     """Why, naming the rule and, for a settings file, which one."""
     where = f" ({r.source} settings)" if r.source in ("user", "project", "local") else ""
+    if r.path is not None:  # a Claude Code settings.json: name the file
+        where = f" ({r.path})"
     return (reason or f"{behavior} rule {r.rule.text}") + where
 
 

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,17 +21,16 @@ from agent_tui.paths import config_dir as default_config_dir
 from agent_tui.pathutil import resolve
 from agent_tui.permissions import settings as settings_mod
 from agent_tui.permissions.decisions import by_rule, edit_rule, plan_denied
-from agent_tui.permissions.hosts import PreapprovedHosts, default_preapproved, parse_url
+from agent_tui.permissions.hosts import PreapprovedHosts, default_preapproved
 from agent_tui.permissions.protected import protected
 from agent_tui.permissions.rules import (
     Rule,
     RuleError,
-    match_host,
     match_path,
     parse_rule,
 )
 from agent_tui.permissions.settings import ALL_TOOLS, LoadedRules, SourcedRule
-from agent_tui.permissions.trust import ProjectFiles, State, TrustStore
+from agent_tui.permissions.trust import ProjectFiles, State, TrustStore, describe_shaping
 from agent_tui.permissions.types import MODES, UNGATED_TOOLS, Behavior, Decision, Mode
 
 _PATH_KEYS = ("path", "file_path")
@@ -48,8 +48,9 @@ class _Trust:
     state: State | None
 
 
-def _grant_text(r: SourcedRule, files: dict[str, Path]) -> str:
-    return f"{r.rule.text}  ({files.get(r.source, r.source)})"
+def _grant_text(r: SourcedRule, files: dict[str, Path], cwd: Path) -> str:
+    where = r.path.relative_to(cwd) if r.path and r.path.is_relative_to(cwd) else r.path
+    return f"{r.rule.text}  ({where or files.get(r.source, r.source)})"
 
 
 class PermissionEngine:
@@ -75,7 +76,7 @@ class PermissionEngine:
         )
         self.load_warnings: tuple[str, ...] = tuple(warnings)
         self._fallback = list(fallback)
-        self._preapproved = preapproved if preapproved is not None else default_preapproved()
+        self.preapproved = preapproved if preapproved is not None else default_preapproved()
         #: why the last `save_always` couldn't write the local file, or None
         self.save_error: str | None = None
         #: project grants withheld until the person trusts the project
@@ -84,7 +85,14 @@ class PermissionEngine:
         self.untrusted_servers: tuple[str, ...] = ()
         #: the project's hooks, as the trust dialog lists them, until trusted
         self.untrusted_hooks: tuple[str, ...] = ()
+        #: the project's sub-agent types, slash commands and skills (`.claude/`), until trusted
+        self.untrusted_files: tuple[str, ...] = ()
         self.trust: _Trust | None = None
+        #: folders the file tools treat as the working directory's (`--add-dir`, Claude Code's
+        #: additionalDirectories from the person's own settings), resolved
+        self.add_dirs: tuple[Path, ...] = ()
+        #: what the session does once the person trusts the project (its sub-agent types load)
+        self.on_trusted: list[Callable[[], None]] = []
 
     @classmethod
     def load(
@@ -107,8 +115,16 @@ class PermissionEngine:
         files = store.files(cwd)
         state = "trusted" if trust_project else store.state(files)
         trusted = ("project", "local") if state == "trusted" else ()
+        from agent_tui.permissions.claude_rules import read_all
+
         loaded: LoadedRules = settings_mod.load_rules(
-            cwd, config_dir, allow, deny, trusted, own=store.own_rules(cwd)
+            cwd,
+            config_dir,
+            allow,
+            deny,
+            trusted,
+            own=store.own_rules(cwd),
+            more=[partial(read_all, cwd)],
         )
         paths = settings_mod.settings_paths(cwd, config_dir)
         engine = cls(
@@ -121,6 +137,8 @@ class PermissionEngine:
             config_dir=config_dir,
         )
         engine.untrusted_grants = tuple(loaded.untrusted)
+        if state != "trusted":
+            engine.untrusted_files = describe_shaping(cwd)
         engine.trust = _Trust(store, files, state)
         return engine
 
@@ -129,7 +147,8 @@ class PermissionEngine:
     @property
     def trust_question(self) -> tuple[str, ...]:
         """The grants to show in the trust dialog: empty when there is nothing to decide."""
-        if not (self.untrusted_grants or self.untrusted_servers or self.untrusted_hooks):
+        withheld = (self.untrusted_grants, self.untrusted_servers, self.untrusted_hooks)
+        if not any(withheld) and not self.untrusted_files:
             return ()
         if self.trust is None or self.trust.state is not None:
             return ()
@@ -141,8 +160,8 @@ class PermissionEngine:
             )
             if path.is_relative_to(self.cwd)
         }
-        grants = tuple(_grant_text(r, files) for r in self.untrusted_grants)
-        return grants + self.untrusted_servers + self.untrusted_hooks
+        grants = tuple(_grant_text(r, files, self.cwd) for r in self.untrusted_grants)
+        return grants + self.untrusted_servers + self.untrusted_hooks + self.untrusted_files
 
     @property
     def project_trusted(self) -> bool:
@@ -154,7 +173,9 @@ class PermissionEngine:
         if trusted:
             self._rules.extend(self.untrusted_grants)
             self.untrusted_grants = ()
-            self.untrusted_servers = self.untrusted_hooks = ()
+            self.untrusted_servers = self.untrusted_hooks = self.untrusted_files = ()
+            for then in self.on_trusted:
+                then()
         if self.trust is not None:
             self.trust.state = "trusted" if trusted else "ignored"
             with contextlib.suppress(OSError):
@@ -205,7 +226,11 @@ class PermissionEngine:
     def remove_rule(self, r: SourcedRule) -> None:
         """Drop a rule now, and from the settings file it came from (raises SettingsError when
         that file can't be changed; the rule then stays)."""
-        if r.source in ("user", "project", "local"):
+        if r.path is not None:
+            from agent_tui.permissions.claude_rules import remove_json_rule
+
+            remove_json_rule(r.path, r.behavior, r.rule.text)
+        elif r.source in ("user", "project", "local"):
             where = settings_mod.settings_paths(self.cwd, self.config_dir or default_config_dir())
             settings_mod.remove_rule(where[r.source], r.behavior, r.rule.text)
         self._rules = [x for x in self._rules if x != r]
@@ -284,7 +309,7 @@ class PermissionEngine:
         key = "Edit" if tool == "Write" else tool
         return next((why for t, why in self._fallback if t in (ALL_TOOLS, key)), None)
 
-    def _gate(self, tool: str, read_only: bool) -> Decision | None:
+    def gate(self, tool: str, read_only: bool) -> Decision | None:
         """The checks between deny rules and ask rules: plan mode, broken settings, yolo."""
         if self.mode == "plan" and not read_only:
             return plan_denied(tool)
@@ -300,7 +325,7 @@ class PermissionEngine:
         for r in self.rules_of("deny", tool):
             if r.rule.bare:
                 return by_rule("deny", r)
-        gate = self._gate(tool, read_only)
+        gate = self.gate(tool, read_only)
         if gate:
             return gate
         for behavior in ("ask", "allow"):
@@ -341,7 +366,7 @@ class PermissionEngine:
         denied = hits("deny", resolved, lexical)
         if denied:
             return by_rule("deny", denied)
-        gate = self._gate(tool, read_only or not editing)
+        gate = self.gate(tool, read_only or not editing)
         if gate:
             return gate
         asked = hits("ask", resolved, lexical)
@@ -350,7 +375,7 @@ class PermissionEngine:
         why = protected([resolved, lexical], self.config_dir) if editing else None
         if why:
             return Decision("ask", reason=f"a protected file: {why}", risk=f"changes {why}")
-        if not resolved.is_relative_to(self.cwd):
+        if not any(resolved.is_relative_to(d) for d in (self.cwd, *self.add_dirs)):
             return Decision("ask", reason=f"{resolved} is outside the working directory {self.cwd}")
         allowed = hits("allow", resolved)
         if allowed:
@@ -368,38 +393,10 @@ class PermissionEngine:
             "ask", reason=f"no rule allows editing {resolved}", suggestions=(rel,) if rel else ()
         )
 
-    # --- web ---
-
     def _webfetch(self, input: dict[str, Any], read_only: bool) -> Decision:
-        url = parse_url(input.get("url"))
-        if url is None:
-            for r in self.rules_of("deny", "WebFetch"):
-                if r.rule.bare:
-                    return by_rule("deny", r)
-            return Decision("ask", reason="not a usable http(s) URL")
-        for r in self.rules_of("deny", "WebFetch"):
-            if match_host(r.rule, url.host):
-                return by_rule("deny", r)
-        gate = self._gate("WebFetch", read_only)
-        if gate:
-            return gate
-        for behavior in ("ask", "allow"):
-            for r in self.rules_of(behavior, "WebFetch"):
-                if match_host(r.rule, url.host):
-                    return by_rule(behavior, r)
-        entry = self._preapproved.match(url)
-        if entry:
-            return Decision("allow", reason=f"{entry} is a preapproved documentation site")
-        suggestion = f"WebFetch(domain:{url.host})"
-        try:
-            ok = settings_mod.restriction(parse_rule(suggestion)) is None
-        except RuleError:
-            ok = False
-        return Decision(
-            "ask",
-            reason=f"no rule allows fetching from {url.host}",
-            suggestions=(suggestion,) if ok else (),
-        )
+        from agent_tui.permissions.web_decision import webfetch_decision
+
+        return webfetch_decision(self, input, read_only)
 
     def _bash(self, input: dict[str, Any], read_only: bool) -> Decision:
         # bash_check.py: imported with the first command (tree-sitter, the tables), not at start.

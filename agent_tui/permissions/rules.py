@@ -264,3 +264,18 @@ def format_bash_rule(argv: Sequence[str], *, prefix: bool) -> str:
     """`Bash(<words>)` or `Bash(<words>:*)`, quoting words the way `parse_rule` reads them back."""
     body = " ".join(shlex.quote(w) for w in argv)
     return f"Bash({body}:*)" if prefix else f"Bash({body})"
+
+
+def split_rules(line: str) -> tuple[str, ...]:
+    """`Bash(git log:*), Read(src/**)` -> the two rules (commas inside parentheses stay)."""
+    rules, depth, start = [], 0, 0
+    for i, ch in enumerate(line):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        elif ch == "," and depth == 0:
+            rules.append(line[start:i])
+            start = i + 1
+    rules.append(line[start:])
+    return tuple(r.strip() for r in rules if r.strip())

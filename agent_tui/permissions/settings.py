@@ -21,7 +21,7 @@ import ipaddress
 import os
 import re
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,8 +60,11 @@ class SourcedRule:
 
     rule: Rule
     behavior: Behavior
-    #: "user", "project", "local", "cli" or "session"
+    #: "user", "project", "local", "cli", "managed" or "session"
     source: str
+    #: the file it was read from, when that isn't the source's TOML file (a Claude Code
+    #: settings.json: `claude_rules`)
+    path: Path | None = None
 
 
 @dataclass
@@ -92,24 +95,28 @@ def load_rules(
     deny: Iterable[str] = (),
     trusted: Iterable[str] = ("project", "local"),
     own: frozenset[str] = frozenset(),
+    more: Iterable[Callable[[LoadedRules], None]] = (),
 ) -> LoadedRules:
     """Rules from every file and flag; grants from project files not in `trusted` are withheld
     (in `untrusted`), while their ask and deny rules always apply. `own`: rules the app saved to
-    the local file for the person, which need no trust."""
+    the local file for the person, which need no trust. `more`: readers of other files whose rules
+    count as these do (Claude Code's settings.json files)."""
     out = LoadedRules()
     trusted = frozenset(trusted)
     for source, path in settings_paths(cwd, config_dir).items():
         read_file(path, source, out)
-        if source in ("project", "local") and source not in trusted:
-            grants = [
-                r
-                for r in out.rules
-                if r.source == source
-                and is_grant(r)
-                and not (source == "local" and r.rule.text in own)
-            ]
-            out.rules = [r for r in out.rules if r not in grants]
-            out.untrusted.extend(grants)
+    for read in more:  # Claude Code's settings files (`claude_rules.read_all`)
+        read(out)
+    grants = [
+        r
+        for r in out.rules
+        if r.source in ("project", "local")
+        and r.source not in trusted
+        and is_grant(r)
+        and not (r.source == "local" and r.path is None and r.rule.text in own)
+    ]
+    out.rules = [r for r in out.rules if r not in grants]
+    out.untrusted.extend(grants)
     add_rules(allow, "allow", "cli", out)
     add_rules(deny, "deny", "cli", out)
     return out
@@ -147,7 +154,12 @@ def read_file(path: Path, source: str, into: LoadedRules) -> None:
 
 
 def add_rules(
-    texts: Iterable[str], behavior: Behavior, source: str, into: LoadedRules, where: str = ""
+    texts: Iterable[str],
+    behavior: Behavior,
+    source: str,
+    into: LoadedRules,
+    where: str = "",
+    path: Path | None = None,
 ) -> None:
     where = where or ("--" + behavior if source == "cli" else source)
     for text in texts:
@@ -164,7 +176,7 @@ def add_rules(
             if refused:
                 into.warnings.append(f"{where}: allow rule {rule.text} ignored: {refused}")
                 continue
-        into.rules.append(SourcedRule(rule, behavior, source))
+        into.rules.append(SourcedRule(rule, behavior, source, path))
 
 
 def is_grant(r: SourcedRule) -> bool:
@@ -251,7 +263,7 @@ def append_allow_rules(path: Path, rules: Sequence[str]) -> None:
     want = {**data, "permissions": {**perms, "allow": existing + new}}
     if after != want:
         raise SettingsError(f"{path}: its layout is too unusual to edit safely; nothing was saved")
-    _write_atomic(path, updated)
+    write_atomic(path, updated)
 
 
 def remove_rule(path: Path, behavior: str, rule: str) -> None:
@@ -286,7 +298,7 @@ def remove_rule(path: Path, behavior: str, rule: str) -> None:
         after = {}
     if after != {**data, "permissions": {**perms, behavior: kept}}:
         raise SettingsError(f"{path}: its layout is too unusual to edit safely; nothing changed")
-    _write_atomic(path, updated)
+    write_atomic(path, updated)
 
 
 _HEADER = re.compile(r"^[ \t]*\[[ \t]*permissions[ \t]*\][ \t]*(#.*)?$", re.MULTILINE)
@@ -358,7 +370,7 @@ def toml_string(s: str) -> str:
     return "".join(out)
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     mode = path.stat().st_mode & 0o777 if path.exists() else 0o600
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

@@ -143,7 +143,7 @@ class _Engine(PermissionEngine):
             [*base.rules, *extra],
             mode="default",
             fallback=base._fallback,  # broken settings ask here too
-            preapproved=base._preapproved,
+            preapproved=base.preapproved,
             config_dir=base.config_dir,
         )
         self._analysed = cache

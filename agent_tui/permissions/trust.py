@@ -23,8 +23,22 @@ from pathlib import Path
 from typing import Any, Literal
 
 TRUST_FILE = "trusted_projects.json"
-#: files in a project that can grant permissions or start processes (relative to its root)
-PROJECT_FILES = (".agent-tui/settings.toml", ".agent-tui/settings.local.toml", ".mcp.json")
+#: files in a project that can grant permissions or start processes (relative to its root): ours
+#: and Claude Code's settings, and its MCP servers
+PROJECT_FILES = (
+    ".agent-tui/settings.toml",
+    ".agent-tui/settings.local.toml",
+    ".mcp.json",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+)
+#: folders of files that shape the agent (what it is told, what it may be asked to do): Claude
+#: Code's sub-agent types, slash commands and skills, as (folder, pattern, what each one is)
+SHAPING_FILES = (
+    (".claude/agents", "*.md", "sub-agent type"),
+    (".claude/commands", "**/*.md", "slash command"),
+    (".claude/skills", "*/SKILL.md", "skill"),
+)
 #: `ProjectFiles.digest` of a project without any of them: sha256 of "[]", written out so that a
 #: start in such a project (most) doesn't load `hashlib` for it (2 ms, issue 34)
 EMPTY_DIGEST = "4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945"
@@ -60,6 +74,34 @@ class ProjectFiles:
         return hashlib.sha256(blob).hexdigest()
 
 
+def shaping_files(cwd: Path) -> list[tuple[str, str]]:
+    """(path relative to `cwd`, what it is) for each file in `SHAPING_FILES`' folders."""
+    if not (cwd / ".claude").is_dir():
+        return []
+    found = []
+    for folder, pattern, what in SHAPING_FILES:
+        root = cwd / folder
+        for path in sorted(root.glob(pattern)) if root.is_dir() else ():
+            if path.is_file():
+                found.append((path.relative_to(cwd).as_posix(), what))
+    return found
+
+
+def describe_shaping(cwd: Path) -> tuple[str, ...]:
+    """The trust dialog's lines for the agent-shaping files: "slash command /deploy (…)"."""
+    lines = []
+    for rel, what in shaping_files(cwd):
+        parts = Path(rel).parts
+        if what == "skill":
+            name = parts[-2]
+        elif what == "slash command":
+            name = "/" + ":".join(Path(*parts[2:]).with_suffix("").parts)
+        else:
+            name = Path(rel).stem
+        lines.append(f"{what} {name} ({rel})")
+    return tuple(lines)
+
+
 class TrustStore:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -92,7 +134,8 @@ class TrustStore:
 
     def files(self, cwd: Path) -> ProjectFiles:
         cwd = cwd.resolve()
-        hashes = {rel: h for rel in PROJECT_FILES if (h := file_hash(cwd / rel)) is not None}
+        names = [*PROJECT_FILES, *(rel for rel, _what in shaping_files(cwd))]
+        hashes = {rel: h for rel in names if (h := file_hash(cwd / rel)) is not None}
         return ProjectFiles(cwd, hashes)
 
     def own_rules(self, cwd: Path) -> frozenset[str]:

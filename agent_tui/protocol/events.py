@@ -242,6 +242,8 @@ class ApprovalDecided(Event):
     answer_s: float | None = None
     #: the rules that would allow it (what a headless run's denial tells the person to add)
     suggestions: list[str] = field(default_factory=list)
+    #: the input a PreToolUse hook rewrote the call to (None: as the model sent it)
+    updated_input: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,8 +15,9 @@ from typing import Any
 from agent_tui.providers.base import MessageRequest, ProviderError
 from agent_tui.redact import redact
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
-DEFAULT_SMALL_MODEL = "claude-haiku-4-5"
+#: the defaults when nothing names a model (`agent_tui.models.DEFAULT`, `SMALL`)
+DEFAULT_MODEL = "claude-sonnet-5-5"
+DEFAULT_SMALL_MODEL = "claude-haiku-5-5"
 #: seconds a token count may take before the request goes on with the local bound
 COUNT_TIMEOUT = 15.0
 #: WebFetch's domain preflight (`domain_info`): the path under the base URL, and its time limit
@@ -103,6 +104,16 @@ def platform_problem() -> str | None:
     return None if found else missing_extra(platform, _CLIENTS[platform][1])
 
 
+def sendable(request: MessageRequest) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """The body as sent and the beta headers: `MODEL[1m]` goes as MODEL with the 1M-context
+    beta where the model needs one (`agent_tui.models.for_api`)."""
+    from agent_tui.models import for_api
+
+    body = request.body()
+    body["model"], betas = for_api(request.model)
+    return body, tuple(dict.fromkeys((*request.betas, *betas)))
+
+
 class AnthropicProvider:
     def __init__(self, model: str = DEFAULT_MODEL, *, timeout: float = 600.0) -> None:
         self.name = _platform()
@@ -186,13 +197,13 @@ class AnthropicProvider:
             return None
         import anthropic
 
-        body = request.body()
+        body, betas = sendable(request)
         body.pop("max_tokens", None)
         try:
             client = self._get_client()
-            if request.betas or "context_management" in body:
+            if betas or "context_management" in body:
                 counted = await client.beta.messages.count_tokens(
-                    **body, betas=list(request.betas), timeout=COUNT_TIMEOUT
+                    **body, betas=list(betas), timeout=COUNT_TIMEOUT
                 )
             else:
                 counted = await client.messages.count_tokens(**body, timeout=COUNT_TIMEOUT)
@@ -208,13 +219,12 @@ class AnthropicProvider:
         import anthropic
 
         client = self._get_client()
+        body, betas = sendable(request)
         try:
-            if request.betas:
-                stream = await client.beta.messages.create(
-                    **request.body(), betas=list(request.betas), stream=True
-                )
+            if betas:
+                stream = await client.beta.messages.create(**body, betas=list(betas), stream=True)
             else:
-                stream = await client.messages.create(**request.body(), stream=True)
+                stream = await client.messages.create(**body, stream=True)
             async with stream:
                 async for event in stream:
                     yield event.to_dict()

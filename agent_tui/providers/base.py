@@ -27,8 +27,11 @@ class MessageRequest:
     purpose: str = "main"
     #: mark the prompt's stable prefix for caching (`cache_control` breakpoints, see `body`)
     cache: bool = True
-    #: extended thinking (`{"type": "enabled", "budget_tokens": N}`), None: off
+    #: thinking: extended (`{"type": "enabled", "budget_tokens": N}`) or adaptive
+    #: (`{"type": "adaptive"}`); None: off (or the model's default)
     thinking: dict[str, Any] | None = None
+    #: `output_config` (the model's `effort`), None: the model's defaults
+    output_config: dict[str, Any] | None = None
     #: server-side context management (the `compact_20260112` edit), None: off
     context_management: dict[str, Any] | None = None
     #: beta features the request needs (sent as the `anthropic-beta` header, not in the body)
@@ -58,6 +61,8 @@ class MessageRequest:
             body["tool_choice"] = self.tool_choice
         if self.thinking:
             body["thinking"] = self.thinking
+        if self.output_config:
+            body["output_config"] = self.output_config
         if self.context_management:
             body["context_management"] = self.context_management
         if self.cache:

@@ -28,7 +28,9 @@ forwardPorts = [5173, 8000]        # a server a sandboxed command starts on thes
 ```
 
 Only the user's own file counts for what widens the sandbox (paths, domains, sockets, the
-binary). A project's `.agent-tui/settings.toml` may raise the mode (`auto` → `on`), never lower it.
+binary); the person's Claude Code `sandbox` table (~/.claude/settings.json, `--settings`, a
+managed file: never a project's) is merged under it, ours winning key by key.
+A project's `.agent-tui/settings.toml` may raise the mode (`auto` → `on`), never lower it.
 """
 
 from __future__ import annotations
@@ -114,7 +116,10 @@ def load_config(
 ) -> SandboxConfig:
     warnings: list[str] = []
     user_file = config_dir / "settings.toml"
-    user = _read(user_file)
+    from agent_tui.permissions.claude_settings import merge, user_sandbox
+
+    # Claude Code's `sandbox` (the person's own files only) under ours: ours wins, key by key
+    user = merge(user_sandbox(cwd), _read(user_file))
     mode: SandboxMode = default
     source = "default"
     found = _mode_of(user, str(user_file), warnings)

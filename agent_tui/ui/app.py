@@ -280,6 +280,9 @@ class AgentApp(App[int]):
                 # its record written, before the store closes under it
                 with contextlib.suppress(Exception):
                     await asyncio.wait_for(worker.wait(), 15)
+            from agent_tui.agent.turn_hooks import session_end
+
+            await session_end(agent, "prompt_input_exit")
             if agent.config.shells is not None:  # quitting kills every background shell
                 await agent.config.shells.kill_all()
             await self.settings.stop_mcp()

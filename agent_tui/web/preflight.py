@@ -5,7 +5,8 @@ with `{"can_fetch": true|false}`).
 The question goes through the session's own provider, so it uses the same client, base URL and
 credentials as the conversation; a provider without the check (the offline model, Bedrock, Vertex
 and Foundry, as in Claude Code, which asks only the first-party API) is not asked. An answer is kept
-for the rest of the session, per domain; a failed check is not, so the next fetch asks again. The
+for five minutes per domain, as Claude Code keeps it (`ANSWER_KEPT_S`): a domain blocked later in
+a long session is refused again. A failed check is not kept, so the next fetch asks again. The
 person can turn the check off in their user settings (`[web] skip_web_fetch_preflight = true`,
 Claude Code's `skipWebFetchPreflight`), e.g. behind a proxy that does not let it through.
 """
@@ -13,6 +14,7 @@ Claude Code's `skipWebFetchPreflight`), e.g. behind a proxy that does not let it
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +23,8 @@ from agent_tui.providers.anthropic import DOMAIN_INFO_PATH
 
 #: the user setting that turns the check off: [web] skip_web_fetch_preflight
 SETTING_TABLE, SETTING_KEY = "web", "skip_web_fetch_preflight"
+#: seconds an answer is kept for its domain (Claude Code's cache of checked domains: 5 minutes)
+ANSWER_KEPT_S = 300.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,15 +38,28 @@ class PreflightRefusal:
 class DomainPreflight:
     """One session's domain checks: each domain is asked about once, the answer kept."""
 
-    def __init__(self, *, skip: bool = False) -> None:
+    def __init__(
+        self,
+        *,
+        skip: bool = False,
+        kept_s: float = ANSWER_KEPT_S,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.skip = skip
-        self._allowed: dict[str, bool] = {}
+        self.kept_s = kept_s
+        self._clock = clock
+        #: domain -> (may be fetched, when the API said so)
+        self._answers: dict[str, tuple[bool, float]] = {}
         #: checks under way: fetches of one domain that start together share one question
         self._pending: dict[str, asyncio.Future[bool | None]] = {}
 
     def known(self, domain: str) -> bool | None:
-        """The kept answer for `domain`: True may be fetched, False blocked, None not asked."""
-        return self._allowed.get(domain.lower())
+        """The kept answer for `domain`: True may be fetched, False blocked, None not asked (or
+        asked more than `kept_s` ago)."""
+        kept = self._answers.get(domain.lower())
+        if kept is None or self._clock() - kept[1] >= self.kept_s:
+            return None
+        return kept[0]
 
     async def check(self, domain: str, provider: Any) -> PreflightRefusal | None:
         """None when `domain` may be fetched (or there is no check to make), else why not."""
@@ -50,7 +67,7 @@ class DomainPreflight:
         ask = getattr(provider, "domain_info", None)
         if self.skip or not callable(ask):
             return None
-        allowed = self._allowed.get(domain)
+        allowed = self.known(domain)
         if allowed is None:
             from agent_tui.providers.base import ProviderError
 
@@ -67,7 +84,10 @@ class DomainPreflight:
                 )
             if answer is None:  # this provider has no such check
                 return None
-            allowed = self._allowed.setdefault(domain, answer)
+            kept = self.known(domain)  # another fetch's answer may have come meanwhile
+            allowed = answer if kept is None else kept
+            if kept is None:
+                self._answers[domain] = (answer, self._clock())
         if allowed:
             return None
         return PreflightRefusal(

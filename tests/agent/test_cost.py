@@ -32,8 +32,36 @@ def test_tokens_times_price() -> None:
         cache_creation_input_tokens=M,
         cache_read_input_tokens=10 * M,
     )
-    # claude-sonnet-4: 3 in, 15 out, 3.75 cache write, 0.30 cache read per million
-    assert cost_usd("claude-sonnet-4-5", usage) == pytest.approx(6 + 15 + 3.75 + 3.0)
+    # claude-sonnet-4-6: 3 in, 15 out, 3.75 cache write, 0.30 cache read per million
+    assert cost_usd("claude-sonnet-4-6", usage) == pytest.approx(6 + 15 + 3.75 + 3.0)
+
+
+def test_a_long_prompt_pays_its_tier_on_every_token() -> None:
+    short = Usage(input_tokens=90_000, output_tokens=M)
+    long = Usage(input_tokens=60_000, output_tokens=M, cache_read_input_tokens=50_000)
+    # Haiku 5.5: 0.10 / 0.50 up to 100K prompt tokens, 0.50 / 2.50 / 0.05 over
+    assert cost_usd("claude-haiku-5-5", short) == pytest.approx(0.009 + 0.5)
+    assert cost_usd("claude-haiku-5-5", long) == pytest.approx(0.03 + 2.5 + 0.0025)
+    # the spending cap's bound assumes the dearest tier
+    assert price_for("claude-haiku-5-5").dearest.output == 2.5
+
+
+def test_the_persons_prices_win(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    from pathlib import Path
+
+    from agent_tui.agent import cost
+
+    (Path(os.environ["AGENT_TUI_HOME"]) / "settings.toml").write_text(
+        '[prices."claude-opus-5-5"]\ninput = 1.5\n[prices."my-proxy-model"]\noutput = 2.0\n'
+    )
+    cost._table.cache_clear()
+    try:
+        assert price_for("claude-opus-5-5").input == 1.5
+        assert price_for("claude-opus-5-5").output == 20.0  # the rest stays the table's
+        assert price_for("my-proxy-model").output == 2.0
+    finally:
+        cost._table.cache_clear()
 
 
 def test_searches_cost_ten_dollars_per_thousand() -> None:
@@ -76,9 +104,13 @@ def test_price_table_is_complete() -> None:
     table = tomllib.loads(package_data("prices.toml").read_text(encoding="utf-8"))
     assert table["web_search_per_1000"] == 10.0
     for name, row in table["models"].items():
-        extra = {"web_search_per_1000"}  # a model whose searches are priced differently
+        extra = {"web_search_per_1000", "long_prompt"}  # searches priced apart; a long tier
         assert set(row) - extra == {"input", "output", "cache_write", "cache_read"}, name
-        assert all(value >= 0 for value in row.values()), name
+        tier = row.pop("long_prompt", {"above": 1})
+        assert set(tier) == {"above", "input", "output", "cache_write", "cache_read"} or tier == {
+            "above": 1
+        }, name
+        assert all(value >= 0 for value in (*row.values(), *tier.values())), name
 
 
 def test_usage_sums_field_by_field() -> None:

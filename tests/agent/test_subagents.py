@@ -172,7 +172,7 @@ def test_agent_files_in_claude_codes_format(tmp_path: Path) -> None:
     assert (found.name, found.tools, found.model) == (
         "reviewer",
         ("Read", "Grep"),
-        "claude-haiku-4-5",
+        "claude-haiku-5-5",  # Claude Code's `haiku`, as the model table resolves it
     )
     assert found.prompt == "You review code carefully."
     assert parse_agent_file(folder / "broken.md") is None

@@ -1,19 +1,18 @@
 """Hooks through the real CLI at the loopback API: a user's PreToolUse hook that exits 2 on `curl`
 blocks the call (nothing of it runs) and its stderr reaches the model; a PostToolUse hook gets
 `tool_name`, `tool_input`, `tool_response` and how the call was decided (`decided_by`, `rule`,
-`rule_source`); a project's hook runs only once the project is trusted; hooks run in the sandbox
-when it is on."""
+`rule_source`); a project's hook runs only once the project is trusted, and in the sandbox when it
+is on, while the person's own run outside it."""
 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 from bwrap_support import needs_bwrap
-from conversation_rules import reply, text, tool_use
+from scripted_calls import calls_then_done, setup
 from sse_server import SSEServer, run_agent_tui
 
 BLOCK_CURL = """
@@ -31,20 +30,6 @@ with open(sys.argv[1], "a") as f:
 """
 
 
-def to_sse(events: list[dict[str, Any]]) -> str:
-    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
-
-
-def calls_then_done(*calls: tuple[str, dict[str, Any]]):  # type: ignore[no-untyped-def]
-    def responder(index: int, body: Any) -> str:
-        if index < len(calls):
-            name, input = calls[index]
-            return to_sse(reply(tool_use(f"toolu_{index}", name, input), stop_reason="tool_use"))
-        return to_sse(reply(text("done")))
-
-    return responder
-
-
 def result_text(body: dict[str, Any]) -> str:
     last = body["messages"][-1]["content"]
     parts = []
@@ -53,14 +38,6 @@ def result_text(body: dict[str, Any]) -> str:
             c = b["content"]
             parts.append(c if isinstance(c, str) else "".join(x.get("text", "") for x in c))
     return "\n".join(parts)
-
-
-def setup(tmp_path: Path) -> tuple[Path, Path]:
-    work, home = tmp_path / "project", tmp_path / "home"
-    work.mkdir()
-    home.mkdir()
-    subprocess.run(["git", "init", "-q", str(work)], check=True)
-    return work, home
 
 
 def hooks_toml(event: str, matcher: str, command: str) -> str:
@@ -143,19 +120,26 @@ async def test_a_projects_hook_runs_only_once_the_project_is_trusted(tmp_path: P
 
 
 @needs_bwrap
-async def test_hooks_run_in_the_sandbox_when_it_is_on(tmp_path: Path) -> None:
+async def test_a_projects_hooks_run_in_the_sandbox_and_the_persons_outside(
+    tmp_path: Path,
+) -> None:
     work, home = setup(tmp_path)
-    outside = tmp_path / "outside.txt"
-    hook = f"touch inside.ok; echo x > {outside}; true"
-    (home / "settings.toml").write_text(hooks_toml("PreToolUse", "Bash", hook))
+    outside, mine = tmp_path / "outside.txt", tmp_path / "mine.txt"
+    (work / ".agent-tui").mkdir()
+    (work / ".agent-tui" / "settings.toml").write_text(
+        hooks_toml("PreToolUse", "Bash", f"touch inside.ok; echo x > {outside}; true")
+    )
+    (home / "settings.toml").write_text(hooks_toml("PreToolUse", "Bash", f"echo x > {mine}"))
     responder = calls_then_done(("Bash", {"command": "echo hi"}))
     async with SSEServer(responder) as server:
         code, _, err = await run_agent_tui(
-            server, work, home, "-p", "hi", "--sandbox", "on", "--allow", "Bash(echo:*)"
-        )
+            server, work, home, "-p", "hi", "--sandbox", "on", "--allow", "Bash(echo:*)",
+            "--trust-project",
+        )  # fmt: skip
         assert code == 0, err.decode()
-    assert (work / "inside.ok").exists()  # it ran, writing in the project
+    assert (work / "inside.ok").exists()  # the project's ran, writing in the project
     assert not outside.exists()  # but not outside it
+    assert mine.exists()  # the person's own hook is the person's code: outside the sandbox
 
 
 async def test_user_prompt_submit_adds_context_or_blocks_the_prompt(tmp_path: Path) -> None:

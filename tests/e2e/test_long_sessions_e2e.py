@@ -117,7 +117,8 @@ async def test_client_fallback_when_the_server_refuses_and_a_continued_process_k
     async with SSEServer(refusing_server(summaries)) as server:
         outputs = []
         for n, prompt in enumerate(["one", "two", "three", "four"]):
-            args = ("-p", prompt, *(("--continue",) if n else ()))
+            # a 200K window, where FULL is nearly full (today's models have 1M)
+            args = ("-p", prompt, "--model", "claude-haiku-4-5", *(("--continue",) if n else ()))
             code, _, err = await run_agent_tui(server, project, home, *args, extra_env=env)
             assert code == 0, err.decode()
             outputs.append(err.decode())
@@ -188,8 +189,9 @@ async def test_thinking_blocks_and_signatures_go_back_unchanged_between_tool_cal
 
     async with SSEServer(responder) as server:
         code, _, err = await run_agent_tui(
-            server, project, home, "-p", "list", "--thinking", "2048", "--allow", "Bash(echo:*)"
-        )
+            server, project, home, "-p", "list", "--thinking", "2048", "--allow", "Bash(echo:*)",
+            "--model", "claude-haiku-4-5",  # extended thinking, with a budget
+        )  # fmt: skip
     assert code == 0, err.decode()
     first, second = (r.json for r in server.requests)
     assert first["thinking"] == {"type": "enabled", "budget_tokens": 2048}

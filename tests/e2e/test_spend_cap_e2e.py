@@ -115,8 +115,8 @@ async def test_a_server_that_cannot_count_keeps_the_local_bound(tmp_path: Path) 
 async def test_stream_json_totals_count_the_whole_session(tmp_path: Path) -> None:
     async with server(100) as s:
         firsts = await runs(s, tmp_path, "5", 2, "--output-format", "stream-json")
-    ends = [json.loads(out.splitlines()[-1]) for _code, out, _err in firsts]
-    assert all(e["type"] == "turn_end" for e in ends)
+    ends = [json.loads(out.splitlines()[-2]) for _code, out, _err in firsts]
+    assert all(e["type"] == "turn_end" for e in ends)  # Claude Code's `result` follows it
     costs = [cost_of(r.json, 100) for r in s.requests]
     assert ends[0]["total_cost_usd"] == pytest.approx(costs[0])
     assert ends[1]["total_cost_usd"] == pytest.approx(costs[0] + costs[1])  # not from $0
@@ -144,6 +144,6 @@ async def test_json_output_at_the_cap(tmp_path: Path) -> None:
     async with server(100) as s:
         ((code, out, err),) = await runs(s, tmp_path, "0.001", 1, "--output-format", "json")
     result = json.loads(out)
-    assert code == 1 and result["is_error"] and result["subtype"] == "error_max_cost"
+    assert code == 1 and result["is_error"] and result["subtype"] == "error_max_budget_usd"
     assert result["total_cost_usd"] == 0 and s.requests == []
     assert "Spending cap reached" in err.decode()

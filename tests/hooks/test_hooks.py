@@ -50,7 +50,7 @@ def run(code: int | None, out: str = "", err: str = "", **kw: object) -> HookRun
 def test_exit_codes_and_json_decide_as_claude_code_documents() -> None:
     assert judge("PreToolUse", [run(2, err="no curl")]).block == "no curl"
     assert judge("PreToolUse", [run(2, err="no")]).decision == "deny"
-    failed = judge("PreToolUse", [run(1, err="oops\nmore")])
+    failed = judge("Stop", [HookRun(cmd("Stop"), 1, "", "oops\nmore")])  # a Stop hook: warns
     assert failed.block is None and failed.decision is None and "oops" in failed.notices[0]
     ask = '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}'
     allow = '{"hookSpecificOutput": {"permissionDecision": "allow"}}'
@@ -62,7 +62,8 @@ def test_exit_codes_and_json_decide_as_claude_code_documents() -> None:
     assert judge("UserPromptSubmit", [run(0, ctx)]).context == ["branch: main"]
     assert judge("UserPromptSubmit", [run(0, "plain context")]).context == ["plain context"]
     assert judge("Stop", [run(0, '{"continue": false, "stopReason": "enough"}')]).stop == "enough"
-    assert "timed out" in judge("Stop", [run(None, timed_out=True)]).notices[0]
+    timed_out = HookRun(cmd("Stop"), None, "", "", timed_out=True)
+    assert "timed out" in judge("Stop", [timed_out]).notices[0]
 
 
 async def test_a_hook_that_hangs_is_stopped_at_its_timeout_with_its_children(

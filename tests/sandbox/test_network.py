@@ -96,7 +96,7 @@ async def test_the_project_cannot_open_loopback(tmp_path: Path) -> None:
     server, port, hits = await serve_page()
     sandbox = make(tmp_path, [("allow", "WebFetch(domain:127.0.0.1)", "project")])
     try:
-        out = await run(sandbox, f"curl -sf http://127.0.0.1:{port}/")
+        out = await run(sandbox, f"curl -sSf http://127.0.0.1:{port}/")
     finally:
         server.close()
     # loopback inside is the sandbox's own (a background shell's server): nothing there

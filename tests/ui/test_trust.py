@@ -95,3 +95,41 @@ async def test_the_app_asks_once_and_remembers(project: Path) -> None:
 
 async def test_ignoring_keeps_the_grants_off(project: Path) -> None:
     await _start(project, "i")
+
+
+async def test_claude_code_project_files_are_listed_and_load_once_trusted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+
+    for name in ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AGENT_TUI_HOME", str(tmp_path / "home"))
+    work = tmp_path / "work"
+    (work / ".claude" / "agents").mkdir(parents=True)
+    (work / ".claude" / "agents" / "reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: reviews\n---\nReview the change."
+    )
+    hooks = {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "g"}]}]}
+    (work / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"allow": ["Bash(touch *)"]}, "hooks": hooks})
+    )
+    app = AgentApp(Options(cwd=work), record=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
+        shown = "\n".join(str(w.render()) for w in app.screen.query(Static))
+        for line in (
+            "Bash(touch:*)  (.claude/settings.json)",
+            "hook PreToolUse(Bash): g  (.claude/settings.json)",
+            "sub-agent type reviewer (.claude/agents/reviewer.md)",
+        ):
+            assert line in shown
+        agent = app.agent
+        assert agent is not None and "reviewer" not in agent.subagents.types  # not yet
+        app.screen.guard_s = 0  # type: ignore[attr-defined]
+        await pilot.press("t")
+        await pilot.pause()
+        assert "reviewer" in agent.subagents.types
+        assert agent.config.hooks.matching("PreToolUse", "Bash")
+        touch = agent.permissions.check("Bash", {"command": "touch x"}, read_only=False)
+        assert touch.behavior == "allow"

@@ -188,3 +188,25 @@ async def test_fetches_that_start_together_share_one_check() -> None:
     release.set()
     assert await asyncio.gather(*checks[1:]) == [None, None]
     assert asked == ["example.com"] and preflight.known("example.com") is True
+
+
+async def test_an_answer_is_kept_five_minutes_then_asked_again() -> None:
+    from agent_tui.web.preflight import ANSWER_KEPT_S
+
+    answers = [True, False]
+    asked: list[str] = []
+
+    class Api:
+        async def domain_info(self, domain: str) -> bool:
+            asked.append(domain)
+            return answers[len(asked) - 1]
+
+    now = [1000.0]
+    preflight = DomainPreflight(clock=lambda: now[0])
+    assert ANSWER_KEPT_S == 300.0  # Claude Code's
+    assert await preflight.check("docs.example.com", Api()) is None
+    now[0] += 299
+    assert await preflight.check("docs.example.com", Api()) is None and len(asked) == 1
+    now[0] += 2  # five minutes on: a domain blocked since is refused
+    refused = await preflight.check("docs.example.com", Api())
+    assert refused is not None and refused.kind == "domain_blocked" and len(asked) == 2

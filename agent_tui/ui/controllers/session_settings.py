@@ -48,8 +48,17 @@ class SessionSettings:
         config = agent.config
         config.thinking_budget = None if config.thinking_budget else config.thinking_default
         self.host.status.thinking = config.thinking_budget or 0
-        state = f"on ({config.thinking_budget:,} tokens)" if config.thinking_budget else "off"
-        self.app.notify(f"Extended thinking {state} from the next request.")
+        from agent_tui.models import info, thinks_adaptively
+
+        row = info(config.model)
+        if row is not None and row.thinking == "always":
+            self.app.notify(f"{row.name} always thinks (adaptive thinking can't be turned off).")
+        elif thinks_adaptively(config.model):
+            state = "on" if config.thinking_budget else "off"
+            self.app.notify(f"Adaptive thinking {state} from the next request.")
+        else:
+            state = f"on ({config.thinking_budget:,} tokens)" if config.thinking_budget else "off"
+            self.app.notify(f"Extended thinking {state} from the next request.")
 
     def switch_model(self) -> None:
         """Ask which model to use from the next request on."""
@@ -64,6 +73,12 @@ class SessionSettings:
             if model and self.host.agent is not None and model != self.host.agent.config.model:
                 self.use_model(model)
 
+        from agent_tui.agent.model_list import listing
+
+        lines = "\n".join(listing(agent.config.model))
+        self.host.chat.append(
+            NoticeMessage(f"Models (an alias or an id; MODEL[1m]):\n{lines}", "info")
+        )
         self.app.push_screen(
             AskTextScreen("Model for the next requests:", agent.config.model), chosen
         )
@@ -75,6 +90,9 @@ class SessionSettings:
         if agent.provider.name == "offline":
             self.app.notify("The offline model has no other models to switch to.")
             return
+        from agent_tui.models import resolve
+
+        model = resolve(model)  # `opus`, `sonnet[1m]`: Claude Code's aliases
         agent.switch_model(model)
         self.host.status.model = model
         if self.host.recorder is not None:

@@ -323,6 +323,9 @@ class Sessions:
 
         agent = self.host.agent
         assert agent is not None
+        from agent_tui.agent.turn_hooks import session_end
+
+        await session_end(agent, "clear")
         old = self.host.recorder
         agent.conversation = Conversation()
         agent.set_session_spend(Usage(), 0.0)  # a new session: nothing spent, under its cap

@@ -1,10 +1,12 @@
-"""The trust dialog: a project's own settings grant permissions; the person decides once.
+"""The trust dialog: a project's own files grant permissions, run programs or shape the agent;
+the person decides once.
 
-Shown at start-up when `.agent-tui/settings.toml` (or a shipped `settings.local.toml`) in the
-working directory grants more than reading files, and the person has not answered for these exact
-contents. It lists every grant; `t` trusts the project, `i` / `n` / Esc ignore its grants (its deny
-and ask rules apply either way). Keys typed in the first half second don't count: they were meant
-for the prompt.
+Shown at start-up when the working directory's own settings (`.agent-tui/settings*.toml`,
+`.claude/settings*.json`) grant more than reading files or run hooks, its `.mcp.json` starts
+servers, or its `.claude/` holds sub-agent types, commands or skills, and the person has not
+answered for these exact contents. It lists each; `t` trusts the project, `i` / `n` / Esc ignore
+them (its deny and ask rules apply either way). Keys typed in the first half second don't count:
+they were meant for the prompt.
 """
 
 from __future__ import annotations
@@ -58,8 +60,9 @@ class TrustScreen(ModalScreen[bool]):
             dialog.border_title = "Trust this project?"
             yield Static(
                 Content(
-                    "This folder's own settings grant the agent permissions. A cloned repository "
-                    "can ship these: trust them only if you trust the project."
+                    "This folder's own files grant the agent permissions, run programs or shape "
+                    "what it does. A cloned repository can ship these: trust them only if you "
+                    "trust the project."
                 ),
                 id="why",
             )

@@ -6,20 +6,7 @@ from __future__ import annotations
 
 from textual.widgets import Input
 
-
-def split_rules(line: str) -> tuple[str, ...]:
-    """`Bash(git log:*), Read(src/**)` -> the two rules (commas inside parentheses stay)."""
-    rules, depth, start = [], 0, 0
-    for i, ch in enumerate(line):
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth = max(0, depth - 1)
-        elif ch == "," and depth == 0:
-            rules.append(line[start:i])
-            start = i + 1
-    rules.append(line[start:])
-    return tuple(r.strip() for r in rules if r.strip())
+from agent_tui.permissions.rules import split_rules
 
 
 def rule_problem(rules: tuple[str, ...]) -> str | None:
