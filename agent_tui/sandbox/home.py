@@ -163,7 +163,10 @@ def plan_home(
         if _inside(p, replaced):
             read.append(p)
     kept: list[Path] = []
-    for p in dict.fromkeys(read):
+    ordered = sorted(dict.fromkeys(read), key=lambda p: len(p.parts))
+    for p in ordered:
+        if any(p != k and p.is_relative_to(k) for k in kept):
+            continue  # inside a folder already shown (its bind shows it)
         real = p.resolve() if p.is_symlink() else p
         if _inside(p, hidden) or _inside(real, hidden):
             notes.append(f"{p}: holds credentials the sandbox hides; not shown")
@@ -175,13 +178,10 @@ def plan_home(
 
 
 def home_arguments(layout: HomeLayout, work: Path) -> list[str]:
-    """bwrap arguments for `layout` (after the host's root is bound, before the project's
-    overlay). `work`: an empty folder of this command's own for the cache overlays' work dirs,
-    on the file system of the cache layers."""
-    args: list[str] = []
-    for m in layout.masked:
-        args += ["--tmpfs", str(m)]
-    args += ["--bind", str(layout.own), str(layout.home)]
+    """bwrap arguments for `layout` (after the emptied folders' tmpfs and the private /tmp,
+    before the project's overlay). `work`: an empty folder of this command's own for the cache
+    overlays' work dirs, on the file system of the cache layers."""
+    args = ["--bind", str(layout.own), str(layout.home)]
     for p in layout.read:
         args += ["--ro-bind", str(p), str(p)]
     for n, (cache, upper) in enumerate(layout.caches):
