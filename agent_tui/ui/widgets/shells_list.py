@@ -1,5 +1,5 @@
-"""The background shells at the top of the tool pane: each running shell's id, age, command and
-last line of output. Focus it (Tab, or a click) and ↑/↓ choose a shell; `k` or Delete kills it.
+"""The background shells at the top of the tool pane: each running shell's id, age, command, the
+ports forwarded to this machine, and last line of output. Focus it (Tab, or a click) and ↑/↓ choose a shell; `k` or Delete kills it.
 
 The shells themselves are the session's `ShellRegistry` (`tools/shells.py`); this widget owns
 only which one is selected, and redraws once a second while any shell runs.
@@ -14,6 +14,7 @@ from textual.binding import Binding
 from textual.widgets import Static
 
 from agent_tui.text import clean_line, one_line
+from agent_tui.tools.shell_ports import forwarded
 from agent_tui.tools.shells import BackgroundShell, age
 
 
@@ -55,6 +56,9 @@ class ShellsList(Static, can_focus=True):
             row.append(f"{shell.id} ", style="bold")
             row.append(f"{age(now - shell.started)} ", style="dim")
             row.append(one_line(shell.command, 60))
+            for port, host in forwarded(self.registry, shell.id).items():
+                shown = f" · {port} → http://127.0.0.1:{host}/"
+                row.append(shown if host != port else f" · http://127.0.0.1:{port}/", style="bold")
             last = clean_line(shell.output.last_line(), 80)
             if last:
                 row.append(f"\n    {last}", style="dim")
