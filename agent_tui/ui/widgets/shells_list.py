@@ -1,5 +1,6 @@
 """The background shells at the top of the tool pane: each running shell's id, age, command, the
-ports forwarded to this machine, and last line of output. Focus it (Tab, or a click) and ↑/↓ choose a shell; `k` or Delete kills it.
+ports forwarded to this machine, and last line of output. Focus it (Tab, or a click) and ↑/↓
+choose a shell; `k` or Delete kills it.
 
 The shells themselves are the session's `ShellRegistry` (`tools/shells.py`); this widget owns
 only which one is selected, and redraws once a second while any shell runs.
