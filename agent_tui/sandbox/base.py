@@ -52,6 +52,7 @@ class Backend(Protocol):
         work: Path | None = None,
         netns: int | None = None,
         mirror: Path | None = None,
+        seccomp: str = "",
     ) -> Wrapped:
         """`argv` run inside the boundary `layout` describes, reaching the network only through
         the proxy listening on `proxy_socket` (None: no network at all). `project`: the

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 #: where the proxy's socket appears inside (on the empty /run)
 PROXY_SOCKET = "/run/agent-tui-proxy.sock"
 #: where a background shell's bridge listens for what to write through its overlay
-MIRROR_DIR = "/run/agent-tui-mirror"
+MIRROR_SOCKET = "/run/agent-tui-mirror.sock"
 #: the app's own credentials never reach a sandboxed command's environment
 SECRET_VARS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "AWS_SECRET_ACCESS_KEY")
 _NAMESPACES = ["--unshare-user", "--disable-userns", "--cap-drop", "ALL"]
@@ -119,11 +119,13 @@ class BwrapBackend:
         work: Path | None = None,
         netns: int | None = None,
         mirror: Path | None = None,
+        seccomp: str = "",
     ) -> Wrapped:
         """`project`: the transaction's overlay arguments; `work`: the command's own folder;
         `netns`: the pid of the session's network holder, whose namespaces the command joins;
-        `mirror`: a folder of the session's where the (Python) bridge listens for what changes
-        in the project while the command runs (a background shell, `live.py`)."""
+        `mirror`: the app's socket the (Python) bridge connects to for what changes in the
+        project while the command runs (a background shell, `live.py`); `seccomp`: the filter
+        the bridge puts the command under (`seccomp.py`)."""
         assert self.path is not None, "availability() first"
         # bwrap starts with SIGTERM ignored (`sh` sets it and execs bwrap: no process is added).
         # A timeout or a stop sends SIGTERM to the whole group, bwrap included; bwrap has no
@@ -148,13 +150,14 @@ class BwrapBackend:
             args.append("--as-pid-1")
         args.append("--")
         if proxy_socket is not None:
+            flags = ["--seccomp", seccomp] if seccomp else []
             if self.bridge == "perl" and mirror is None:
-                args += ["perl", "-e", _inside_source("inside.pl"), PROXY_SOCKET, "--"]
+                args += ["perl", "-e", _inside_source("inside.pl"), PROXY_SOCKET, *flags, "--"]
             else:
                 args += [sys.executable, "-I", "-S", "-c", _inside_source("inside.py")]
-                args += [PROXY_SOCKET]
+                args += [PROXY_SOCKET, *flags]
                 if mirror is not None:
-                    args += ["--mirror", f"{MIRROR_DIR}/sock", str(layout.cwd)]
+                    args += ["--mirror", MIRROR_SOCKET, str(layout.cwd)]
                 args += ["--"]
         return Wrapped(args + argv)
 
@@ -221,7 +224,7 @@ def arguments(
     if proxy_socket is not None:
         args += ["--ro-bind", str(proxy_socket), PROXY_SOCKET]
     if mirror is not None:
-        args += ["--bind", str(mirror), MIRROR_DIR]
+        args += ["--ro-bind", str(mirror), MIRROR_SOCKET]
     if layout.placeholders:
         # git inside ignores the placeholders (else `git add -A` commits them: see git_exclude)
         made = [p for p, _ in layout.placeholders]

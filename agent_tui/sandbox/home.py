@@ -112,7 +112,17 @@ class HomeLayout:
 
 
 def _exists(p: Path) -> bool:
-    return p.exists() or p.is_symlink()
+    try:
+        return p.exists() or p.is_symlink()
+    except OSError:  # a folder on the way we may not enter: not there for us either
+        return False
+
+
+def _is_dir(p: Path) -> bool:
+    try:
+        return p.is_dir()
+    except OSError:
+        return False
 
 
 def _inside(p: Path, roots: Iterable[Path]) -> bool:
@@ -134,13 +144,13 @@ def plan_home(
     Python, the folders on PATH); `secrets`: never shown, even when a listed path holds them."""
     home = home.resolve() if home.exists() else home
     hidden = [s.resolve() if _exists(s) else s for s in secrets]
-    masked = [Path(m) for m in MASKED if Path(m).is_dir() and not Path(m).is_symlink()]
+    masked = [Path(m) for m in MASKED if _is_dir(Path(m)) and not Path(m).is_symlink()]
     read: list[Path] = []
     notes: list[str] = []
     caches: list[tuple[Path, Path]] = []
     for rel in CACHES:
         p = home / rel
-        if p.is_dir() and not p.is_symlink():
+        if _is_dir(p) and not p.is_symlink():
             caches.append((p, cache_layers / rel.replace("/", "_")))
     cached = [c for c, _ in caches]
     for rel in TOOLCHAINS:
@@ -152,7 +162,7 @@ def plan_home(
     places += [environ.get(key, "") for key in _TOOL_HOMES]
     for entry in places:
         p = Path(entry)
-        if entry and p.is_absolute() and p.is_dir() and _inside(p, replaced):
+        if entry and p.is_absolute() and _is_dir(p) and _inside(p, replaced):
             read.append(p)
     for p in allow_read:
         if not _exists(p):

@@ -3,8 +3,17 @@
 # sandbox's own loopback, start the command with HTTP_PROXY / HTTPS_PROXY / ALL_PROXY pointing
 # at it, carry each connection to the app's proxy through the Unix socket bound in, and exit with
 # the command's status (which ends every process left in the sandbox's pid namespace).
-# Usage: perl inside.pl SOCKET -- COMMAND...
-my ($path, $sep, @cmd) = @ARGV;
+# Usage: perl inside.pl SOCKET [--seccomp PRCTL:HEX] -- COMMAND...
+# With --seccomp the command (not this bridge) starts under that filter (seccomp.py: no Unix
+# sockets).
+my $path = shift @ARGV;
+my $seccomp = '';
+while (@ARGV && $ARGV[0] ne '--') {
+    my $flag = shift @ARGV;
+    $seccomp = shift @ARGV if $flag eq '--seccomp';
+}
+shift @ARGV;
+my @cmd = @ARGV;
 socket(my $listener, 2, 1, 0) or die "agent-tui sandbox: socket: $!\n";    # AF_INET, STREAM
 bind($listener, pack("S n C4 x8", 2, 0, 127, 0, 0, 1)) or die "agent-tui sandbox: bind: $!\n";
 listen($listener, 128) or die "agent-tui sandbox: listen: $!\n";
@@ -17,6 +26,15 @@ die "agent-tui sandbox: fork: $!\n" unless defined $pid;
 if ($pid == 0) {
     close $listener; close $wake_r; close $wake_w;
     $SIG{TERM} = 'DEFAULT';    # bwrap and we were started with it ignored; the command isn't
+    if ($seccomp ne '') {
+        my ($nr, $hex) = split /:/, $seccomp, 2;
+        my $code = pack("H*", $hex);
+        my $prog = pack("S x6", length($code) / 8) . pack("p", $code);
+        if (syscall($nr + 0, 38, 1, 0, 0, 0) != 0 || syscall($nr + 0, 22, 2, $prog, 0, 0) != 0) {
+            print STDERR "agent-tui sandbox: the socket filter could not be installed: $!\n";
+            exit 126;
+        }
+    }
     exec { $cmd[0] } @cmd;
     print STDERR "agent-tui sandbox: cannot run $cmd[0]: $!\n";
     exit 127;

@@ -4,16 +4,18 @@ carries each connection to the app's proxy through the Unix socket bound in (the
 other network). It exits with the command's status, which ends every process left in the
 sandbox's pid namespace.
 
-It is run as `python -I -S -c SOURCE SOCKET [--mirror MSOCKET PROJECT] -- COMMAND...`: no site,
-no environment, and only built-in modules (`_socket`, `select`, `_signal`; `threading` once a
-connection comes), so it starts in a few milliseconds. Keep it standard-library only and
-self-contained.
+It is run as `python -I -S -c SOURCE SOCKET [--mirror MSOCKET PROJECT] [--seccomp F] --
+COMMAND...`: no site, no environment, and only built-in modules (`_socket`, `select`,
+`_signal`; `threading` once a connection comes), so it starts in a few milliseconds. Keep it
+standard-library only and self-contained.
 
-With `--mirror` (a background shell's bridge), it also listens on MSOCKET for what changed in the
-project outside the sandbox while the shell runs, and writes each change through the shell's
-overlay (its view of the project would not see a file replaced underneath it, nor would a file
-watcher be told): one JSON line per entry, `{"rel", "kind": "file"|"link"|"dir"|"absent",
-"mode", "size"}`, then `size` bytes of content.
+With `--seccomp PRCTL:HEX`, the command (not the bridge) starts under that seccomp filter
+(`seccomp.py`: no Unix sockets). With `--mirror` (a background shell's bridge), it also
+connects to the app's MSOCKET, which sends what changed in the project outside the sandbox while
+the shell runs, and writes each change through the shell's overlay (its view of the project
+would not see a file replaced underneath it, nor would a file watcher be told): batches of one
+JSON line per entry, `{"rel", "kind": "file"|"link"|"dir"|"absent", "mode", "size"}`, then
+`size` bytes of content.
 """
 
 import _signal  # type: ignore[import-not-found]
@@ -91,60 +93,92 @@ def mirror_one(project, entry, content):
     os.replace(tmp, dst)
 
 
-def mirror_serve(client, project):
+def mirror_serve(conn, project):
+    """Batches from the app: each is `SIZE\n` then SIZE bytes of entries (one JSON line each,
+    then its content); answered `ok N\n`."""
     import json
 
-    chunks = []
+    def read(n):
+        data = b""
+        while len(data) < n:
+            got = conn.recv(n - len(data))
+            if not got:
+                raise OSError("closed")
+            data += got
+        return data
+
     while True:
-        data = client.recv(1 << 20)
-        if not data:
-            break
-        chunks.append(data)
-    buffer = b"".join(chunks)
-    done = at = 0
-    try:
-        while at < len(buffer):
-            end = buffer.index(b"\n", at)
-            entry = json.loads(buffer[at:end])
-            content = buffer[end + 1 : end + 1 + entry["size"]]
-            at = end + 1 + entry["size"]
-            try:
-                mirror_one(project, entry, content)
-                done += 1
-            except OSError:
-                pass
-        client.sendall(f"ok {done}\n".encode())
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    client.close()
+        head = b""
+        try:
+            while not head.endswith(b"\n"):
+                got = conn.recv(1)
+                if not got:
+                    return
+                head += got
+            buffer = read(int(head))
+        except (OSError, ValueError):
+            return
+        done = at = 0
+        try:
+            while at < len(buffer):
+                end = buffer.index(b"\n", at)
+                entry = json.loads(buffer[at:end])
+                content = buffer[end + 1 : end + 1 + entry["size"]]
+                at = end + 1 + entry["size"]
+                try:
+                    mirror_one(project, entry, content)
+                    done += 1
+                except OSError:
+                    pass
+        except (ValueError, KeyError, TypeError):
+            pass
+        try:
+            conn.sendall(f"ok {done}\n".encode())
+        except OSError:
+            return
 
 
-def mirror_listen(path, project):
+def mirror_connect(path, project):
+    """Connect to the app's mirror socket (bound in read-only: nothing inside can re-point it)
+    and serve what it sends, in a thread."""
     import threading
 
-    listener = S.socket(S.AF_UNIX, S.SOCK_STREAM)
-    listener.bind(path)
-    listener.listen(16)
+    conn = S.socket(S.AF_UNIX, S.SOCK_STREAM)
+    conn.connect(path)
+    threading.Thread(target=mirror_serve, args=(conn, project), daemon=True).start()
 
-    def loop():
-        while True:
-            try:
-                fd, _ = listener._accept()
-            except OSError:
-                continue
-            threading.Thread(
-                target=mirror_serve, args=(S.socket(fileno=fd), project), daemon=True
-            ).start()
 
-    threading.Thread(target=loop, daemon=True).start()
+def no_unix_sockets(spec):
+    """Install the seccomp filter `PRCTL:HEX` (`seccomp.py`) in this process: no AF_UNIX
+    socket from here on, for it and all it starts."""
+    import ctypes
+
+    _, code = spec.split(":", 1)
+    program = bytes.fromhex(code)
+
+    class Prog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    prog = Prog(len(program) // 8, program)
+    if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(prog), 0, 0) != 0:
+        os.write(2, b"agent-tui sandbox: the socket filter could not be installed\n")
+        os._exit(126)
 
 
 def main():
     args = sys.argv[1:]
-    path, command = args[0], args[2:]
-    if args[1] == "--mirror":
-        mirror_listen(args[2], args[3])
-        command = args[5:]
+    path, flags = args[0], args[1 : args.index("--")]
+    command = args[args.index("--") + 1 :]
+    seccomp = ""
+    while flags:
+        if flags[0] == "--mirror":
+            mirror_connect(flags[1], flags[2])
+            flags = flags[3:]
+        elif flags[0] == "--seccomp":
+            seccomp, flags = flags[1], flags[2:]
+        else:
+            flags = flags[1:]
     listener = S.socket(S.AF_INET, S.SOCK_STREAM)
     listener.bind(("127.0.0.1", 0))
     listener.listen(128)
@@ -158,6 +192,8 @@ def main():
     if pid == 0:
         listener.close()
         _signal.signal(_signal.SIGTERM, _signal.SIG_DFL)
+        if seccomp:
+            no_unix_sockets(seccomp)
         try:
             os.execvpe(command[0], command, env)
         except OSError as e:

@@ -64,10 +64,14 @@ def _ctime(path: Path) -> int:
 
 
 class LiveTransaction:
-    def __init__(self, txn: Transaction, mirror_dir: Path, *, by: str) -> None:
+    def __init__(self, txn: Transaction, *, by: str) -> None:
         self.txn = txn
-        self.socket = mirror_dir / "sock"
+        #: the app's socket the shell's bridge connects to (bound into the sandbox read-only)
+        self.socket = Path()
         self.by = by
+        self._server: asyncio.AbstractServer | None = None
+        self._bridge: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
+        self._connected = asyncio.Event()
         #: rel -> the upper entry's state as we last saw it settled (synced, mirrored or held)
         self._seen: dict[str, tuple[int, int, int, int] | None] = {}
         #: rel -> the project's file's ctime after we last wrote or mirrored it
@@ -77,6 +81,31 @@ class LiveTransaction:
         self._lock = asyncio.Lock()
 
     # --- the project's changes into the shell's view ---
+
+    async def listen(self, path: Path) -> None:
+        """The socket the shell's bridge connects to, once (the app's: nothing inside the
+        sandbox can re-point it, nor connect to it — no Unix sockets there)."""
+        self.socket = path
+
+        async def accepted(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            if self._bridge is not None:  # only the bridge, once
+                writer.close()
+                return
+            self._bridge = (reader, writer)
+            self._connected.set()
+
+        self._server = await asyncio.start_unix_server(accepted, path=str(path))
+        os.chmod(path, 0o600)
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        if self._bridge is not None:
+            self._bridge[1].close()
+            self._bridge = None
+        with contextlib.suppress(OSError):
+            self.socket.unlink()
 
     def _pending(self, rel: str) -> bool:
         """The shell changed `rel` since we last settled it (its change wins the sync)."""
@@ -106,30 +135,30 @@ class LiveTransaction:
         written. Best effort: a shell that is gone, or a bridge that doesn't answer, is left."""
         async with self._lock:
             chosen = [r for r in dict.fromkeys(rels) if not self._pending(r)]
-            if not chosen or not self.socket.exists():
+            if not chosen:
                 return 0
+            try:
+                await asyncio.wait_for(self._connected.wait(), 5)
+            except TimeoutError:
+                return 0
+            if self._bridge is None:
+                return 0
+            reader, writer = self._bridge
             made = await asyncio.to_thread(lambda: [self._entry(r) for r in chosen])
-            try:
-                reader, writer = await asyncio.wait_for(
-                    asyncio.open_unix_connection(str(self.socket)), 5
-                )
-            except (OSError, TimeoutError):
-                return 0
             sent: list[str] = []
+            batch = b""
+            for rel, entry in zip(chosen, made, strict=True):
+                if entry is None:
+                    continue
+                head, data = entry
+                batch += json.dumps(head).encode() + b"\n" + data
+                sent.append(rel)
             try:
-                for rel, entry in zip(chosen, made, strict=True):
-                    if entry is None:
-                        continue
-                    head, data = entry
-                    writer.write(json.dumps(head).encode() + b"\n" + data)
-                    sent.append(rel)
+                writer.write(f"{len(batch)}\n".encode() + batch)
                 await writer.drain()
-                writer.write_eof()
                 answer = await asyncio.wait_for(reader.readline(), 30)
             except (OSError, TimeoutError):
                 return 0
-            finally:
-                writer.close()
             for rel in sent:
                 self._seen[rel] = _state(self.txn.upper / rel)
                 self._lower[rel] = _ctime(self.txn.lower / rel)
@@ -194,6 +223,7 @@ class LiveTransaction:
         """The shell ended: a last sync; what is held stays in the transaction's folder (offered
         with /changes), everything else of it goes."""
         last = await self.sync(blobs=blobs)
+        self.close()
         async with self._lock:
             await asyncio.to_thread(self._keep_only_held)
         return last

@@ -98,8 +98,11 @@ class Holder:
         with contextlib.suppress(FileNotFoundError):
             self.socket.unlink()
         info_r, info_w = os.pipe()
+        # no `--proc` or `--dev` of its own: with them bwrap nests a second user namespace for
+        # the holder, and nsenter into that one gets no rights over the network namespace
+        # (unprivileged: "reassociate to namespace 'ns/net' failed")
         argv = [self.bwrap, "--unshare-user", "--unshare-net", "--die-with-parent"]
-        argv += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
+        argv += ["--ro-bind", "/", "/"]
         argv += ["--bind", str(self.folder), str(self.folder), "--info-fd", str(info_w)]
         argv += ["--", sys.executable, "-I", "-S", "-c", _HOLDER, str(self.socket)]
         try:
@@ -136,6 +139,16 @@ class Holder:
                     err = await asyncio.wait_for(self.proc.stderr.read(), 2)
             await self.stop()
             self.problem = "the network holder did not start: " + err.decode(errors="replace")
+            return None
+        joined = await asyncio.create_subprocess_exec(
+            "nsenter", "-t", str(child), "-U", "-n", "--preserve-credentials", "--", "true",
+            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )  # fmt: skip
+        _, err = await joined.communicate()
+        if joined.returncode != 0:  # commands couldn't join it: each keeps a namespace of its own
+            await self.stop()
+            self.problem = "nsenter can't join the holder: " + err.decode(errors="replace").strip()
             return None
         self.pid = child
         return child

@@ -302,6 +302,7 @@ class Sandbox:
             raise RuntimeError(f"no sandbox: {self.availability.detail}")
         from agent_tui.sandbox.network import HostGate
         from agent_tui.sandbox.proxy import Proxy
+        from agent_tui.sandbox.seccomp import bridge_argument
 
         txn = None
         if not lasting and self.transactional:
@@ -314,10 +315,12 @@ class Sandbox:
         netns = None if lasting else await self.network()
         n = next(self._count)
         work = self.layers_dir() / "work" / str(n) if layout.home is not None else None
-        mirror = None
+        live = None
         if background and txn is not None:
-            mirror = self.session_dir() / f"mirror-{n}"
-            mirror.mkdir(mode=0o700)
+            from agent_tui.sandbox.live import LiveTransaction
+
+            live = LiveTransaction(txn, by=f"Bash ({label})" if label else "Bash")
+            await live.listen(self.session_dir() / f"mirror-{n}.sock")
         socket_path = self.session_dir() / f"proxy-{n}.sock"
         gate = HostGate(self.permissions, self.config.allowed_domains, ask)
         explicit: frozenset[str] = getattr(self.permissions, "explicit_hosts", frozenset())
@@ -331,10 +334,13 @@ class Sandbox:
                 project=txn.arguments() if txn is not None else None,
                 work=work,
                 netns=netns,
-                mirror=mirror,
+                mirror=live.socket if live is not None else None,
+                seccomp=bridge_argument(bool(self.config.allow_unix_sockets)),
             )
         except BaseException:
             await proxy.close()
+            if live is not None:
+                live.close()
             if txn is not None:
                 txn.discard()
             raise
@@ -345,11 +351,6 @@ class Sandbox:
         if not any(loopback(h) for h in explicit):
             # the sandbox's own loopback (a background shell's server) is reached directly
             env["NO_PROXY"] = env["no_proxy"] = "localhost,127.0.0.1,::1"
-        live = None
-        if mirror is not None and txn is not None:
-            from agent_tui.sandbox.live import LiveTransaction
-
-            live = LiveTransaction(txn, mirror, by=f"Bash ({label})" if label else "Bash")
         return SandboxRun(
             wrapped.argv,
             env,
