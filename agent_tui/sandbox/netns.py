@@ -21,6 +21,7 @@ import contextlib
 import json
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -82,7 +83,7 @@ class Holder:
         self.bwrap = bwrap
         self.folder = folder
         self.socket = folder / "forward.sock"
-        self.proc: asyncio.subprocess.Process | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
         #: the process in the namespace (its pid on the host): commands join its namespaces
         self.pid: int | None = None
         self.problem: str | None = None
@@ -97,6 +98,18 @@ class Holder:
         self.folder.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(FileNotFoundError):
             self.socket.unlink()
+        info_r = self._spawn()  # from this thread: `--die-with-parent` follows the spawning thread
+        if info_r is None:
+            return None
+        started = await asyncio.to_thread(self._check, info_r)
+        if started is None:
+            return None
+        self.pid = started
+        return started
+
+    def _spawn(self) -> int | None:
+        """Start the holder (a plain process, not an asyncio one: it is stopped from anywhere,
+        a closed event loop included); the read end of its info pipe."""
         info_r, info_w = os.pipe()
         # no `--proc` or `--dev` of its own: with them bwrap nests a second user namespace for
         # the holder, and nsenter into that one gets no rights over the network namespace
@@ -106,11 +119,11 @@ class Holder:
         argv += ["--bind", str(self.folder), str(self.folder), "--info-fd", str(info_w)]
         argv += ["--", sys.executable, "-I", "-S", "-c", _HOLDER, str(self.socket)]
         try:
-            self.proc = await asyncio.create_subprocess_exec(
-                *argv,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 pass_fds=(info_w,),
                 start_new_session=True,
             )
@@ -120,48 +133,57 @@ class Holder:
             self.problem = f"the network holder could not start: {exc}"
             return None
         os.close(info_w)
+        return info_r
+
+    def _check(self, info_r: int) -> int | None:
+        """The holder's child, once it says it is ready and commands can join it (blocking)."""
         try:
-            assert self.proc.stdout is not None
-            ready = await asyncio.wait_for(self.proc.stdout.readline(), 15)
-            info = await asyncio.to_thread(_read_all, info_r)
-            child = int(json.loads(info)["child-pid"])
-        except (TimeoutError, ValueError, KeyError, OSError) as exc:
-            await self.stop()
-            self.problem = f"the network holder did not start ({exc})"
-            return None
+            child = self._child(info_r)
         finally:
-            with contextlib.suppress(OSError):
-                os.close(info_r)
-        if ready.strip() != b"ready":
-            err = b""
-            if self.proc.stderr is not None:
-                with contextlib.suppress(TimeoutError):
-                    err = await asyncio.wait_for(self.proc.stderr.read(), 2)
-            await self.stop()
-            self.problem = "the network holder did not start: " + err.decode(errors="replace")
+            os.close(info_r)
+        if child is None:
+            self.stop_now()
             return None
-        joined = await asyncio.create_subprocess_exec(
-            "nsenter", "-t", str(child), "-U", "-n", "--preserve-credentials", "--", "true",
-            stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
+        joined = subprocess.run(
+            ["nsenter", "-t", str(child), "-U", "-n", "--preserve-credentials", "--", "true"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+            timeout=15,
         )  # fmt: skip
-        _, err = await joined.communicate()
         if joined.returncode != 0:  # commands couldn't join it: each keeps a namespace of its own
-            await self.stop()
-            self.problem = "nsenter can't join the holder: " + err.decode(errors="replace").strip()
+            self.stop_now()
+            why = joined.stderr.decode(errors="replace").strip()
+            self.problem = f"nsenter can't join the holder: {why}"
             return None
-        self.pid = child
         return child
 
-    async def stop(self) -> None:
+    def _child(self, info_r: int) -> int | None:
+        assert self.proc is not None and self.proc.stdout is not None
+        ready = self.proc.stdout.readline()
+        if ready.strip() != b"ready":
+            err = self.proc.stderr.read(4096) if self.proc.stderr is not None else b""
+            self.problem = "the network holder did not start: " + err.decode(errors="replace")
+            return None
+        try:
+            return int(json.loads(_read_all(info_r))["child-pid"])
+        except (ValueError, KeyError, OSError) as exc:
+            self.problem = f"the network holder did not start ({exc})"
+            return None
+
+    def stop_now(self) -> None:
         proc, self.proc, self.pid = self.proc, None, None
-        if proc is not None and proc.returncode is None:
+        if proc is not None:
             with contextlib.suppress(ProcessLookupError):
                 proc.kill()
-            with contextlib.suppress(Exception):
-                await asyncio.wait_for(proc.wait(), 5)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(5)
+            for pipe in (proc.stdout, proc.stderr):
+                if pipe is not None:
+                    pipe.close()
         with contextlib.suppress(OSError):
             self.socket.unlink()
+
+    async def stop(self) -> None:
+        await asyncio.to_thread(self.stop_now)
 
     def listening(self) -> dict[int, int]:
         """Ports something listens on in the namespace's loopback (or any address): port ->

@@ -14,7 +14,6 @@ placeholders for missing ones) and undo falls back to snapshots; `start_notices`
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import os
 import shutil
@@ -222,9 +221,8 @@ class Sandbox:
         return self._holder if self._holder is not None and self._holder.pid else None
 
     def close(self) -> None:
-        if self._holder is not None and self._holder.proc is not None:
-            with contextlib.suppress(ProcessLookupError):
-                self._holder.proc.kill()
+        if self._holder is not None:
+            self._holder.stop_now()
             self._holder = None
         if self._dir is not None:
             shutil.rmtree(self._dir, ignore_errors=True)
