@@ -45,6 +45,9 @@ TERMINATED = (
 
 
 def run_headless(options: Options, prompt: str, output_format: str = "text") -> int:
+    from agent_tui.quick_exit import skip_closing_collections
+
+    skip_closing_collections()
     try:
         return asyncio.run(_run(options, prompt, output_format))
     except asyncio.CancelledError:  # SIGTERM before the turn began
