@@ -1,7 +1,8 @@
-"""A headless run leaves its heap to the OS at exit (`quick_exit`: the interpreter's closing
-collections walk nothing), and loses nothing by it (issue 49): when the process is gone its
-session is whole in the database, which was closed cleanly (no write-ahead log left, the session's
-lock released), verifies, and the start-up caches it wrote read back."""
+"""A headless run's collector (`headless_gc`, issue 49): start-up's objects are frozen at the
+first response and the heap is left to the OS at exit (the interpreter's closing collections walk
+nothing), and nothing is lost by it: when the process is gone its session is whole in the
+database, which was closed cleanly (no write-ahead log left, the session's lock released),
+verifies, and the start-up caches it wrote read back."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ import pytest
 from conversation_rules import reply, text, tool_use
 from sse_server import SSEServer, run_agent_tui
 
-from agent_tui import quick_exit
+from agent_tui import headless_gc
+from agent_tui.protocol.events import MessageStarted
 from agent_tui.sessions import SessionStore
 
 
@@ -64,10 +66,30 @@ async def test_the_session_is_whole_and_closed_when_the_process_is_gone(tmp_path
         marshal.loads(path.read_bytes())  # each one whole
 
 
-def test_the_heap_is_frozen_at_exit_once_a_process(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_start_up_waits_for_the_first_response_and_the_exit_freezes_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     registered: list[object] = []
+    frozen: list[str] = []
+
+    def freeze() -> None:  # (the test process's own heap stays as it is)
+        frozen.append("freeze")
+
     monkeypatch.setattr(atexit, "register", registered.append)
-    monkeypatch.setattr(quick_exit, "_registered", False)
-    quick_exit.skip_closing_collections()
-    quick_exit.skip_closing_collections()
-    assert registered == [gc.freeze]
+    monkeypatch.setattr(gc, "freeze", freeze)
+    monkeypatch.setattr(gc, "get_freeze_count", lambda: 0)
+    monkeypatch.setattr(headless_gc, "_exit_registered", False)
+    before = gc.get_threshold()
+    try:
+        headless_gc.start()
+        assert gc.get_threshold()[0] >= headless_gc.STARTUP_THRESHOLD and frozen == []
+        headless_gc.on_event(MessageStarted(message_id="msg_1", model="m"))
+        assert gc.get_threshold() == before and frozen == ["freeze"]  # start-up's, frozen
+        headless_gc.on_event(MessageStarted(message_id="msg_2", model="m"))
+        assert frozen == ["freeze"]  # once
+        headless_gc.start()  # a second run in this process: its own start-up, no second hook
+        headless_gc.finish()  # it ended before any response: the thresholds come back
+        assert gc.get_threshold() == before and frozen == ["freeze"]
+    finally:
+        gc.set_threshold(*before)
+    assert registered == [freeze]
