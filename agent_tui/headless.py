@@ -45,11 +45,16 @@ TERMINATED = (
 
 
 def run_headless(options: Options, prompt: str, output_format: str = "text") -> int:
+    from agent_tui import headless_gc
+
+    headless_gc.start()  # start-up's objects walked once at most, the heap left at exit
     try:
         return asyncio.run(_run(options, prompt, output_format))
     except asyncio.CancelledError:  # SIGTERM before the turn began
         print(TERMINATED, file=sys.stderr)
         return 143
+    finally:
+        headless_gc.finish()
 
 
 def _stop_on_sigterm(agent: Any) -> list[str]:
@@ -73,11 +78,13 @@ def _stop_on_sigterm(agent: Any) -> list[str]:
 
 
 async def _run(options: Options, prompt: str, output_format: str) -> int:
+    from agent_tui import headless_gc
     from agent_tui.sessions.recorder import attach_recorder
     from agent_tui.sessions.records import StoreUnavailable
     from agent_tui.sessions.session_lock import SessionInUse
 
     agent = make_agent(options)
+    agent.listeners.append(headless_gc.on_event)
     terminated = _stop_on_sigterm(agent)
     permissions = agent.permissions
     from agent_tui.runtime import project_trusted

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, ClassVar, Literal
 
@@ -17,6 +17,7 @@ from agent_tui.tools.base import Tool, ToolContext, ToolOutput
 from agent_tui.tools.ripgrep import (
     MAX_NAMES_BYTES,
     MAX_OUTPUT_BYTES,
+    OnEntries,
     RgResult,
     RipgrepMissing,
     run_rg,
@@ -49,24 +50,37 @@ def _search_root(raw: str | None, ctx: ToolContext) -> tuple[Path, str] | ToolOu
     return path, str(path)
 
 
+#: a result's entries from the n-th on (`Entries(n)`), decoded as they are taken
+Entries = Callable[[int], Iterator[str]]
+
+
 def _readable(ctx: ToolContext, *, sep: str = "\0") -> Callable[[str], bool]:
     """Is a result line (rg's `--null` output) about a file no deny rule keeps from being read?
-    Asked only of the lines that are shown, so a search matching 100k files costs 250 checks."""
+    Asked only of the lines that are shown, so a search matching 100k files costs 250 checks,
+    and once a file (its lines share the answer)."""
+    answers: dict[str, bool] = {}
 
     def keep(line: str) -> bool:
         name = line.split(sep, 1)[0] if sep else line
-        return not (name and ctx.read_denied(ctx.cwd / name))
+        if not name:
+            return True
+        readable = answers.get(name)
+        if readable is None:
+            readable = answers[name] = not ctx.read_denied(ctx.cwd / name)
+        return readable
 
     return keep
 
 
-async def _search(args: list[str], cwd: Path, max_bytes: int) -> RgResult | ToolOutput:
+async def _search(
+    args: list[str], cwd: Path, max_bytes: int, sep: bytes, on_entries: OnEntries | None = None
+) -> RgResult | ToolOutput:
     """rg's result, or the error result for the model (rg missing, a bad pattern or path)."""
     try:
-        result = await run_rg(args, cwd, max_bytes)
+        result = await run_rg(args, cwd, max_bytes, sep=sep, on_entries=on_entries)
     except RipgrepMissing as exc:
         return ToolOutput(str(exc), is_error=True, summary="rg missing")
-    if result.code == 2 and not result.lines:
+    if result.code == 2 and not result.raw:
         why = result.error.splitlines()[-1] if result.error else "ripgrep failed"
         return ToolOutput(f"The search failed: {why}", is_error=True, summary="search failed")
     return result
@@ -138,35 +152,43 @@ class GrepTool(Tool):
         if isinstance(root, ToolOutput):
             return root
         _, target = root
-        args = ["--null", f"--max-columns={MAX_COLUMNS}", "--max-columns-preview"]
-        if p.case_insensitive:
-            args.append("-i")
-        if p.multiline:
-            args += ["-U", "--multiline-dotall"]
-        if p.glob:
-            args.append(f"--glob={p.glob}")
-        if p.type:
-            args.append(f"--type={p.type}")
-        if p.output_mode == "files_with_matches":
-            args.append("--files-with-matches")
-        elif p.output_mode == "count":
-            args.append("--count")
-        else:
-            args.append("--no-heading")
-            if p.line_numbers is not False:
-                args.append("-n")
-            for flag, value in (("-A", p.after), ("-B", p.before), ("-C", p.context)):
-                if value is not None:
-                    args.append(f"{flag}{value}")
-        cap = MAX_NAMES_BYTES if p.output_mode == "files_with_matches" else MAX_OUTPUT_BYTES
-        result = await _search([*args, "--regexp", p.pattern, "--", target], ctx.cwd, cap)
+        files = p.output_mode == "files_with_matches"
+        if files:
+            with _Ages(ctx.cwd) as ages:
+                result = await _search(rg_args(p, target), ctx.cwd, MAX_NAMES_BYTES, b"\0", ages)
+            if isinstance(result, ToolOutput):
+                return result
+            names, note = _newest_first(result, ages)
+            return _report(p, names, result, _readable(ctx, sep=""), note)
+        result = await _search(rg_args(p, target), ctx.cwd, MAX_OUTPUT_BYTES, b"\n")
         if isinstance(result, ToolOutput):
             return result
-        if p.output_mode == "files_with_matches":
-            lines, note = _newest_first(_names(result), ctx.cwd)
-            return _report(p, lines, result.truncated, _readable(ctx, sep=""), note)
-        lines = [_tidy(line) for line in result.lines]
-        return _report(p, lines, result.truncated, _readable(ctx))
+        return _report(p, lambda start: map(_tidy, result.entries(start)), result, _readable(ctx))
+
+
+def rg_args(p: GrepInput, target: str) -> list[str]:
+    """The rg command line of a search (after `ripgrep.BASE_ARGS`), run in the working folder."""
+    args = ["--null", f"--max-columns={MAX_COLUMNS}", "--max-columns-preview"]
+    if p.case_insensitive:
+        args.append("-i")
+    if p.multiline:
+        args += ["-U", "--multiline-dotall"]
+    if p.glob:
+        args.append(f"--glob={p.glob}")
+    if p.type:
+        args.append(f"--type={p.type}")
+    if p.output_mode == "files_with_matches":
+        args.append("--files-with-matches")
+    elif p.output_mode == "count":
+        args.append("--count")
+    else:
+        args.append("--no-heading")
+        if p.line_numbers is not False:
+            args.append("-n")
+        for flag, value in (("-A", p.after), ("-B", p.before), ("-C", p.context)):
+            if value is not None:
+                args.append(f"{flag}{value}")
+    return [*args, "--regexp", p.pattern, "--", target]
 
 
 def _joined(line: str) -> str:
@@ -187,41 +209,67 @@ def _tidy(name: str) -> str:
     return name[2:] if name.startswith("./") else name
 
 
-def _names(result: RgResult) -> list[str]:
-    """The file names of `--files` / `--files-with-matches` output with `--null`."""
-    return [_tidy(n) for line in result.lines for n in line.split("\0") if n]
+class _Ages:
+    """The modification times of the files rg names, taken as its output arrives (so mostly
+    while it still searches), up to SORT_LIMIT + 1 of them: past that the names stay in rg's
+    order. A stat each, relative to the folder rg runs in (`dir_fd`: no path to join or walk)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.times: list[float] = []
+        self._fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+
+    def __enter__(self) -> _Ages:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        os.close(self._fd)
+
+    def __call__(self, names: list[bytes]) -> None:
+        times, fd = self.times, self._fd
+        for name in names[: SORT_LIMIT + 1 - len(times)]:
+            try:
+                times.append(os.stat(name, dir_fd=fd).st_mtime)
+            except OSError:
+                times.append(0.0)
 
 
-def _newest_first(paths: list[str], cwd: Path) -> tuple[list[str], str]:
-    """Newest first, as Claude Code lists them; past SORT_LIMIT files (a stat each) in rg's
-    order, and the note says so."""
-    if len(paths) > SORT_LIMIT:
-        return paths, f" (over {SORT_LIMIT:,} files: not sorted by time)"
+def _newest_first(result: RgResult, ages: _Ages, folder: str = ".") -> tuple[Entries, str]:
+    """The file names of `--files` / `--files-with-matches` output with `--null` (under
+    `folder`, where rg ran), newest first, as Claude Code lists them; past SORT_LIMIT files
+    in rg's order, and the note says so."""
 
-    def mtime(name: str) -> float:
-        try:
-            return (cwd / name).stat().st_mtime
-        except OSError:
-            return 0.0
+    def named(name: str) -> str:
+        name = _tidy(name)
+        return name if folder == "." else os.path.join(folder, name)
 
-    return sorted(paths, key=mtime, reverse=True), ""
+    if result.count > SORT_LIMIT:
+        return lambda start: map(named, result.entries(start)), (
+            f" (over {SORT_LIMIT:,} files: not sorted by time)"
+        )
+    found = result.raw.split(result.sep)[:-1]  # undecoded: only the names shown are decoded
+    times = ages.times  # one a name, in rg's order; the sort keeps that order among equals
+    order = sorted(range(len(found)), key=times.__getitem__, reverse=True)
+    return lambda start: (named(found[i].decode("utf-8", "replace")) for i in order[start:]), ""
 
 
 def _report(
     p: GrepInput,
-    lines: list[str],
-    truncated: bool,
+    entries: Entries,
+    result: RgResult,
     keep: Callable[[str], bool],
     order_note: str = "",
 ) -> ToolOutput:
+    """At most `head_limit` entries from `offset` on, of the ones `keep` lets through, and
+    what there is besides; only the entries shown are decoded and checked."""
     unit = {"files_with_matches": "file", "count": "file", "content": "line"}[p.output_mode]
     limit = p.head_limit or DEFAULT_ENTRIES
-    skipped = min(p.offset or 0, len(lines))
-    lines = lines[skipped:]
+    count, truncated = result.count, result.truncated
+    skipped = min(p.offset or 0, count)
+    total = count - skipped  # the entries from the offset on
     shown: list[str] = []
     chars = 0
     denied = 0
-    for line in lines:
+    for line in entries(skipped):
         if len(shown) >= limit:
             break
         if not keep(line):
@@ -240,21 +288,21 @@ def _report(
         return ToolOutput("No matches found.", summary="no matches")
     seen = len(shown) + denied
     notes = []
-    if seen < len(lines) or truncated:
-        more = "more" if truncated else f"{len(lines) - seen:,} more"
+    if seen < total or truncated:
+        more = "more" if truncated else f"{total - seen:,} more"
         notes.append(
             f"[showing {_plural(len(shown), unit)}{order_note}; {more} not shown. Narrow the "
             "pattern, path or glob, or set head_limit (offset for the next page).]"
         )
     if p.output_mode == "count":
         matches = sum(int(x.rsplit(":", 1)[1]) for x in shown if x.rsplit(":", 1)[-1].isdigit())
-        summary = f"{_plural(matches, 'match')} in {_plural(len(lines), 'file')}"
-    elif seen == len(lines) and not truncated:
+        summary = f"{_plural(matches, 'match')} in {_plural(total, 'file')}"
+    elif seen == total and not truncated:
         summary = _plural(len(shown), unit)
     else:
-        summary = f"{len(shown):,} of {'more' if truncated else f'{len(lines):,}'} {unit}s"
+        summary = f"{len(shown):,} of {'more' if truncated else f'{total:,}'} {unit}s"
     body = "\n".join(shown) + ("\n\n" + "\n".join(notes) if notes else "")
-    return ToolOutput(body, summary=summary, meta={"entries": len(lines)})
+    return ToolOutput(body, summary=summary, meta={"entries": total})
 
 
 class GlobInput(BaseModel):
@@ -293,15 +341,15 @@ class GlobTool(Tool):
             pattern = "/" + pattern
         # run in the folder itself: rg anchors "/pattern" at the folder it runs in
         args = ["--files", "--null", f"--glob={pattern}", "--", "."]
-        result = await _search(args, path, MAX_NAMES_BYTES)
+        with _Ages(path) as ages:
+            result = await _search(args, path, MAX_NAMES_BYTES, b"\0", ages)
         if isinstance(result, ToolOutput):
             return result
-        found = [n if target == "." else os.path.join(target, n) for n in _names(result)]
-        names, order_note = _newest_first(found, ctx.cwd)
+        names, order_note = _newest_first(result, ages, target)
         keep = _readable(ctx, sep="")
         shown: list[str] = []
         seen = 0
-        for name in names:
+        for name in names(0):
             if len(shown) >= GLOB_LIMIT:
                 break
             seen += 1
@@ -310,9 +358,10 @@ class GlobTool(Tool):
         if not shown:
             return ToolOutput("No files found.", summary="no files")
         body = "\n".join(shown)
-        total = len(shown) + len(names) - seen
-        if seen < len(names) or result.truncated:
-            more = "more" if result.truncated else f"{len(names) - seen:,} more"
+        found = result.count
+        total = len(shown) + found - seen
+        if seen < found or result.truncated:
+            more = "more" if result.truncated else f"{found - seen:,} more"
             which = "first" if order_note else "newest"
             body += f"\n\n[showing the {len(shown)} {which}{order_note}; {more} not shown. "
             body += "Narrow the pattern.]"

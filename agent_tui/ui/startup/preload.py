@@ -131,6 +131,7 @@ BOOT_MODULES = (
     "agent_tui.ui.widgets.approvals_log",
     "agent_tui.ui.views.tool_activity",
     "agent_tui.ui.widgets.plan",
+    "agent_tui.tools.shell_ports",
     "agent_tui.ui.widgets.shells_list",
     "agent_tui.ui.widgets.tool_rows",
     "agent_tui.ui.widgets.tool_pane",
