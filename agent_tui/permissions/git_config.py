@@ -22,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from agent_tui import git_run
+from agent_tui.permissions.git_links import IndexUnreadable, gitlinks, populated
 
 #: settings that run nothing, by (lower-case) section: a pattern the rest of the key (after the
 #: section's dot) must match whole, `[^\n]*` standing for a subsection. One small pattern a
@@ -112,40 +113,86 @@ def is_git_dir(path: Path) -> bool:
 
 def find_git_dir(start: Path) -> Path | None:
     """The git directory git would use from `start` (its discovery, without ceilings)."""
+    repo = find_repo(start)
+    return repo[0] if repo is not None else None
+
+
+def find_repo(start: Path) -> tuple[Path, Path] | None:
+    """(git directory, the folder it was found from: its work tree) for git run in `start`."""
     env = os.environ.get("GIT_DIR")
     if env:
-        return Path(env) if Path(env).is_absolute() else start / env
+        return (Path(env) if Path(env).is_absolute() else start / env), start
     for level in (start, *start.parents):
         dot = level / ".git"
         try:
             if dot.is_dir():
-                return dot
+                return dot, level
             if dot.is_file():
                 text = dot.read_text("utf-8", "replace").strip()
                 if text.startswith("gitdir:"):
                     target = Path(text[len("gitdir:") :].strip())
-                    return target if target.is_absolute() else (level / target)
-                return dot  # git refuses an unreadable gitfile; ask anyway
+                    return (target if target.is_absolute() else (level / target)), level
+                return dot, level  # git refuses an unreadable gitfile; ask anyway
         except OSError:
-            return dot
+            return dot, level
         if is_git_dir(level):
-            return level
+            return level, level
     return None
 
 
 def project_programs(folder: Path) -> str | None:
     """Why git run in `folder` would run a program its repository configures (config, an
-    include, a hook), or None (no repository, or one that runs nothing)."""
-    git_dir = find_git_dir(folder)
-    return programs([git_dir]) if git_dir is not None else None
+    include, a hook, the same in a submodule git descends into), or None (no repository, or one
+    that runs nothing)."""
+    repo = find_repo(folder)
+    return programs([repo[0]], [repo[1]]) if repo is not None else None
 
 
-def programs(git_dirs: Iterable[Path]) -> str | None:
-    """Why git would run a program the repository configures in one of `git_dirs`, or None."""
-    for git_dir in dict.fromkeys(git_dirs):
+def programs(
+    git_dirs: Iterable[Path], worktrees: Iterable[Path | None] = (), descend: bool = True
+) -> str | None:
+    """Why git would run a program the repository configures in one of `git_dirs` (or, with
+    `descend`, in a submodule of its work tree in `worktrees`, at any depth), or None."""
+    trees = list(worktrees)
+    seen: set[Path] = set()
+    for k, git_dir in enumerate(dict.fromkeys(git_dirs)):
         why = _programs(git_dir)
         if why:
             return why
+        tree = trees[k] if k < len(trees) else None
+        if descend and tree is not None:
+            why = _submodules(tree, git_dir, seen)
+            if why:
+                return why
+    return None
+
+
+#: repositories read for one command at most (nested submodules): beyond it, ask
+MAX_REPOSITORIES = 10_000
+
+
+def _submodules(worktree: Path, git_dir: Path, seen: set[Path]) -> str | None:
+    """The checked-out gitlinks `git status` / `git diff` descend into, read like the top."""
+    try:
+        links = gitlinks(git_dir)
+    except IndexUnreadable as e:
+        return f"the index can't be read to find its submodules ({e})"
+    for path in links:
+        dot = populated(worktree, path)
+        if dot is None:
+            continue
+        sub = find_git_dir(worktree / path) or dot
+        if sub in seen:
+            continue
+        seen.add(sub)
+        if len(seen) > MAX_REPOSITORIES:
+            return f"more than {MAX_REPOSITORIES} nested repositories to read"
+        why = _programs(sub) or _submodules(worktree / path, sub, seen)
+        if why:
+            return (
+                f"{why} (in submodule {path}, which git status and git diff descend into; "
+                "--ignore-submodules leaves submodules out)"
+            )
     return None
 
 
@@ -158,19 +205,36 @@ def _programs(git_dir: Path) -> str | None:
             common = rel if rel.is_absolute() else git_dir / rel
     except OSError:
         return f"{git_dir}: the repository's files can't be read"
-    hooks = _installed_hooks(common / "hooks")
-    if hooks:
-        return f"the repository has a git hook installed ({hooks})"
-    files = [common / "config", git_dir / "config.worktree"]
-    modules = common / "modules"
-    if modules.is_dir():
-        files += sorted(modules.glob("**/config"))[:64]
-    for f in files:
-        if f.is_file():
-            why = _config_file(f)
-            if why:
-                return why
+    for repo in (common, *_module_dirs(common / "modules")):
+        hooks = _installed_hooks(repo / "hooks")
+        if hooks:
+            return f"the repository {repo} has a git hook installed ({hooks})"
+        for f in (repo / "config", repo / "config.worktree", git_dir / "config.worktree"):
+            if f.is_file():
+                why = _config_file(f, module=repo != common)
+                if why:
+                    return why
     return None
+
+
+def _module_dirs(modules: Path) -> list[Path]:
+    """Every submodule's git directory under `.git/modules/` (names may hold `/`; a module's
+    own submodules are under its `modules/`), with no cap."""
+    found: list[Path] = []
+    stack = [modules]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = sorted(e for e in folder.iterdir() if e.is_dir() and not e.is_symlink())
+        except OSError:
+            continue
+        for entry in entries:
+            if (entry / "HEAD").exists() or (entry / "config").exists():
+                found.append(entry)
+                stack.append(entry / "modules")
+            else:
+                stack.append(entry)  # part of a name with `/` in it
+    return found
 
 
 def _installed_hooks(hooks: Path) -> str | None:
@@ -181,16 +245,16 @@ def _installed_hooks(hooks: Path) -> str | None:
     return ", ".join(sorted(names)[:3]) if names else None
 
 
-def _config_file(path: Path) -> str | None:
+def _config_file(path: Path, module: bool = False) -> str | None:
     try:
         st = path.stat()
     except OSError:
         return None
-    return _read_config(str(path), st.st_mtime_ns, st.st_size)
+    return _read_config(str(path), st.st_mtime_ns, st.st_size, module)
 
 
-@lru_cache(maxsize=64)
-def _read_config(path: str, mtime_ns: int, size: int) -> str | None:
+@lru_cache(maxsize=4096)
+def _read_config(path: str, mtime_ns: int, size: int, module: bool) -> str | None:
     if not git_run.available():
         return None  # no git: nothing can run it
     try:
@@ -206,9 +270,19 @@ def _read_config(path: str, mtime_ns: int, size: int) -> str | None:
         if not entry:
             continue
         key, _, value = entry.partition("\n")
+        if module and key.lower() == "core.worktree" and _in_superproject(path, value):
+            continue  # `git submodule` points a module's git directory at its folder
         if not key_runs_nothing(key, value):
             return f"{path} sets {key}, which can make git run a program"
     return None
+
+
+def _in_superproject(config: str, worktree: str) -> bool:
+    """A module's core.worktree (relative to its git directory) stays in the superproject."""
+    git_dir = Path(config).parent
+    top = next((p.parent for p in git_dir.parents if p.name == ".git"), None)
+    target = Path(os.path.normpath(git_dir / worktree))
+    return top is not None and target.is_relative_to(top)
 
 
 def key_runs_nothing(key: str, value: str) -> bool:
