@@ -18,10 +18,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agent_tui.pathutil import resolve
+from agent_tui.permissions.builtins import runs_written_file
 from agent_tui.permissions.command_risks import normalize
 from agent_tui.permissions.decisions import by_rule, edit_rule, plan_denied, rule_reason
 from agent_tui.permissions.git_check import git_risk
 from agent_tui.permissions.links import made_links, through_made_link
+from agent_tui.permissions.meanings import outside_words
+from agent_tui.permissions.outside import Reach
 from agent_tui.permissions.protected import protected
 from agent_tui.permissions.readonly import runs_unasked
 from agent_tui.permissions.risk import DELETERS, Highlights, risk_line
@@ -48,6 +51,8 @@ class PermissionEngine(Protocol):
     def fallback_reason(self, tool: str) -> str | None: ...
 
     def read_denied(self, path: Path) -> bool: ...
+
+    def read_allowed(self, path: Path) -> bool: ...
 
     def edit_rule_for(
         self, behavior: Behavior, resolved: Path | None, lexical: Path | None = None
@@ -232,6 +237,10 @@ class _Check:
             self.hl.extend(p.text for p in a.parts if p.argv[:1] == ("git",))
             self.ask("code")
             return self.decision("ask", why)
+        why = runs_written_file(a, lambda t: self.e.paths_of(t)[1])
+        if why:
+            self.ask("code")
+            return self.decision("ask", why)
         if a.problems or a.risks:
             self.ask("code")
             self.hl.extend(a.risks + a.problems)
@@ -252,9 +261,19 @@ class _Check:
         if dirs is None or made_links(self.a):
             return False  # relative paths from an unknown folder, or through links made here
         redirected = Part(("cat", *self.a.reads), "")  # `< F`: read like cat's operands
-        if self.a.reads and not runs_unasked(redirected, dirs, self.e.read_denied, self.e.cwd):
+        reach = self.reach(dirs)
+        if self.a.reads and not runs_unasked(redirected, reach):
             return False
-        return runs_unasked(part, dirs, self.e.read_denied, self.e.cwd)
+        return runs_unasked(part, reach)
+
+    def reach(self, dirs: list[Path]) -> Reach:
+        e = self.e
+        return Reach(e.cwd, dirs, e.read_denied, e.read_allowed)
+
+    def leads_outside(self, part: Part) -> list[str]:
+        """What in a part a rule allows reads or may change outside the project (meanings.py)."""
+        dirs = self.dirs()
+        return outside_words(part, self.reach(dirs) if dirs is not None else None)
 
     def dirs(self) -> list[Path] | None:
         """The directories relative paths may be taken from: the working directory and every
@@ -275,9 +294,14 @@ class _Check:
         used: list[str] = []
         sources: list[str] = []
         asked_parts: list[Part] = []
+        strays: list[str] = []
         for part in a.parts:
             rule = self.allow_rule(part)
-            if rule:
+            leading = self.leads_outside(part) if rule else []
+            if leading and not self.runs_by_default(part):
+                strays += [f"`{show(part.argv)}` reaches outside the project: {w}" for w in leading]
+                asked_parts.append(part)
+            elif rule:
                 used.append(rule.rule.text)
                 sources.append(rule.source)
             elif not self.runs_by_default(part):
@@ -313,15 +337,19 @@ class _Check:
                     source="mode",
                 )
             return Decision("allow", reason="a read-only command", read_only=True)
-        return self.ask_for(asked_parts, asked_writes)
+        return self.ask_for(asked_parts, asked_writes, strays)
 
-    def ask_for(self, parts: list[Part], writes: list[_Write]) -> Decision:
+    def ask_for(self, parts: list[Part], writes: list[_Write], strays: list[str]) -> Decision:
         a, e = self.a, self.e
         self.hl.extend([p.text for p in parts] + [w.text for w in writes])
-        if parts:
+        if strays:
+            self.ask("outside")
+        if any(self.allow_rule(p) is None for p in parts):
             self.ask("code")
         self.ask(*("outside" if self._outside(w) else "write" for w in writes))
-        reasons = [f"no rule allows `{show(p.argv)}`" for p in parts]
+        reasons = strays + [
+            f"no rule allows `{show(p.argv)}`" for p in parts if self.allow_rule(p) is None
+        ]
         reasons += [
             f"writes outside the project: {w.target or '(a path not known statically)'}"
             if self._outside(w)
@@ -331,7 +359,8 @@ class _Check:
         # "Always" is offered only when every asked part and write gets a rule of its own, and
         # never for a destructive command.
         suggestions: tuple[str, ...] = ()
-        unsafe = a.has_substitution or a.destructive or any(self._outside(w) for w in writes)
+        unsafe = bool(a.has_substitution or a.destructive or strays)
+        unsafe = unsafe or any(self._outside(w) for w in writes)
         if not unsafe:
             part_rules = suggest_parts(parts) if parts else ()
             edit_rules = [edit_rule(w.resolved, e.cwd) for w in writes if w.resolved]
