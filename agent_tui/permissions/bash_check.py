@@ -294,7 +294,8 @@ class _Check:
         used: list[str] = []
         sources: list[str] = []
         asked_parts: list[Part] = []
-        strays: list[str] = []
+        redirected = Part(("cat", *a.reads), "")  # `< F` is read like cat's operands
+        strays = [f"reads {w}, outside the project" for w in self.leads_outside(redirected)]
         for part in a.parts:
             rule = self.allow_rule(part)
             leading = self.leads_outside(part) if rule else []
@@ -320,7 +321,7 @@ class _Check:
                 by_mode = True
             else:
                 asked_writes.append(w)
-        if not asked_parts and not asked_writes:
+        if not asked_parts and not asked_writes and not strays:
             names = ", ".join(dict.fromkeys(used))
             if names:
                 return Decision(

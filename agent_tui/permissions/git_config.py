@@ -22,6 +22,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from agent_tui import git_run
+from agent_tui.permissions.config_text import plain_entries
 from agent_tui.permissions.git_links import IndexUnreadable, gitlinks, populated
 
 #: settings that run nothing, by (lower-case) section: a pattern the rest of the key (after the
@@ -131,7 +132,7 @@ def find_repo(start: Path) -> tuple[Path, Path] | None:
                 text = dot.read_text("utf-8", "replace").strip()
                 if text.startswith("gitdir:"):
                     target = Path(text[len("gitdir:") :].strip())
-                    return (target if target.is_absolute() else (level / target)), level
+                    return (level / target).resolve(strict=False), level
                 return dot, level  # git refuses an unreadable gitfile; ask anyway
         except OSError:
             return dot, level
@@ -154,14 +155,15 @@ def programs(
     """Why git would run a program the repository configures in one of `git_dirs` (or, with
     `descend`, in a submodule of its work tree in `worktrees`, at any depth), or None."""
     trees = list(worktrees)
-    seen: set[Path] = set()
+    checked: set[Path] = set()  # git directories whose config and hooks were read
+    visited: set[Path] = set()  # and those whose gitlinks were followed
     for k, git_dir in enumerate(dict.fromkeys(git_dirs)):
-        why = _programs(git_dir)
+        why = _programs(git_dir, checked)
         if why:
             return why
         tree = trees[k] if k < len(trees) else None
         if descend and tree is not None:
-            why = _submodules(tree, git_dir, seen)
+            why = _submodules(tree, git_dir, checked, visited)
             if why:
                 return why
     return None
@@ -171,7 +173,9 @@ def programs(
 MAX_REPOSITORIES = 10_000
 
 
-def _submodules(worktree: Path, git_dir: Path, seen: set[Path]) -> str | None:
+def _submodules(
+    worktree: Path, git_dir: Path, checked: set[Path], visited: set[Path]
+) -> str | None:
     """The checked-out gitlinks `git status` / `git diff` descend into, read like the top."""
     try:
         links = gitlinks(git_dir)
@@ -182,12 +186,12 @@ def _submodules(worktree: Path, git_dir: Path, seen: set[Path]) -> str | None:
         if dot is None:
             continue
         sub = find_git_dir(worktree / path) or dot
-        if sub in seen:
+        if sub in visited:
             continue
-        seen.add(sub)
-        if len(seen) > MAX_REPOSITORIES:
+        visited.add(sub)
+        if len(visited) > MAX_REPOSITORIES:
             return f"more than {MAX_REPOSITORIES} nested repositories to read"
-        why = _programs(sub) or _submodules(worktree / path, sub, seen)
+        why = _programs(sub, checked) or _submodules(worktree / path, sub, checked, visited)
         if why:
             return (
                 f"{why} (in submodule {path}, which git status and git diff descend into; "
@@ -196,24 +200,31 @@ def _submodules(worktree: Path, git_dir: Path, seen: set[Path]) -> str | None:
     return None
 
 
-def _programs(git_dir: Path) -> str | None:
+def _programs(git_dir: Path, checked: set[Path] | None = None) -> str | None:
+    """Why the repository (its common directory, its worktree's config, and every module's
+    git directory under `modules/`) runs a program; those read are added to `checked`."""
+    checked = set() if checked is None else checked
     common = git_dir
     try:
         pointer = git_dir / "commondir"
         if pointer.is_file():
             rel = Path(pointer.read_text("utf-8", "replace").strip())
-            common = rel if rel.is_absolute() else git_dir / rel
+            common = (rel if rel.is_absolute() else git_dir / rel).resolve(strict=False)
     except OSError:
         return f"{git_dir}: the repository's files can't be read"
+    why = _config_file(git_dir / "config.worktree") if git_dir != common else None
+    if why or common in checked:
+        return why  # a repository read before, its modules with it
     for repo in (common, *_module_dirs(common / "modules")):
+        if repo in checked:
+            continue
+        checked.add(repo)
         hooks = _installed_hooks(repo / "hooks")
         if hooks:
             return f"the repository {repo} has a git hook installed ({hooks})"
-        for f in (repo / "config", repo / "config.worktree", git_dir / "config.worktree"):
-            if f.is_file():
-                why = _config_file(f, module=repo != common)
-                if why:
-                    return why
+        why = _config_file(repo / "config") or _config_file(repo / "config.worktree")
+        if why:
+            return why
     return None
 
 
@@ -245,42 +256,59 @@ def _installed_hooks(hooks: Path) -> str | None:
     return ", ".join(sorted(names)[:3]) if names else None
 
 
-def _config_file(path: Path, module: bool = False) -> str | None:
+def _config_file(path: Path) -> str | None:
     try:
         st = path.stat()
     except OSError:
         return None
-    return _read_config(str(path), st.st_mtime_ns, st.st_size, module)
+    return _read_config(str(path), st.st_mtime_ns, st.st_size)
 
 
 @lru_cache(maxsize=4096)
-def _read_config(path: str, mtime_ns: int, size: int, module: bool) -> str | None:
+def _read_config(path: str, mtime_ns: int, size: int) -> str | None:
     if not git_run.available():
         return None  # no git: nothing can run it
-    try:
-        out = git_run.run(
-            Path("/"),
-            *("config", "--file", path, "--includes", "--list", "-z"),
-            env={"GIT_CONFIG_NOSYSTEM": "1"},
-            timeout=10,
-        )
-    except git_run.GitError:
-        return f"{path}: git couldn't read it"
-    for entry in out.decode("utf-8", "replace").split("\0"):
-        if not entry:
-            continue
-        key, _, value = entry.partition("\n")
-        if module and key.lower() == "core.worktree" and _in_superproject(path, value):
+    entries = _plain(path)
+    if entries is None:
+        try:
+            out = git_run.run(
+                Path("/"),
+                *("config", "--file", path, "--includes", "--list", "-z"),
+                env={"GIT_CONFIG_NOSYSTEM": "1"},
+                timeout=10,
+            )
+        except git_run.GitError:
+            return f"{path}: git couldn't read it"
+        listed = out.decode("utf-8", "replace").split("\0")
+        entries = [(k, v) for k, _, v in (e.partition("\n") for e in listed if e)]
+    for key, value in entries:
+        if key.lower() == "core.worktree" and _in_superproject(path, value):
             continue  # `git submodule` points a module's git directory at its folder
         if not key_runs_nothing(key, value):
             return f"{path} sets {key}, which can make git run a program"
     return None
 
 
+def _plain(path: str) -> list[tuple[str, str]] | None:
+    """The file's entries when it is a plain one (config_text.py), else None: git reads it."""
+    try:
+        return plain_entries(Path(path).read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def _in_superproject(config: str, worktree: str) -> bool:
-    """A module's core.worktree (relative to its git directory) stays in the superproject."""
-    git_dir = Path(config).parent
-    top = next((p.parent for p in git_dir.parents if p.name == ".git"), None)
+    """A submodule's core.worktree, in its git directory under the superproject's
+    `.git/modules/`, naming a folder of the superproject (as `git submodule` writes it)."""
+    git_dir = Path(config).resolve(strict=False).parent
+    top = next(
+        (
+            p.parent
+            for p in git_dir.parents
+            if p.name == ".git" and git_dir.is_relative_to(p / "modules")
+        ),
+        None,
+    )
     target = Path(os.path.normpath(git_dir / worktree))
     return top is not None and target.is_relative_to(top)
 

@@ -23,7 +23,7 @@ from agent_tui.permissions.readonly import reader_files
 TEXT_ONLY = frozenset(
     {"echo", "printf", "true", "false", ":", "test", "[", "sleep", "seq", "expr", "yes"}
     | {"basename", "dirname", "which", "type", "id", "whoami", "uname", "nproc", "pwd", "kill"}
-    | {"cd", "pushd", "popd", "set", "shift", "exit", "return", "wait", "getopts", "read"}
+    | {"set", "shift", "exit", "return", "wait", "getopts", "read"}
     | {"unset", "let", "local", "declare", "typeset", "export", "readonly", "shopt", "umask"}
 )
 #: git options whose value is text (a message, a pattern, a format, a date)
@@ -58,16 +58,24 @@ def outside_words(part: Part, reach: Reach | None) -> list[str]:
     name = basename(argv[0])
     if name in TEXT_ONLY:
         return []
-    if reach is None:
-        return ["paths from a folder that isn't known statically"] if len(argv) > 1 else []
+    if reach is None:  # `cd "$d"`, `cd` (home), `cd -`: what it reads is anyone's guess
+        return ["paths from a folder that isn't known statically"]
     raw = list(part.raw[1:]) if len(part.raw) == len(argv) else []
+    if name in ("cd", "pushd", "popd"):
+        # what follows reads and writes there (Claude Code checks cd's folder too)
+        places = [w for w in argv[1:] if w is None or not w.startswith("-")]
+        if name == "popd" or places in ([], ["-"]):
+            return [] if name == "cd" and not places else [f"`{name}` to a folder not known here"]
+        bad = read_outside(reach, places, raw[-len(places) :])
+        return [] if bad is None else [bad]
     if _names_from_find(part) and raw:
         # find fills `{}` with names under its start points, which are checked with it
         filled = zip(argv[1:], raw, strict=True)
         argv = (argv[0], *("." if w is None and "{}" in r else w for w, r in filled))
-    elif part.open_args and name not in READERS:
-        # xargs appends what it reads at run time: a writer's files are anyone's guess
-        return ["arguments added at run time"]
+    elif part.open_args:
+        # xargs appends what it reads at run time: files anywhere (`echo ~/.ssh/id_rsa | xargs
+        # cat`), options even
+        return ["arguments xargs adds at run time"]
     reader = READERS.get(name)
     files = reader_files(name, reader, argv) if reader is not None else None
     if files is None and name in ("sed", "gsed"):

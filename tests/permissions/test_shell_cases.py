@@ -140,7 +140,8 @@ CASES: list[C] = [
     # --- xargs and find payloads
     C("xargs rm", "deny"),
     C("find . -name '*.pyc' | xargs rm -f", "deny"),
-    C("xargs -0 -n1 cat", "allow"),
+    # the names xargs reads may be anywhere, `~/.ssh/id_rsa` too: asks under cat's rule
+    C("xargs -0 -n1 cat", "ask"),
     C("xargs", "ask"),
     C("find . -exec rm {} \\;", "deny"),
     C("find . -execdir rm {} +", "deny"),
@@ -211,7 +212,8 @@ CASES: list[C] = [
     C("echo hi > $F", "ask", mode="accept-edits"),
     C("echo x > ~/.bashrc", "ask", mode="accept-edits"),
     C("cd sub && echo x > f", "ask", mode="accept-edits"),
-    C("cat < /etc/passwd", "allow"),
+    C("cat < /etc/passwd", "ask"),  # a read outside the project asks under cat's rule too
+    C("cat < notes.txt", "allow"),
     C("git push > log.txt", "ask", suggest=("Bash(git push:*)", "Edit(./log.txt)")),
     # --- unparseable input fails closed (deny rules still apply to what was parsed)
     C('ls "unterminated', "ask", suggest=()),
