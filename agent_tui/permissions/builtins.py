@@ -103,25 +103,18 @@ def _enable(name: str, args: list[Word]) -> str | None:
     return None
 
 
-def _hash(name: str, args: list[Word]) -> str | None:
+#: builtins that run code when an option letter is given (fc: unless `-l` lists)
+_BY_LETTER = {
+    "hash": ("p", True, "`hash -p` makes a name run the program it gives"),
+    "jobs": ("x", True, "`jobs -x` runs the command it is given"),
+    "fc": ("l", False, "`fc` runs commands from the history (through the editor it names)"),
+}
+
+
+def _by_letter(name: str, args: list[Word]) -> str | None:
+    letter, given, why = _BY_LETTER[name]
     options, _ = _options(name, args)
-    if any(letter == "p" for letter, _ in options):
-        return "`hash -p` makes a name run the program it gives"
-    return None
-
-
-def _fc(name: str, args: list[Word]) -> str | None:
-    options, _ = _options(name, args)
-    if not any(letter == "l" for letter, _ in options):
-        return "`fc` runs commands from the history (through the editor it names)"
-    return None
-
-
-def _jobs(name: str, args: list[Word]) -> str | None:
-    options, _ = _options(name, args)
-    if any(letter == "x" for letter, _ in options):
-        return "`jobs -x` runs the command it is given"
-    return None
+    return why if any(o == letter for o, _ in options) == given else None
 
 
 def _alias(name: str, args: list[Word]) -> str | None:
@@ -160,9 +153,9 @@ _HANDLERS: dict[str, Callable[[str, list[Word]], str | None]] = {
     "readarray": _runs_option,
     "trap": _trap,
     "enable": _enable,
-    "hash": _hash,
-    "fc": _fc,
-    "jobs": _jobs,
+    "hash": _by_letter,
+    "fc": _by_letter,
+    "jobs": _by_letter,
     "alias": _alias,
     "read": _assigned,
     "printf": _assigned,

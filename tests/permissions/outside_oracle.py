@@ -16,9 +16,8 @@ import signal
 import subprocess
 from pathlib import Path
 
-from agent_tui.permissions.engine import PermissionEngine
-from agent_tui.permissions.rules import parse_rule
-from agent_tui.permissions.settings import SourcedRule
+from permissions.test_bash_oracle import engines
+
 from agent_tui.permissions.shell import analyze
 
 BASH = shutil.which("bash") or "bash"
@@ -116,16 +115,6 @@ def own_rules(command: str) -> tuple[str, ...]:
             if argv and argv[0]:
                 names.append(os.path.basename(argv[0]))
     return tuple(dict.fromkeys(f"Bash({n}:*)" for n in names))
-
-
-def engines(work: Path, rules: tuple[str, ...]) -> list[PermissionEngine]:
-    allow = [SourcedRule(parse_rule(r), "allow", "cli") for r in rules]
-    return [
-        PermissionEngine(work, [], mode="default"),
-        PermissionEngine(work, allow, mode="default"),
-        PermissionEngine(work, allow, mode="accept-edits"),
-        PermissionEngine(work, [], mode="plan"),
-    ]
 
 
 def allowed_by(work: Path, command: str) -> str | None:
