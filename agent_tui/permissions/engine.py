@@ -22,7 +22,6 @@ from agent_tui.pathutil import resolve
 from agent_tui.permissions import settings as settings_mod
 from agent_tui.permissions.decisions import by_rule, edit_rule, plan_denied, read_rule_covers
 from agent_tui.permissions.hosts import PreapprovedHosts, default_preapproved
-from agent_tui.permissions.outside import in_system_folder
 from agent_tui.permissions.protected import protected
 from agent_tui.permissions.rules import (
     Rule,
@@ -374,6 +373,8 @@ class PermissionEngine:
         if why:
             return Decision("ask", reason=f"a protected file: {why}", risk=f"changes {why}")
         if not any(resolved.is_relative_to(d) for d in (self.cwd, *self.add_dirs)):
+            from agent_tui.permissions.outside import in_system_folder  # loaded when first used
+
             if not editing and (in_system_folder(resolved) or self.read_allowed(resolved)):
                 return Decision("allow", reason=f"reading {resolved}, which may be read anywhere")
             return Decision("ask", reason=f"{resolved} is outside the working directory {self.cwd}")

@@ -274,6 +274,8 @@ GIT_SPELLINGS = [
     "(git status)",
     "git status && git diff",
     "cd . && git diff --submodule=log",
+    "git --git-dir=.git --work-tree=. status",
+    "git --work-tree=. diff",
 ]
 
 

@@ -113,3 +113,15 @@ def test_an_unpopulated_gitlink_is_not_descended_into(tmp_path: Path) -> None:
     shutil.rmtree(project.work / "sub")
     (project.work / "sub").mkdir()
     assert allowed_by(project.work, "git status") is not None
+
+
+def test_submodules_are_followed_from_the_work_tree_git_is_given(tmp_path: Path) -> None:
+    project = Project(tmp_path / "p")
+    _hostile_submodule(project)
+    outer = project.work.parent
+    for command in (
+        "git --git-dir=work/.git --work-tree=work status",
+        "git -C work --work-tree=. diff",
+        "git --work-tree=work --git-dir=work/.git diff",
+    ):
+        assert allowed_by(outer, command) is None, command

@@ -29,6 +29,8 @@ BOOT_MODULES = (
     "agent_tui.agent.memory",
     "agent_tui.agent.system_prompt",
     "agent_tui.git_run",
+    "agent_tui.permissions.config_text",
+    "agent_tui.permissions.git_links",
     "agent_tui.permissions.git_config",
     "agent_tui.ui.startup.booting",
     "agent_tui.ui.controllers.approval_queue",
