@@ -4,7 +4,7 @@ path."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from agent_tui.permissions.rules import match_path
@@ -57,13 +57,17 @@ _OWN = ("user", "cli", "session")
 
 
 def read_rule_covers(
-    rules: Iterable[SourcedRule], behavior: Behavior, paths: Iterable[Path], cwd: Path
+    rules: Iterable[SourcedRule],
+    behavior: Behavior,
+    paths: Callable[[], Iterable[Path]],
+    cwd: Path,
 ) -> bool:
-    """A `Read(...)` rule of `behavior` covers one of `paths`. For allow: only the person's own
-    that name a place (`Read(//opt/sdk/**)`, `Read(~/notes/**)`; not a bare `Read`), Claude
-    Code's way to add a folder to read outside the working directory."""
+    """A `Read(...)` rule of `behavior` covers one of `paths()` (asked for only when there is
+    such a rule). For allow: only the person's own that name a place (`Read(//opt/sdk/**)`,
+    `Read(~/notes/**)`; not a bare `Read`), Claude Code's way to add a folder to read outside
+    the working directory."""
     found = [r for r in rules if r.behavior == behavior and r.rule.tool == "Read"]
     if behavior == "allow":
         places = [r for r in found if (r.rule.content or "").startswith(("/", "~"))]
         found = [r for r in places if r.source in _OWN]
-    return any(match_path(r.rule, p, cwd) for r in found for p in paths)
+    return bool(found) and any(match_path(r.rule, p, cwd) for p in paths() for r in found)

@@ -280,11 +280,10 @@ class PermissionEngine:
 
     def read_denied(self, path: Path) -> bool:
         """A deny rule keeps `path` from being read (Grep and Glob leave it out)."""
-        return read_rule_covers(self._rules, "deny", self.paths_of(str(path)), self.cwd)
+        return read_rule_covers(self._rules, "deny", lambda: self.paths_of(str(path)), self.cwd)
 
-    def read_allowed(self, path: Path) -> bool:
-        """An allow rule of the person's own names a place to read outside the project."""
-        return read_rule_covers(self._rules, "allow", (path,), self.cwd)
+    def read_allowed(self, path: Path) -> bool:  # a rule of the person's own names the place
+        return read_rule_covers(self._rules, "allow", lambda: (path,), self.cwd)
 
     def _check(self, tool: str, input: dict[str, Any], read_only: bool) -> Decision:
         if tool in SEARCH_TOOLS and not input.get("path"):

@@ -26,7 +26,6 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from agent_tui.pathutil import resolve
 from agent_tui.permissions.analysis import Part, Word
 
 #: folders of installed software: readable by every user, never a secret
@@ -58,34 +57,40 @@ class Reach:
     read_denied: PathTest = _never
     read_allowed: PathTest = _never
 
-    def places(self, word: str) -> list[Path]:
+    def places(self, word: str) -> list[str]:
+        """Where `word` leads from each folder, resolved (symlinks too); none for a device."""
         if word in DEVICES or _FD.fullmatch(word):
             return []  # not a file
         if word.startswith("file://"):
             word = word[len("file://") :] or "/"
-        return [resolve(word, d) for d in self.dirs]
+        word = os.path.expanduser(word)
+        return [os.path.realpath(os.path.join(d, word)) for d in self.dirs]
+
+    def _inside(self, p: str) -> bool:
+        top = str(self.cwd)
+        return p == top or p.startswith(top.rstrip("/") + "/")
 
     def readable(self, word: str) -> bool:
         """A file the command reads: inside the project, a system folder or a place a Read
         allow rule names, and no Read deny rule covers it."""
         return all(self._readable(p) for p in self.places(word))
 
-    def _readable(self, p: Path) -> bool:
-        if self.read_denied(p):
+    def _readable(self, p: str) -> bool:
+        if self.read_denied(Path(p)):
             return False
-        return p.is_relative_to(self.cwd) or in_system_folder(p) or self.read_allowed(p)
+        return self._inside(p) or in_system_folder(Path(p)) or self.read_allowed(Path(p))
 
     def stays(self, word: str) -> bool:
         """A word that may name a file read or written: it stays in the project, or leads only
         where this user can't write (a system folder) and may read."""
         return all(self._stays(p) for p in self.places(word))
 
-    def _stays(self, p: Path) -> bool:
-        if self.read_denied(p):
+    def _stays(self, p: str) -> bool:
+        if self.read_denied(Path(p)):
             return False
-        if p.is_relative_to(self.cwd):
+        if self._inside(p):
             return True
-        return in_system_folder(p) and not _writable(p)
+        return in_system_folder(Path(p)) and not _writable(Path(p))
 
     def glob_stays(self, raw: str, test: Callable[[str], bool]) -> bool:
         """`du -sh *`: a relative glob whose matches (expanded now) all pass `test`, none of
