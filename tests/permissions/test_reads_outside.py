@@ -217,3 +217,25 @@ def test_builtins_that_run_strings_ask_whatever_rule_matched(work: Path, command
 @pytest.mark.parametrize("command", BUILTINS_ALLOW)
 def test_builtins_ordinary_use_runs_under_their_rules(work: Path, command: str) -> None:
     assert bash(engine(work, *BUILTIN_RULES), command) == "allow", command
+
+
+ENVIRONMENT_READERS = [
+    "awk 'BEGIN { print ENVIRON[\"HOME\"] }'",
+    "jq -n env.HOME",
+    'echo "$HOME"',
+    "declare -p",
+    "export -p",
+    "printenv",
+    "printenv HOME LANG",
+    "env",
+    "env | sort",
+]
+
+
+@pytest.mark.parametrize("command", ENVIRONMENT_READERS)
+@pytest.mark.parametrize("mode", ["default", "plan"])
+def test_environment_readers_stay_read_only(work: Path, command: str, mode: str) -> None:
+    """The Bash tool runs with the app's credentials removed from the environment (item 2 of
+    the issue, in the Bash tool), so reading the environment reads nothing secret."""
+    e = PermissionEngine(work, [], mode=mode)  # type: ignore[arg-type]
+    assert bash(e, command) == "allow", command
