@@ -104,6 +104,9 @@ BUILTINS = [
     "echo 'touch OUT/M' > s.sh && bash s.sh",
     "trap 'touch OUT/M' USR1; kill -USR1 $$",
     "jobs -x touch OUT/M",
+    "PS4='$(touch OUT/M)'; set -x; :",
+    "printf 'touch OUT/M\\n' > e.sh; BASH_ENV=./e.sh bash -c :",
+    "printf 'touch OUT/M\\n' > e.sh; export BASH_ENV=./e.sh; bash -c true",
 ]
 
 #: reads of a secret kept outside the project (SEC: its folder; `peek` is a link to it)
