@@ -304,3 +304,35 @@ def test_git_never_descends_unasked_into_a_submodule_that_runs_a_program(
     # later status may have nothing left to refresh: not every spelling fires again)
     assert fired, setup
     print(f"{setup}: {len(fired)} of {len(GIT_SPELLINGS)} spellings fired")
+
+
+# --- a link git brings, then a write through it (last round's class) -------------------------
+
+THROUGH_GIT_LINKS = [
+    "git checkout -q br -- d && echo x > d/f",
+    "git checkout br -- d; cp f d/g",
+    "git restore -s br -- d; tee d/h < f",
+    "git checkout -q br -- d e; sort -o d/s f",
+    "git checkout br -- . ; touch d/t",
+    "git restore --source=br d && mkdir d/n",
+    "git checkout -q br -- d && xxd f d/x",
+    "git checkout -q br -- d; ln -s ../f d/l",
+]
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+@pytest.mark.parametrize("command", THROUGH_GIT_LINKS)
+def test_a_write_through_a_link_git_checks_out_asks(project: Project, command: str) -> None:
+    def setup() -> None:
+        project.reset()
+        git("checkout", "-q", "-b", "br", cwd=project.work)
+        (project.work / "d").symlink_to(project.outside)
+        (project.work / "e").write_text("e\n")
+        git("add", "d", "e", cwd=project.work)
+        git("commit", "-qm", "links", cwd=project.work)
+        git("checkout", "-q", "-", cwd=project.work)
+
+    setup()
+    assert project.fires(command), command
+    setup()
+    assert allowed_by(project.work, command) is None, (command, allowed_by(project.work, command))
