@@ -40,6 +40,7 @@ class PermissionEngine(Protocol):
 
     cwd: Path
     config_dir: Path | None
+    add_dirs: tuple[Path, ...]
 
     @property
     def mode(self) -> str: ...
@@ -96,13 +97,13 @@ class _Check:
         #: why the phase that asked asks (`Decision.kinds`; `kinds` adds what holds anyway)
         self.asks: list[AskKind] = []
         self._dirs: list[Path] | bool | None = False
+        self._tops = (engine.cwd, *engine.add_dirs)
         self._git: str | bool | None = False
 
     def _write(self, target: Word, text: str, redirect: bool) -> _Write:
         if target is None:
             return _Write(None, text, None, None, redirect)
-        expanded = os.path.expanduser(target)
-        if self.a.changes_dir and not os.path.isabs(expanded):
+        if self.a.changes_dir and not os.path.isabs(os.path.expanduser(target)):
             return _Write(target, text, None, None, redirect)  # relative to an unknown directory
         resolved, lexical = self.e.paths_of(target)
         return _Write(target, text, resolved, lexical, redirect)
@@ -111,8 +112,8 @@ class _Check:
         risk = risk_line(self.a, [w.target for w in self.writes if self._outside(w)], self.hl)
         return Decision(behavior, reason=reason, risk=risk, highlights=self.hl.items(), **kw)  # type: ignore[arg-type]
 
-    def _outside(self, w: _Write) -> bool:
-        return w.resolved is None or not w.resolved.is_relative_to(self.e.cwd)
+    def _outside(self, w: _Write) -> bool:  # the folders added to the working dir are its own
+        return w.resolved is None or not any(map(w.resolved.is_relative_to, self._tops))
 
     def run(self) -> Decision:
         d = self.denied() or self.gated() or self.asked() or self.allowed()
@@ -268,7 +269,7 @@ class _Check:
 
     def reach(self, dirs: list[Path]) -> Reach:
         e = self.e
-        return Reach(e.cwd, dirs, e.read_denied, e.read_allowed)
+        return Reach(e.cwd, dirs, e.read_denied, e.read_allowed, e.add_dirs)
 
     def leads_outside(self, part: Part) -> list[str]:
         """What in a part a rule allows reads or may change outside the project (meanings.py)."""

@@ -49,13 +49,16 @@ def _never(_: Path) -> bool:
 
 @dataclass(frozen=True)
 class Reach:
-    """The project and where its relative paths are taken from (the working directory and
-    every place a `cd` may lead), with the person's `Read(...)` rules."""
+    """The project (the working directory, and the folders added to it) and where its relative
+    paths are taken from (the working directory and every place a `cd` may lead), with the
+    person's `Read(...)` rules."""
 
     cwd: Path
     dirs: Sequence[Path]
     read_denied: PathTest = _never
     read_allowed: PathTest = _never
+    #: folders added to the working directory (`--add-dir`, additionalDirectories)
+    added: Sequence[Path] = ()
 
     def places(self, word: str) -> list[str]:
         """Where `word` leads from each folder, resolved (symlinks too); none for a device."""
@@ -67,8 +70,10 @@ class Reach:
         return [os.path.realpath(os.path.join(d, word)) for d in self.dirs]
 
     def _inside(self, p: str) -> bool:
-        top = str(self.cwd)
-        return p == top or p.startswith(top.rstrip("/") + "/")
+        for top in (str(self.cwd), *map(str, self.added)):
+            if p == top or p.startswith(top.rstrip("/") + "/"):
+                return True
+        return False
 
     def readable(self, word: str) -> bool:
         """A file the command reads: inside the project, a system folder or a place a Read

@@ -239,3 +239,15 @@ def test_environment_readers_stay_read_only(work: Path, command: str, mode: str)
     the issue, in the Bash tool), so reading the environment reads nothing secret."""
     e = PermissionEngine(work, [], mode=mode)  # type: ignore[arg-type]
     assert bash(e, command) == "allow", command
+
+
+def test_folders_added_to_the_working_directory_count_as_its_own(
+    work: Path, tmp_path: Path
+) -> None:
+    """`--add-dir` / additionalDirectories: the file tools' working directories, Bash's too."""
+    e = engine(work, *OWN, "Bash(shuf:*)")
+    e.add_dirs = ((tmp_path / "outside").resolve(),)
+    assert bash(e, "cat ../outside/notes") == "allow"
+    assert bash(engine(work), "cat ../outside/notes") == "ask"
+    assert bash(e, "shuf -o ../outside/shuffled ../outside/notes") == "allow"
+    assert bash(e, "shuf -o ../elsewhere/x f") == "ask"
