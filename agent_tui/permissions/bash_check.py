@@ -97,7 +97,6 @@ class _Check:
         #: why the phase that asked asks (`Decision.kinds`; `kinds` adds what holds anyway)
         self.asks: list[AskKind] = []
         self._dirs: list[Path] | bool | None = False
-        self._tops = (engine.cwd, *engine.add_dirs)
         self._git: str | bool | None = False
 
     def _write(self, target: Word, text: str, redirect: bool) -> _Write:
@@ -112,8 +111,8 @@ class _Check:
         risk = risk_line(self.a, [w.target for w in self.writes if self._outside(w)], self.hl)
         return Decision(behavior, reason=reason, risk=risk, highlights=self.hl.items(), **kw)  # type: ignore[arg-type]
 
-    def _outside(self, w: _Write) -> bool:  # the folders added to the working dir are its own
-        return w.resolved is None or not any(map(w.resolved.is_relative_to, self._tops))
+    def _outside(self, w: _Write) -> bool:
+        return w.resolved is None or not w.resolved.is_relative_to(self.e.cwd)
 
     def run(self) -> Decision:
         d = self.denied() or self.gated() or self.asked() or self.allowed()

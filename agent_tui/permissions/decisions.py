@@ -54,6 +54,8 @@ def edit_rule(path: Path, cwd: Path) -> str | None:
 
 #: sources of rules that are the person's own (a project's can't name places outside it)
 _OWN = ("user", "cli", "session")
+#: a path no file has, at any depth below a folder
+_DEEP = "\0/\0"
 
 
 def read_rule_covers(
@@ -70,4 +72,10 @@ def read_rule_covers(
     if behavior == "allow":
         places = [r for r in found if (r.rule.content or "").startswith(("/", "~"))]
         found = [r for r in places if r.source in _OWN]
-    return bool(found) and any(match_path(r.rule, p, cwd) for p in paths() for r in found)
+    if not found:
+        return False
+    if behavior == "allow":  # a folder whose whole tree is allowed (`X/**`) is allowed too
+        return any(
+            match_path(r.rule, q, cwd) for p in paths() for q in (p, p / _DEEP) for r in found
+        )
+    return any(match_path(r.rule, p, cwd) for p in paths() for r in found)

@@ -57,7 +57,8 @@ class Reach:
     dirs: Sequence[Path]
     read_denied: PathTest = _never
     read_allowed: PathTest = _never
-    #: folders added to the working directory (`--add-dir`, additionalDirectories)
+    #: folders added to the working directory (`--add-dir`, additionalDirectories): read
+    #: there as in it; written, they are outside (as the sandbox keeps them read-only for Bash)
     added: Sequence[Path] = ()
 
     def places(self, word: str) -> list[str]:
@@ -69,8 +70,8 @@ class Reach:
         word = os.path.expanduser(word)
         return [os.path.realpath(os.path.join(d, word)) for d in self.dirs]
 
-    def _inside(self, p: str) -> bool:
-        for top in (str(self.cwd), *map(str, self.added)):
+    def _inside(self, p: str, *more: Path) -> bool:
+        for top in (str(self.cwd), *map(str, more)):
             if p == top or p.startswith(top.rstrip("/") + "/"):
                 return True
         return False
@@ -83,7 +84,9 @@ class Reach:
     def _readable(self, p: str) -> bool:
         if self.read_denied(Path(p)):
             return False
-        return self._inside(p) or in_system_folder(Path(p)) or self.read_allowed(Path(p))
+        if self._inside(p, *self.added):
+            return True
+        return in_system_folder(Path(p)) or self.read_allowed(Path(p))
 
     def stays(self, word: str) -> bool:
         """A word that may name a file read or written: it stays in the project, or leads only
