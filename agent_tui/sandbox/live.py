@@ -25,6 +25,7 @@ import contextlib
 import json
 import os
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -72,6 +73,9 @@ class LiveTransaction:
         self._server: asyncio.AbstractServer | None = None
         self._bridge: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
         self._connected = asyncio.Event()
+        #: what the sandbox shows of the host, and the hook folders, for the gate
+        self.visible: Callable[[Path], bool] | None = None
+        self.hook_folders: tuple[str, ...] = ()
         #: rel -> the upper entry's state as we last saw it settled (synced, mirrored or held)
         self._seen: dict[str, tuple[int, int, int, int] | None] = {}
         #: rel -> the project's file's ctime after we last wrote or mirrored it
@@ -192,7 +196,13 @@ class LiveTransaction:
         new = self._new()
         if not new:
             return out
-        verdict = judge(new, self.txn.lower, self.txn.upper)
+        verdict = judge(
+            new,
+            self.txn.lower,
+            self.txn.upper,
+            visible=self.visible,
+            hook_folders=self.hook_folders,
+        )
         if scratch is None:
             from agent_tui.checkpoints.scratch import Scratch
             from agent_tui.paths import data_dir

@@ -238,12 +238,21 @@ async def settle(
     by: str = "Bash",
     home_root: bool = False,
     nobody: str = "no one is there to approve it",
+    visible: Callable[[Path], bool] | None = None,
+    hook_folders: tuple[str, ...] = (),
 ) -> Settled:
     """Settle `txn` (its command's processes are gone). `ask`: the person, or None."""
     import asyncio
 
     verdict = await asyncio.to_thread(
-        lambda: judge(txn.changes(), txn.lower, txn.upper, home_root=home_root)
+        lambda: judge(
+            txn.changes(),
+            txn.lower,
+            txn.upper,
+            home_root=home_root,
+            visible=visible,
+            hook_folders=hook_folders,
+        )
     )
     out = Settled(skipped=[c.rel for c, _ in verdict.skipped])
     to_apply = list(verdict.free)

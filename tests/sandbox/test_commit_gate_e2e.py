@@ -180,7 +180,7 @@ async def test_the_gate_holds_every_payload_and_the_persons_commands_run_nothing
     for name, text in results.items():
         assert "held back" in text, (name, text)
     assert "(git checkout would write it)" in results["index"]
-    assert "its new commits hold .claude/settings.json" in results["commit"]
+    assert "its new commits hold .claude, .claude/settings.json" in results["commit"]
     assert "a new repository sub/.git/" in results["new-nested"]
     assert "a .pth file" in results["pth"]
     assert "makes the project itself a git directory" in results["bare"]
