@@ -166,11 +166,12 @@ class Agent:
             return blocked
         images, notes = prompt_attachments(prompt, self.config.cwd)
         self.conversation.add_prompt(prompt + extra, images)
-        self.checkpoints.begin_turn(len(self.messages) - 1, prompt)
-        self.emit(TurnStarted(prompt, len(self.messages) - 1))
+        at = len(self.messages) - 1
+        self.checkpoints.begin_turn(at, prompt)
+        self.emit(TurnStarted(prompt, at))
         for note in notes:
             self.emit(Notice("info", f"{note[0].upper()}{note[1:]}."))
-        return await self._run_turn()
+        return await self._run_turn(prompt_at=at)
 
     async def retry(self) -> TurnFinished:
         """Run the turn again from the conversation as it stands (after a failure)."""
@@ -182,7 +183,7 @@ class Agent:
         self.emit(Notice("info", "Retrying…"))
         return await self._run_turn()
 
-    async def _run_turn(self) -> TurnFinished:
+    async def _run_turn(self, prompt_at: int | None = None) -> TurnFinished:
         if self._owns_budget:  # a sub-agent's turn is part of its parent's
             self.budget.new_turn()
         self._task = asyncio.current_task()
@@ -238,6 +239,8 @@ class Agent:
             return await self._finish(stop_reason, requests)
         except SpendingCapReached:  # the last request was not sent; the budget said why
             self._close_dangling_tool_uses("not run: the spending cap was reached")
+            if requests == 1 and prompt_at is not None:  # the prompt itself never went
+                self.conversation.withdraw_prompt(prompt_at)
             return await self._finish("max_cost", requests - 1)
         except _StreamBroken as exc:
             self._close_dangling_tool_uses("not run: the stream failed before the call completed")

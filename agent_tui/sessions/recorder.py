@@ -164,6 +164,13 @@ class Recorder:
             assert ref is not None
         self._write(lambda: self.store.messages.append_block(self._session(), ref.get(), block))
 
+    def prompt_withdrawn(self) -> None:
+        """A prompt none of which was sent is taken out of the stored conversation too, so the
+        next `--continue` doesn't send it (the events keep that it was typed and refused)."""
+        ref, self._message = self._message, None
+        if ref is not None:
+            self._write(lambda: self.store.messages.drop_last(self._session(), ref.get()))
+
     def on_event(self, event: Event) -> None:
         if isinstance(event, ToolInputDelta) or (
             self.session_id is None
