@@ -24,6 +24,7 @@ from agent_tui.protocol.events import (
     TextDelta,
     ToolInputDelta,
     TurnFinished,
+    UsageCounted,
     stream_json,
 )
 from agent_tui.redact import redact_obj
@@ -33,7 +34,7 @@ NOT_RECORDED = "this session is not (all) recorded"
 
 # Too fine-grained for a line each: the assembled `tool_call` event carries the input, and the
 # turn's `files_changed` what its calls' records say.
-_SKIP = (ToolInputDelta, ChangeStarted, ChangeRecorded)
+_SKIP = (ToolInputDelta, ChangeStarted, ChangeRecorded, UsageCounted)
 
 
 def run_headless(options: Options, prompt: str, output_format: str = "text") -> int:

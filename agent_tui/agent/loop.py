@@ -21,7 +21,7 @@ from agent_tui.agent.compaction import Compactor
 from agent_tui.agent.config import AgentConfig
 from agent_tui.agent.conversation import Conversation
 from agent_tui.agent.cost import cost_usd
-from agent_tui.agent.retries import gave_up, retry_delay, too_long
+from agent_tui.agent.retries import after_failure
 from agent_tui.agent.tool_runner import ToolRunner, tool_result
 from agent_tui.agent.turn_hooks import before_prompt, stop_continues
 from agent_tui.checkpoints.checkpointer import Checkpointer
@@ -37,6 +37,7 @@ from agent_tui.protocol.events import (
     TurnFinished,
     TurnStarted,
     Usage,
+    UsageCounted,
 )
 from agent_tui.providers.base import MessageRequest, Provider, ProviderError, StreamStalled
 from agent_tui.providers.drain import drain
@@ -139,10 +140,13 @@ class Agent:
     def permissions(self) -> PermissionChecker:
         return self.approvals.permissions
 
-    def count(self, usage: Usage) -> None:
-        """A request of this turn ended (finished, failed, retried or cancelled): what it used."""
+    def count(self, usage: Usage, cost: float | None = None) -> None:
+        """A request of this turn ended (finished, failed, retried or cancelled): what it used;
+        or what a tool's own requests cost (given)."""
+        cost = cost_usd(self.config.model, usage) if cost is None else cost
         self.turn_usage += usage
-        self.turn_cost += cost_usd(self.config.model, usage)
+        self.turn_cost += cost
+        self.emit(UsageCounted(usage, cost))
 
     def emit(self, event: Event) -> None:
         for listener in list(self.listeners):
@@ -330,21 +334,13 @@ class Agent:
                     raise
                 if isinstance(exc, ProviderError) and self.compactor.refused(exc):
                     raise _CompactionRefused() from None
-                retryable = getattr(exc, "retryable", exc.kind in ("overloaded_error",))
-                message = redact(str(getattr(exc, "message", exc)))
-                limit = getattr(exc, "max_retries", None)
-                limit = self.config.max_retries if limit is None else limit
-                if retryable and not assembler.got_content and attempt < limit:
-                    attempt += 1
-                    delay = retry_delay(exc, attempt, self.config)
-                    if too_long(delay, self.config):
-                        text = gave_up(message, delay, self.config)
-                        raise _StreamBroken(text, True, assembler) from None
-                    retrying = f"Retrying in {delay:.0f}s (attempt {attempt} of {limit})…"
-                    self.emit(Notice("warning", f"{message} {retrying}"))
-                    await asyncio.sleep(delay)
-                    continue
-                raise _StreamBroken(message, retryable, assembler) from None
+                step = after_failure(exc, attempt, assembler.got_content, self.config)
+                if step.delay is None:
+                    raise _StreamBroken(step.text, step.retryable, assembler) from None
+                attempt += 1
+                self.emit(Notice("warning", step.text, retrying=True))
+                await asyncio.sleep(step.delay)
+                continue
             except StreamStalled:
                 quiet = self.config.stall_timeout
                 stalled = f"The stream stalled: nothing arrived for {quiet:.0f}s."
@@ -410,9 +406,8 @@ class Agent:
         async for call, output in self.runner.run_all(calls):
             self.conversation.append(tool_result(call["id"], output))
             if output.usage is not None:  # a tool's own requests (WebSearch, WebFetch, Task)
-                self.turn_usage += output.usage
                 model = output.meta.get("model", self.config.model)
-                self.turn_cost += output.meta.get("cost_usd", cost_usd(model, output.usage))
+                self.count(output.usage, output.meta.get("cost_usd", cost_usd(model, output.usage)))
 
     def _close_dangling_tool_uses(self, reason: str) -> int:
         closed = self.conversation.close_dangling(reason)

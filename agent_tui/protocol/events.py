@@ -331,6 +331,19 @@ class Notice(Event):
     commit_boundary: ClassVar[bool] = True
     level: str  # "info" | "warning" | "error"
     text: str
+    #: a failed request about to be tried again: if the retries fail too, the `StreamFailed`
+    #: says it all, and a screen drops this line rather than say the same twice
+    retrying: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class UsageCounted(Event):
+    """What a request of the turn used (or a tool's own requests: WebSearch, WebFetch, Task),
+    as soon as it is known, so running totals move with each response rather than at the turn's
+    end. Not recorded: the turn's `TurnFinished` carries their sum."""
+
+    usage: Usage
+    cost_usd: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,6 +386,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         FilesChanged,
         FilesRestored,
         Notice,
+        UsageCounted,
         TurnFinished,
     )
 }

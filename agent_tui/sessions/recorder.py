@@ -28,6 +28,7 @@ from agent_tui.protocol.events import (
     ToolInputDelta,
     TurnFinished,
     TurnStarted,
+    UsageCounted,
 )
 from agent_tui.sessions.backlog import Backlog, Ref
 from agent_tui.sessions.draft import Draft
@@ -172,7 +173,7 @@ class Recorder:
             self._write(lambda: self.store.messages.drop_last(self._session(), ref.get()))
 
     def on_event(self, event: Event) -> None:
-        if isinstance(event, ToolInputDelta) or (
+        if isinstance(event, ToolInputDelta | UsageCounted) or (
             self.session_id is None
             and not self.backlog.failing
             and not isinstance(event, TurnStarted)

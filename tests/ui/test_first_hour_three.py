@@ -1,0 +1,57 @@
+"""The first hour, round three (issue 50): each test failed before its fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from app_helpers import make_app, wait_for
+
+from agent_tui.ui.widgets.prompt import PromptInput
+
+pytestmark = pytest.mark.usefixtures("offline_env")
+
+
+async def test_the_status_line_counts_each_response_as_it_ends(tmp_path: Path) -> None:
+    """A turn of two responses (a command, then the answer): the first one's tokens are on the
+    status line while its command waits for approval, not only at the turn's end."""
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        app.approvals.guard_s = 0.0
+        app.on_prompt_input_submitted(PromptInput.Submitted("run a command"))
+        await wait_for(pilot, lambda: app.approvals.current is not None)
+        assert app.turns.running
+        first = app.status.usage
+        assert first is not None and first.output_tokens > 0  # before: ↑0 ↓0 until the end
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.turns.running)
+        total = app.status.usage
+        assert total is not None and total.output_tokens > first.output_tokens
+        assert total == app.agent.session_usage  # the turn's end agrees with what was shown
+
+
+async def test_an_unreachable_api_is_said_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The retry's line gives way to the failure that says the same (before: `⚠ Could not reach
+    … Retrying in 1s (attempt 1 of 1)…` and then `✗ Could not reach …`, the same words twice)."""
+    import socket
+
+    from agent_tui.ui.widgets.chat import NoticeMessage
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again: nothing listens there
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        app.turns.send("hello")
+        await wait_for(pilot, lambda: app.turns.running)
+        await wait_for(pilot, lambda: not app.turns.running, timeout=60)
+        await pilot.pause()
+        said = [n.text for n in app.query(NoticeMessage) if "Could not reach" in n.text]
+        assert len(said) == 1, said
+        assert "the network. Tried 2 times." in said[0] and "Retrying" not in said[0]
