@@ -29,10 +29,10 @@ def with_unknown_block(stream: str) -> str:
     first = stream.index("event: content_block_start")
     unknown = {"type": "mystery_block", "payload": {"x": 1}}
     shifted = stream[first:].replace('"index":0', '"index":1')
+    start = {"type": "content_block_start", "index": 0, "content_block": unknown}
     return (
         stream[:first]
-        + "event: content_block_start\n"
-        + f"data: {json.dumps({'type': 'content_block_start', 'index': 0, 'content_block': unknown})}\n\n"
+        + f"event: content_block_start\ndata: {json.dumps(start)}\n\n"
         + 'event: content_block_stop\ndata: {"type": "content_block_stop", "index": 0}\n\n'
         + shifted
     )
