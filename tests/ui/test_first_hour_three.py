@@ -55,3 +55,47 @@ async def test_an_unreachable_api_is_said_once(
         said = [n.text for n in app.query(NoticeMessage) if "Could not reach" in n.text]
         assert len(said) == 1, said
         assert "the network. Tried 2 times." in said[0] and "Retrying" not in said[0]
+
+
+async def test_ctrl_c_twice_at_idle_quits_and_the_first_says_how(tmp_path: Path) -> None:
+    from agent_tui.ui.controllers.stop_keys import EXIT_HINT
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert [str(n.message) for n in app._notifications] == [EXIT_HINT]
+        assert EXIT_HINT == "Press Ctrl-C again to exit"  # Claude Code's words
+        assert app.is_running
+        await pilot.press("ctrl+c")
+        await wait_for(pilot, lambda: not app.is_running)
+
+
+async def test_ctrl_c_during_a_turn_stops_it_and_does_not_count_toward_quitting(
+    tmp_path: Path,
+) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        app.turns.send("hello")
+        await wait_for(pilot, lambda: app.turns.running)
+        await pilot.press("ctrl+c")  # stops the turn
+        await wait_for(pilot, lambda: not app.turns.running)
+        await pilot.press("ctrl+c")  # the first at idle: the hint, not an exit
+        await pilot.pause()
+        assert app.is_running
+
+
+async def test_a_backslash_then_enter_is_a_new_line(tmp_path: Path) -> None:
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        prompt = app.query_one(PromptInput)
+        prompt.focus()
+        for key in ("o", "n", "e", "backslash", "enter", "t", "w", "o"):
+            await pilot.press(key)
+        assert prompt.text == "one\ntwo" and not app.turns.running  # not sent
+        await pilot.press("enter")
+        await wait_for(pilot, lambda: bool(app.agent.messages))
+        assert app.agent.messages[0]["content"][0]["text"] == "one\ntwo"

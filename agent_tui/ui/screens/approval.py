@@ -68,6 +68,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         clock: Callable[[], float] = time.monotonic,
         on_answer: Callable[[ApprovalAnswer], None] | None = None,
         type_ahead: Callable[[str], object] | None = None,
+        typed_at: Callable[[], float | None] = lambda: None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
@@ -79,7 +80,15 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         self._on_answer = on_answer
         #: where keys typed before the guard passed go (the prompt box): characters, "\b"
         self._type_ahead = type_ahead
+        #: when the person last typed in the prompt box (the clock's time; None: not yet)
+        self._typed_at = typed_at
+        #: when the dialog was painted on top (keys before then were typed for what was there)
         self._shown_at: float | None = None
+        #: keys answer from this time on: the paint, or later while typing for the prompt went
+        #: on as the dialog appeared (each such key moves it on by `guard_s`)
+        self._armed_at: float | None = None
+        #: the last key handed back to the prompt before the dialog was painted
+        self._handed_back_at: float | None = None
         #: the rubber-stamp guard's pause (`stamp_guard.py`): keys wait until `_paused_until`
         self.pause = pause
         #: the rule simulator, run in a thread for the "always" rules (`ui/views/rule_preview.py`)
@@ -102,8 +111,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     @property
     def armed(self) -> bool:
-        """Whether keys answer yet (the type-ahead guard and any pause have passed)."""
-        if self._shown_at is None or self._clock() - self._shown_at < self.guard_s:
+        """Whether keys answer yet: the dialog is on screen, typing meant for the prompt has
+        paused (the type-ahead guard), and any rubber-stamp pause has passed."""
+        if self._armed_at is None or self._clock() < self._armed_at:
             return False
         return not self.paused
 
@@ -243,9 +253,21 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     def on_screen_resume(self) -> None:
         parts.first_frame_without_collections()
-        # (Re)start the guard whenever the dialog comes to the top: keys typed before it was
-        # visible were meant for whatever was on screen then.
-        self._shown_at = self._clock()
+        # Keys answer once the dialog is painted on top (each time it comes to the top): keys
+        # typed before it was visible were meant for whatever was on screen then.
+        self._shown_at = self._armed_at = None
+        self.query_one("#keys").remove_class("-armed")
+        self.call_after_refresh(self._painted)
+
+    def _painted(self) -> None:
+        if not self.is_current:
+            return
+        self._shown_at = now = self._clock()
+        # Typing for the prompt as the dialog appeared goes on to the prompt until it pauses
+        # for `guard_s`; without it, the first key after the paint answers.
+        typed = max(filter(None, (self._typed_at(), self._handed_back_at)), default=None)
+        typing = typed is not None and now - typed < self.guard_s
+        self._armed_at = typed + self.guard_s if typing and typed is not None else now
         if self._first_shown is None:
             self._first_shown = self._shown_at
             if self.pause is not None:  # the rubber-stamp pause runs once, from first sight
@@ -281,9 +303,12 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             # until the typing pauses, so the next keystroke of a sentence can't answer.
             event.stop()
             event.prevent_default()
-            self._shown_at = self._clock()
+            if self._shown_at is not None:
+                self._armed_at = self._clock() + self.guard_s
+                self.set_timer(self.guard_s, self._show_armed)
+            else:
+                self._handed_back_at = self._clock()
             self.query_one("#keys").remove_class("-armed")
-            self.set_timer(self.guard_s, self._show_armed)
             if self._type_ahead is not None:
                 if event.is_printable and event.character:
                     self._type_ahead(event.character)

@@ -184,6 +184,7 @@ class BootFlow:
         self.store_unavailable, host.sessions.runs = booted.store_unavailable, booted.runs
         approvals = ApprovalQueue(
             type_ahead=partial(app.call_later, self._type_ahead),
+            typed_at=self._typed_at,
             stamp=StampGuard(load_settings()),
             simulate=lambda rules: rule_preview(agent, host.sessions.store, rules),
             on_show=lambda request: host.notifier.approval(request.tool, request.subject),
@@ -318,6 +319,10 @@ class BootFlow:
             return await self.host.approvals.ask(self.app, request)
         finally:
             self.host.status.activity = "working…"
+
+    def _typed_at(self) -> float | None:
+        prompt = self.app.query(PromptInput)
+        return prompt.first().typed_at if prompt else None
 
     def _type_ahead(self, key: str) -> None:
         """A key typed for the prompt as an approval dialog appeared: it goes to the prompt."""
