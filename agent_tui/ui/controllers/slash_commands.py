@@ -190,6 +190,9 @@ class SlashCommands:
         self.app.copy_to_clipboard(text)  # OSC 52: works over ssh and in tmux
         self.app.notify(f"Copied {what} ({len(text):,} characters).")
 
+    def _slash_bashes(self, args: str) -> None:
+        self.app.call_later(self.app.run_action, "focus_shells")  # the main screen's list
+
     def _slash_compact(self, args: str) -> None:
         self.host.settings.compact(args)
 
