@@ -259,15 +259,14 @@ class BootFlow:
             say(NoticeMessage(f"Memory loaded: {names}", "info"))
         for warning in getattr(agent.permissions, "load_warnings", ()):
             say(NoticeMessage(f"Settings: {warning}", "warning"))
-        if grants := getattr(agent.permissions, "trust_question", ()):
+        grants = getattr(agent.permissions, "trust_question", ())
+        if grants:
             from agent_tui.ui.screens.trust import TrustScreen
 
             self.app.push_screen(TrustScreen(str(host.options.cwd), grants), self._on_trust)
         host.sessions.agent_ready()  # a resumed session's history
-        if host.options.initial_prompt:  # `agent-tui "PROMPT"`: sent as if typed, once
-            first, host.options.initial_prompt = host.options.initial_prompt, None
-            host.on_prompt_input_submitted(PromptInput.Submitted(first))
-        self.app.call_later(host.turns.next_queued)
+        if not grants:  # else once the project is trusted or not: its settings decide the turn
+            self._send_first()
         host.settings.start_mcp()
         host.sessions.take_pending()  # chosen in the `--resume` picker meanwhile
 
@@ -348,6 +347,15 @@ class BootFlow:
         finally:
             self.host.status.activity = "working…"
 
+    def _send_first(self) -> None:
+        """The prompts waiting for the agent: the command line's (`agent-tui "PROMPT"`, sent
+        as if typed, once), then those typed while it started."""
+        host = self.host
+        if host.options.initial_prompt:
+            first, host.options.initial_prompt = host.options.initial_prompt, None
+            host.on_prompt_input_submitted(PromptInput.Submitted(first))
+        self.app.call_later(host.turns.next_queued)
+
     def _on_trust(self, trusted: bool | None) -> None:
         from agent_tui.permissions.engine import PermissionEngine  # loaded with the agent
 
@@ -365,6 +373,7 @@ class BootFlow:
                     "This project's own grants are ignored; its deny and ask rules apply.", "info"
                 )
             )
+        self._send_first()
 
     # --- the parsed stylesheets, kept for the next start ---
 
