@@ -162,14 +162,18 @@ def make_tools(provider: Provider, model: str) -> ToolRegistry:
 
 def make_permissions(options: Options) -> Any:
     from agent_tui.permissions.engine import PermissionEngine
+    from agent_tui.settings_check import project_table_warnings
 
-    return PermissionEngine.load(
+    engine = PermissionEngine.load(
         options.cwd,
         mode=options.mode,
         allow=options.allow,
         deny=options.deny,
         trust_project=options.trust_project,
     )
+    # said where the settings' other warnings are (the chat, headless stderr)
+    engine.load_warnings = (*engine.load_warnings, *project_table_warnings(options.cwd))
+    return engine
 
 
 def system_prompt(
