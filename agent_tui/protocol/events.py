@@ -243,6 +243,12 @@ class ApprovalDecided(Event):
     #: the rules that would allow it (what a headless run's denial tells the person to add)
     suggestions: list[str] = field(default_factory=list)
 
+    @property
+    def kept_as(self) -> str:
+        """How `saved_rules` were kept, in words: written to settings ("always"), or for this
+        session only (`s`), where nothing is saved."""
+        return "for this session" if self.answer == "session" else "saved"
+
 
 @dataclass(frozen=True, slots=True)
 class ContextCompacted(Event):

@@ -99,3 +99,26 @@ async def test_a_backslash_then_enter_is_a_new_line(tmp_path: Path) -> None:
         await pilot.press("enter")
         await wait_for(pilot, lambda: bool(app.agent.messages))
         assert app.agent.messages[0]["content"][0]["text"] == "one\ntwo"
+
+
+def test_a_session_answer_is_not_said_as_saved() -> None:
+    """`s` keeps its rules for this session, nothing is written: the approvals log and the
+    review export say so (before: "saved Edit(./one.txt)"), and the review names `a`'s keys
+    as they are (before: "a a (allow always)")."""
+    from agent_tui.protocol.events import ApprovalDecided
+    from agent_tui.sessions.review import decided_by
+    from agent_tui.ui.widgets.approvals_log import entry_content
+
+    def decided(answer: str) -> ApprovalDecided:
+        return ApprovalDecided(
+            "toolu_1", "Edit", "./one.txt", "allow", "user",
+            saved_rules=["Edit(./one.txt)"], answer=answer,
+        )  # fmt: skip
+
+    session, always = decided("session"), decided("always")
+    assert "for this session Edit(./one.txt)" in str(entry_content(session))
+    assert "saved" not in str(entry_content(session))
+    assert "saved Edit(./one.txt)" in str(entry_content(always))
+    assert "s (allow for this session) · for this session Edit(./one.txt)" in decided_by(session)
+    assert "a, then a or Enter (allow always) · saved Edit(./one.txt)" in decided_by(always)
+    assert "a a " not in decided_by(always)
