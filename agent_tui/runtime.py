@@ -171,8 +171,7 @@ def make_permissions(options: Options) -> Any:
         deny=options.deny,
         trust_project=options.trust_project,
     )
-    # said where the settings' other warnings are (the chat, headless stderr)
-    engine.load_warnings = (*engine.load_warnings, *project_table_warnings(options.cwd))
+    engine.load_warnings += project_table_warnings(options.cwd)  # said with the others
     return engine
 
 

@@ -96,7 +96,7 @@ def _table_line(path: Path | str, name: str) -> str:
     return f"{path}: [{name}] is not a table agent-tui reads ({hint})"
 
 
-def project_table_warnings(cwd: Path) -> list[str]:
+def project_table_warnings(cwd: Path) -> tuple[str, ...]:
     """A project's settings files' tables that agent-tui doesn't read, one line each (warned
     about, not refused: a project's typo must not stop a person's start)."""
     from agent_tui.toml_file import TomlFileError, read_toml
@@ -109,7 +109,7 @@ def project_table_warnings(cwd: Path) -> list[str]:
         except TomlFileError:
             continue  # said by the permissions loader
         lines += [_table_line(path, t) for t in _unknown_tables(data or {})]
-    return lines
+    return tuple(lines)
 
 
 #: environment variables that set the same things: name -> what it must be

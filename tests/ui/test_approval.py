@@ -450,9 +450,8 @@ async def test_queue_shows_one_dialog_at_a_time_in_order() -> None:
             assert isinstance(screen, ApprovalScreen)
             assert screen.request is requests[i]
             assert sum(isinstance(s, ApprovalScreen) for s in app.screen_stack) == 1
-            waiting = rendered(screen.query_one("#waiting"))
-            left = 2 - i
-            assert waiting == (f"{left} more waiting" if left else "")
+            # its place among those asked together (issue 50: it said "2 more waiting")
+            assert rendered(screen.query_one("#waiting")) == f"{i + 1} of 3"
             await pilot.press(*key.split())
             await pilot.pause()
             await pilot.pause()
@@ -512,7 +511,7 @@ async def test_queue_counts_requests_that_arrive_while_a_dialog_is_open() -> Non
         second = asyncio.create_task(queue.ask(app, bash_request("echo 2")))
         await pilot.pause()
         await pilot.pause()
-        assert rendered(screen.query_one("#waiting")) == "1 more waiting"
+        assert rendered(screen.query_one("#waiting")) == "1 of 2"
         await pilot.press("y")
         await pilot.pause()
         await pilot.pause()
@@ -552,11 +551,11 @@ async def test_cancelling_a_waiting_request_drops_it_from_the_queue() -> None:
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, ApprovalScreen)
-        assert rendered(screen.query_one("#waiting")) == "2 more waiting"
+        assert rendered(screen.query_one("#waiting")) == "1 of 3"
         tasks[1].cancel()
         await asyncio.gather(tasks[1], return_exceptions=True)
         await pilot.pause()
-        assert rendered(screen.query_one("#waiting")) == "1 more waiting"
+        assert rendered(screen.query_one("#waiting")) == "1 of 2"
         await pilot.press("y")
         await pilot.pause()
         await pilot.pause()

@@ -122,3 +122,32 @@ def test_a_session_answer_is_not_said_as_saved() -> None:
     assert "s (allow for this session) · for this session Edit(./one.txt)" in decided_by(session)
     assert "a, then a or Enter (allow always) · saved Edit(./one.txt)" in decided_by(always)
     assert "a a " not in decided_by(always)
+
+
+async def test_at_80x24_the_dialogs_key_lines_fit_on_screen_whole(tmp_path: Path) -> None:
+    """The approval dialog's keys on one line (they wrapped: `t deny` / `and tell`), and the
+    /undo dialog's whole key line on screen (it was cut after `y restore the`)."""
+    from agent_tui.ui.screens.restore import RestoreScreen
+    from agent_tui.ui.widgets.key_hints import KeyLine
+
+    def whole(keys: KeyLine, last: str) -> bool:
+        """On screen, on one line of text, all of it (up to its last key)."""
+        text = str(keys.render()).rstrip()
+        fits = keys.content.cell_length <= keys.content_size.width  # not wrapped, nor cut
+        return text.endswith(last) and fits and 0 < keys.region.bottom <= 24
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        app.approvals.guard_s = 0.0
+        app.on_prompt_input_submitted(PromptInput.Submitted("run a command"))
+        await wait_for(pilot, lambda: app.approvals.current is not None)
+        await wait_for(pilot, lambda: app.screen.armed)
+        keys = app.screen.query_one("#keys", KeyLine)
+        await wait_for(pilot, lambda: whole(keys, "t tell") and keys.size.height == 1)
+        await pilot.press("y")
+        await wait_for(pilot, lambda: not app.turns.running)
+        app.slash.handle("/undo")
+        await wait_for(pilot, lambda: isinstance(app.screen, RestoreScreen))
+        keys = app.screen.query_one("#restore-keys", KeyLine)
+        await wait_for(pilot, lambda: whole(keys, "n cancel"))

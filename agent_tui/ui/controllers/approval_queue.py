@@ -69,6 +69,8 @@ class ApprovalQueue:
         self.on_show = on_show
         #: when the last dialog was answered: a key typed straight after is no answer to the next
         self._answered_at: float | None = None
+        #: dialogs shown since the queue was last empty: the next one's place ("2 of 3")
+        self._shown = 0
         self._turn = asyncio.Lock()  # FIFO: waiters are served in arrival order
         self._waiting = 0
         self.current: ApprovalScreen | None = None
@@ -107,9 +109,11 @@ class ApprovalQueue:
                 if not answered.done():
                     answered.set_result(answer)
 
+            self._shown += 1
             screen = ApprovalScreen(
                 request,
                 waiting=self._waiting,
+                position=self._shown,
                 guard_s=DEFAULT_GUARD_S if self.guard_s is None else self.guard_s,
                 clock=self.clock,
                 on_answer=resolve,
@@ -133,4 +137,6 @@ class ApprovalQueue:
                 raise
         finally:
             self.current = None
+            if not self._waiting:
+                self._shown = 0  # the next dialog is the first of its own batch
             self._turn.release()

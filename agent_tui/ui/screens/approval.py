@@ -25,12 +25,13 @@ from textual.widgets import Input, Static
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
 from agent_tui.text import visible
 from agent_tui.ui.controllers.stamp_guard import Pause
+from agent_tui.ui.controllers.type_ahead import TypeAheadGuard
 from agent_tui.ui.widgets import approval_parts as parts
 from agent_tui.ui.widgets import review_lines
 from agent_tui.ui.widgets.approval_parts import DEFAULT_GUARD_S, plain, warm_up_dialog  # noqa: F401
 from agent_tui.ui.widgets.diff_view import diff_content
 from agent_tui.ui.widgets.hunks import HunkPicker
-from agent_tui.ui.widgets.key_hints import key_hint
+from agent_tui.ui.widgets.key_hints import Key, KeyLine
 from agent_tui.ui.widgets.rule_line import RuleLine, rule_problem
 
 
@@ -62,6 +63,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         request: ApprovalRequest,
         *,
         waiting: int = 0,
+        position: int = 1,
         guard_s: float = DEFAULT_GUARD_S,
         pause: Pause | None = None,
         simulate: Callable[[tuple[str, ...]], str] | None = None,
@@ -75,20 +77,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.request = request
-        self.guard_s = guard_s
         self._clock = clock
+        self._guard = TypeAheadGuard(guard_s, clock, typed_at, type_ahead)
         self._on_answer = on_answer
-        #: where keys typed before the guard passed go (the prompt box): characters, "\b"
-        self._type_ahead = type_ahead
-        #: when the person last typed in the prompt box (the clock's time; None: not yet)
-        self._typed_at = typed_at
-        #: when the dialog was painted on top (keys before then were typed for what was there)
-        self._shown_at: float | None = None
-        #: keys answer from this time on: the paint, or later while typing for the prompt went
-        #: on as the dialog appeared (each such key moves it on by `guard_s`)
-        self._armed_at: float | None = None
-        #: the last key handed back to the prompt before the dialog was painted
-        self._handed_back_at: float | None = None
         #: the rubber-stamp guard's pause (`stamp_guard.py`): keys wait until `_paused_until`
         self.pause = pause
         #: the rule simulator, run in a thread for the "always" rules (`ui/views/rule_preview.py`)
@@ -103,6 +94,8 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         self._done = False
         #: the person's answer, once given
         self.answer: ApprovalAnswer | None = None
+        #: this dialog's place among those asked one after the other (1: the first)
+        self.position = position
         self.set_reactive(ApprovalScreen.waiting, waiting)
 
     @property
@@ -113,9 +106,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     def armed(self) -> bool:
         """Whether keys answer yet: the dialog is on screen, typing meant for the prompt has
         paused (the type-ahead guard), and any rubber-stamp pause has passed."""
-        if self._armed_at is None or self._clock() < self._armed_at:
-            return False
-        return not self.paused
+        return self._guard.armed and not self.paused
 
     @property
     def paused(self) -> bool:
@@ -197,7 +188,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                     id="tell",
                 )
                 with Horizontal(id="keybar"):
-                    yield Static(self._keys(), id="keys")
+                    yield KeyLine(self._keys(), id="keys")
                     yield Static(self._waiting_text(), id="waiting")
 
     def on_mount(self) -> None:
@@ -216,26 +207,25 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         if self.is_mounted and not self._done:
             self.query_one("#simulation", Static).update(review_lines.simulation_content(text))
 
-    def _keys(self) -> Content:
+    def _keys(self) -> list[Key]:
         if self._telling:
-            parts = [key_hint("enter", "deny and send"), key_hint("esc", "back")]
-        elif self._confirming:
-            parts = [
-                key_hint("a", "again (or enter) to save the rule and allow"),
-                key_hint("e", "edit it"),
-                key_hint("y", "just this once"),
-                key_hint("n", "deny"),
+            return [("enter", "deny and send", "send"), ("esc", "back", "back")]
+        if self._confirming:
+            return [
+                ("a", "again (or enter) to save the rule and allow", "again: save, allow"),
+                ("e", "edit it", "edit"),
+                ("y", "just this once", "once"),
+                ("n", "deny", "deny"),
             ]
-        else:
-            parts = [key_hint("y", "allow once")]
-            if self.can_always:
-                parts.append(key_hint("s", "this session"))
-                parts.append(key_hint("a", "allow always"))
-            parts += [key_hint("n", "deny"), key_hint("t", "deny and tell")]
-        return Content("  ").join(parts)
+        keys: list[Key] = [("y", "allow once", "once")]
+        if self.can_always:
+            keys += [("s", "this session", "session"), ("a", "allow always", "always")]
+        return [*keys, ("n", "deny", "deny"), ("t", "deny and tell", "tell")]
 
     def _waiting_text(self) -> str:
-        return f"{self.waiting} more waiting" if self.waiting > 0 else ""
+        """Where this dialog is among those asked together: "1 of 3" (nothing when alone)."""
+        total = self.position + self.waiting
+        return f"{self.position} of {total}" if total > 1 else ""
 
     def watch_waiting(self) -> None:
         if self.is_mounted:
@@ -255,29 +245,24 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         parts.first_frame_without_collections()
         # Keys answer once the dialog is painted on top (each time it comes to the top): keys
         # typed before it was visible were meant for whatever was on screen then.
-        self._shown_at = self._armed_at = None
+        self._guard.hidden()
         self.query_one("#keys").remove_class("-armed")
         self.call_after_refresh(self._painted)
 
     def _painted(self) -> None:
         if not self.is_current:
             return
-        self._shown_at = now = self._clock()
-        # Typing for the prompt as the dialog appeared goes on to the prompt until it pauses
-        # for `guard_s`; without it, the first key after the paint answers.
-        typed = max(filter(None, (self._typed_at(), self._handed_back_at)), default=None)
-        typing = typed is not None and now - typed < self.guard_s
-        self._armed_at = typed + self.guard_s if typing and typed is not None else now
+        shown = self._guard.painted()
         if self._first_shown is None:
-            self._first_shown = self._shown_at
+            self._first_shown = shown
             if self.pause is not None:  # the rubber-stamp pause runs once, from first sight
-                self._paused_until = self._shown_at + self.pause.seconds
+                self._paused_until = shown + self.pause.seconds
                 self.add_class("-paused")
                 self._tick_pause()
         # The key bar's own class (the screen's would restyle every widget of the dialog)
         self.query_one("#keys").set_class(self.armed, "-armed")
         if not self.armed:
-            self.set_timer(max(self.guard_s, 0.05), self._show_armed)
+            self.set_timer(max(self._guard.guard_s, 0.05), self._show_armed)
 
     def _show_armed(self) -> None:
         if self.armed:
@@ -298,22 +283,12 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             event.stop()
             event.prevent_default()
             return
-        if not self.armed:
-            # Typed for the prompt, not for this dialog: hand it back, and keep the guard up
-            # until the typing pauses, so the next keystroke of a sentence can't answer.
+        if not self.armed:  # typed for the prompt, not for this dialog: handed back
             event.stop()
             event.prevent_default()
-            if self._shown_at is not None:
-                self._armed_at = self._clock() + self.guard_s
-                self.set_timer(self.guard_s, self._show_armed)
-            else:
-                self._handed_back_at = self._clock()
+            self._guard.hand_back(event)
+            self.set_timer(max(self._guard.guard_s, 0.05), self._show_armed)
             self.query_one("#keys").remove_class("-armed")
-            if self._type_ahead is not None:
-                if event.is_printable and event.character:
-                    self._type_ahead(event.character)
-                elif event.key == "backspace":
-                    self._type_ahead("\b")
             return
         if self._confirming and event.key not in ("a", "e", "enter"):
             self._set_confirming(False)  # any other key takes the "always" back
@@ -394,7 +369,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     def _set_confirming(self, confirming: bool) -> None:
         self._confirming = confirming
         self.set_class(confirming, "-confirming")
-        self.query_one("#keys", Static).update(self._keys())
+        self.query_one("#keys", KeyLine).show(self._keys())
 
     def action_deny(self) -> None:
         if self._ready() and not self._telling:
@@ -418,7 +393,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     def _set_telling(self, telling: bool) -> None:
         self._telling = telling
         self.set_class(telling, "-telling")
-        self.query_one("#keys", Static).update(self._keys())
+        self.query_one("#keys", KeyLine).show(self._keys())
         tell = self.query_one("#tell", Input)
         if telling:
             tell.focus()
