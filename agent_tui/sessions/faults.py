@@ -47,7 +47,7 @@ def on_full_disk(exc: sqlite3.Error, path: Path) -> sqlite3.Error:
     if free.f_bavail * free.f_frsize >= FULL_BELOW:
         return exc
     full = DiskFull(f"the disk is full: no room left for {path.name} ({exc})")
-    full.sqlite_errorname = name  # type: ignore[attr-defined]  # as SQLite said it
+    full.sqlite_errorname = name  # as SQLite said it
     return full
 
 
