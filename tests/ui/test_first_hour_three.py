@@ -151,3 +151,16 @@ async def test_at_80x24_the_dialogs_key_lines_fit_on_screen_whole(tmp_path: Path
         await wait_for(pilot, lambda: isinstance(app.screen, RestoreScreen))
         keys = app.screen.query_one("#restore-keys", KeyLine)
         await wait_for(pilot, lambda: whole(keys, "n cancel"))
+
+
+async def test_at_250_columns_the_chat_keeps_a_reading_width(tmp_path: Path) -> None:
+    from agent_tui.ui.widgets.chat import AssistantMessage, UserMessage
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(250, 50)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        app.turns.send("hello " * 60)
+        await wait_for(pilot, lambda: bool(app.query(AssistantMessage)) and not app.turns.running)
+        await pilot.pause()
+        for message in [*app.query(UserMessage), *app.query(AssistantMessage)]:
+            assert message.size.width <= 120, message  # was 182 columns of prose
