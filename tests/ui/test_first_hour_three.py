@@ -164,3 +164,35 @@ async def test_at_250_columns_the_chat_keeps_a_reading_width(tmp_path: Path) -> 
         await pilot.pause()
         for message in [*app.query(UserMessage), *app.query(AssistantMessage)]:
             assert message.size.width <= 120, message  # was 182 columns of prose
+
+
+async def test_context_breaks_the_window_down_as_claude_code_does(tmp_path: Path) -> None:
+    """`/context`: the model and how full, then the system prompt, the tools, the memory files,
+    the messages and the free space, each with its tokens and share; the parts add up to what
+    the last request measured (before: one line, "Context: N of M tokens")."""
+    from agent_tui.agent.context_parts import context_parts
+    from agent_tui.ui.widgets.chat import NoticeMessage
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "AGENTS.md").write_text("Use tabs. " * 200)
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        app.turns.send("hello")
+        await wait_for(pilot, lambda: len(app.agent.messages) >= 2 and not app.turns.running)
+        app.slash.handle("/context")
+        await pilot.pause()
+        (said,) = [n.text for n in app.query(NoticeMessage) if n.text.startswith("Context: ")]
+        lines = said.splitlines()
+        names = [line.split(":")[0].strip() for line in lines[1:-1]]
+        assert names == [
+            "System prompt", "System tools", "Memory files", "Messages", "Free space"
+        ]  # fmt: skip
+        assert "tokens (" in lines[1] and "%)" in lines[1]
+        parts = context_parts(app.agent)
+        # the offline model's usage is no API count: the parts are estimated, and say so
+        assert not parts.measured and "(estimated)" in lines[0]
+        assert sum(t for _, t in parts.parts) == parts.window
+        memory = dict(parts.parts)["Memory files"]
+        assert 400 <= memory <= 600  # 2,000 characters of AGENTS.md
