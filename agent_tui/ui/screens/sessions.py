@@ -232,6 +232,8 @@ class SessionBrowser(Screen[BrowserChoice | None]):
             "\u00a0\u00a0 Enter resume · r replay · e export · d delete · f filter · / search · "
             "Esc close"
         )
+        if len(header) + len(hint) > self.size.width - 2:  # narrow: the keys line has them
+            hint = ""
         self.query_one("#sessions-header", Static).update(
             Text.assemble(header, (hint if has_rows else "", "dim"))
         )
