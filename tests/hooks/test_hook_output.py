@@ -16,7 +16,7 @@ from agent_tui.hooks.config import HookCommand, HookSettings
 from agent_tui.hooks.runner import OUTPUT_KEPT, HookRunner
 
 RUN_ONE_HOOK = """
-import asyncio, gc, json, resource, sys
+import asyncio, gc, json, sys
 from pathlib import Path
 from agent_tui.hooks.config import HookCommand, HookSettings
 from agent_tui.hooks.runner import HookRunner
@@ -30,7 +30,13 @@ run = asyncio.run(main())
 gc.collect()  # what the loop left behind is collected now, after it closed
 print(json.dumps({
     "timed_out": run.timed_out, "exit_code": run.exit_code, "stdout": len(run.stdout),
-    "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
+    # this process's own peak (VmHWM starts anew at exec; ru_maxrss keeps the forking
+    # parent's, a big test worker's)
+    "rss_mb": next(
+        int(line.split()[1]) // 1024
+        for line in Path("/proc/self/status").read_text().splitlines()
+        if line.startswith("VmHWM:")
+    ),
 }))
 """
 
