@@ -196,3 +196,19 @@ async def test_context_breaks_the_window_down_as_claude_code_does(tmp_path: Path
         assert sum(t for _, t in parts.parts) == parts.window
         memory = dict(parts.parts)["Memory files"]
         assert 400 <= memory <= 600  # 2,000 characters of AGENTS.md
+
+
+async def test_ctrl_c_with_text_typed_clears_it_first(tmp_path: Path) -> None:
+    from agent_tui.ui.controllers.stop_keys import EXIT_HINT
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        prompt = app.query_one(PromptInput)
+        prompt.focus()
+        prompt.insert("half a thought")
+        await pilot.press("ctrl+c")
+        assert prompt.text == "" and app.is_running
+        assert any(EXIT_HINT in str(n.message) for n in app._notifications)
+        await pilot.press("up")  # kept in the history
+        assert prompt.text == "half a thought"

@@ -97,7 +97,14 @@ class StopKeys:
         return bool(host.turns.running or host.shortcuts.running or host.sessions.replay)
 
     def _exit_on_second(self) -> None:
-        """Nothing to stop: the first press says how to leave, the second one leaves."""
+        """Nothing to stop: the first press clears what is typed (Up brings it back) and says
+        how to leave, the second one leaves, as in Claude Code."""
+        prompt = self.app.query_one(PromptInput)
+        if prompt.text.strip():
+            prompt.keep_in_history()
+            self.last_ctrl_c = time.monotonic()
+            self.app.notify(f"Cleared (↑ brings it back). {EXIT_HINT}", timeout=DOUBLE_CTRL_C_S)
+            return
         now = time.monotonic()
         if now - self.last_ctrl_c <= DOUBLE_CTRL_C_S:
             self.last_ctrl_c = 0.0

@@ -64,6 +64,13 @@ class PromptInput(TextArea):
         self.pastes[placeholder] = text
         self.insert(placeholder)
 
+    def keep_in_history(self) -> None:
+        """Clear the box, its text kept as the newest history entry (Up brings it back)."""
+        self.prompts.append(self.unfolded(self.text))
+        self.pastes = {}
+        self._history_at = None
+        self.clear()
+
     def _continued_line(self) -> bool:
         """A backslash right before the cursor at Enter: it becomes a new line (Claude Code's
         habit in terminals where Shift+Enter can't be told from Enter)."""
