@@ -25,6 +25,7 @@ from agent_tui.protocol.events import (
     TextDelta,
     ToolInputDelta,
     TurnFinished,
+    UsageCounted,
     stream_json,
 )
 from agent_tui.redact import redact_obj
@@ -34,7 +35,7 @@ NOT_RECORDED = "this session is not (all) recorded"
 
 # Too fine-grained for a line each: the assembled `tool_call` event carries the input, and the
 # turn's `files_changed` what its calls' records say.
-_SKIP = (ToolInputDelta, ChangeStarted, ChangeRecorded)
+_SKIP = (ToolInputDelta, ChangeStarted, ChangeRecorded, UsageCounted)
 
 
 #: what a run stopped by SIGTERM says (CI timeouts, systemd and `docker stop` send it)

@@ -172,6 +172,7 @@ def make_tools(provider: Provider, model: str) -> ToolRegistry:
 def make_permissions(options: Options) -> Any:
     from agent_tui.permissions.claude_settings import additional_directories
     from agent_tui.permissions.engine import PermissionEngine
+    from agent_tui.settings_check import project_table_warnings
 
     engine = PermissionEngine.load(
         options.cwd,
@@ -183,6 +184,7 @@ def make_permissions(options: Options) -> Any:
     engine.add_dirs = tuple(
         dict.fromkeys([*options.add_dirs, *additional_directories(options.cwd)])
     )
+    engine.load_warnings += project_table_warnings(options.cwd)  # said with the others
     return engine
 
 

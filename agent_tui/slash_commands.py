@@ -45,6 +45,7 @@ BUILT_IN: tuple[SlashCommand, ...] = (
     SlashCommand("permissions", "the rules in force, where each comes from, how often it fired"),
     SlashCommand("mcp", "the MCP servers and their state"),
     SlashCommand("sandbox", "the OS sandbox: backend, mode, what commands may write, read, reach"),
+    SlashCommand("bashes", "the running background shells: choose one, k kills it (f2)"),
     SlashCommand("undo", "put back the files the last turn changed (with a preview)"),
     SlashCommand("changes", "sandboxed commands' file changes that wait for you, file by file"),
     SlashCommand("rewind", "go back to an earlier prompt: files, conversation or both"),
