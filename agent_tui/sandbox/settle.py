@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agent_tui.sandbox.apply_journal import ApplyJournal
 from agent_tui.sandbox.changes import Change
 from agent_tui.sandbox.commit import apply_changes
 from agent_tui.sandbox.gate import Unit, Verdict, judge
@@ -289,8 +290,9 @@ async def settle(
         from agent_tui.paths import data_dir
 
         scratch = Scratch(data_dir())
+    journal = ApplyJournal(txn.folder, txn.upper, txn.lower)
     applied = await asyncio.to_thread(
-        apply_changes, txn.lower, to_apply, blobs=blobs, by=by, scratch=scratch
+        apply_changes, txn.lower, to_apply, blobs=blobs, by=by, scratch=scratch, journal=journal
     )
     out.applied, out.entries = applied.applied, applied.entries
     out.failed, out.not_kept = applied.failed, applied.not_kept
