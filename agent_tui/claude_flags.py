@@ -127,6 +127,14 @@ def add_claude_flags(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="more folders the file tools read (and, with a rule or mode, edit) as the project's",
     )
+    parser.add_argument(
+        "--plugin-dir",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="a plugin folder (.claude-plugin/plugin.json) for this run; it acts once trusted",
+    )
 
 
 def _positive(text: str) -> int:
@@ -161,5 +169,9 @@ def claude_options(args: argparse.Namespace, cwd: Path) -> tuple[dict[str, Any],
     missing = [d for d in dirs if not d.is_dir()]
     if missing:
         return {}, f"--add-dir {missing[0]} is not a directory"
+    plugins = [d.expanduser().resolve() for d in args.plugin_dir]
+    if missing := [d for d in plugins if not d.is_dir()]:
+        return {}, f"--plugin-dir {missing[0]} is not a directory"
     claude_settings.apply_env(cwd)
-    return {"mode": mode, "allow": allow, "deny": deny, "add_dirs": dirs}, None
+    found = {"mode": mode, "allow": allow, "deny": deny, "add_dirs": dirs, "plugin_dirs": plugins}
+    return found, None

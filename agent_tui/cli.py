@@ -24,6 +24,7 @@ examples:
   agent-tui sessions list            past sessions (also: show, search, export, verify, delete)
   agent-tui rules try 'Bash(git:*)'  the stored calls that rule would have decided differently
   agent-tui changes list             sandboxed commands' file changes that wait for you
+  agent-tui plugin add DIR           a Claude Code plugin (also: list, remove)
 
 environment:
   ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL   as the Anthropic SDK reads them
@@ -217,6 +218,10 @@ def main(argv: list[str] | None = None) -> int:
         from agent_tui.sandbox.changes_cli import main as changes_main
 
         return changes_main(argv[1:])
+    if argv[:1] == ["plugin"]:
+        from agent_tui.plugins.cli import main as plugin_main
+
+        return plugin_main(argv[1:])
     if argv[:1] == ["rules"]:
         from agent_tui.permissions.rules_cli import main as rules_main
 
@@ -294,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
         append_system_prompt=args.append_system_prompt,
         max_turns=args.max_turns,
         add_dirs=claude["add_dirs"],
+        plugin_dirs=claude["plugin_dirs"],
     )
     from agent_tui.runtime import setup_problem
 

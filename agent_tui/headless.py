@@ -85,7 +85,10 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
 
     # `/command args` expands as in the app (the project's commands once it is trusted)
     prompt, problem = headless_command(
-        prompt, options.cwd, project_trusted=project_trusted(options, permissions)
+        prompt,
+        options.cwd,
+        project_trusted=project_trusted(options, permissions),
+        plugins=agent.config.plugins,
     )
     if problem:
         print(f"agent-tui: {problem}", file=sys.stderr)
@@ -127,8 +130,15 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
     setup = agent.mcp
     for warning in setup.warnings if setup is not None else ():
         print(f"agent-tui: warning: {warning}", file=sys.stderr)
-    if setup is not None and setup.pending:
-        names = ", ".join(s.name for s in setup.pending)
+    for plugin in agent.config.plugins.pending() if agent.config.plugins else ():
+        print(
+            f"agent-tui: not loading plugin {plugin.name} ({plugin.root}): it is not trusted; "
+            "trust it in the app (or `agent-tui plugin add`), or run with --trust-project",
+            file=sys.stderr,
+        )
+    held = [s for s in setup.pending if s.source == "project"] if setup is not None else []
+    if held:
+        names = ", ".join(s.name for s in held)
         print(
             f"agent-tui: not starting this project's MCP servers ({names}): the project is not "
             "trusted; run with --trust-project to start them",

@@ -53,6 +53,8 @@ class AgentConfig:
     shells: Any = None
     #: the session's hooks (`hooks.runner.HookRunner`), or None
     hooks: Any = None
+    #: the session's plugins (`plugins.session.SessionPlugins`), or None
+    plugins: Any = None
     #: `output_config.effort` for a model that takes one (None: the model's own default)
     effort: str | None = None
     #: model responses one turn may take (`--max-turns`; None: no limit); a sub-agent has none

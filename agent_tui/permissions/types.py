@@ -113,4 +113,5 @@ UNGATED_TOOLS = {
     "ToolSearch": "it only loads the definitions of deferred tools for the model",
     "BashOutput": "it only reads a background shell's output",
     "KillShell": "it only stops a background shell this session started",
+    "Skill": "it only loads a skill's instructions (yours, or a trusted project's or plugin's)",
 }

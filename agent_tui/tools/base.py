@@ -210,6 +210,11 @@ class ToolRegistry:
     def _build_schemas(self) -> list[dict[str, Any]]:
         return [tool.schema() for tool in self.all()]
 
+    def schemas_changed(self) -> None:
+        """A tool's definition depends on what changed (the skills or sub-agent types a trust
+        answer brought): build them anew on the next request."""
+        self._changed()
+
     def _changed(self) -> None:
         """Something the schemas are built from changed: build them anew on the next request."""
         with self._lock:
