@@ -128,6 +128,12 @@ def add_claude_flags(parser: argparse.ArgumentParser) -> None:
         help="more folders the file tools read (and, with a rule or mode, edit) as the project's",
     )
     parser.add_argument(
+        "--json-schema",
+        metavar="SCHEMA",
+        help="-p: the final answer is JSON matching this JSON Schema (a file, or the JSON "
+        "itself), the json result's structured_output; one retry, then exit 1",
+    )
+    parser.add_argument(
         "--plugin-dir",
         action="append",
         type=Path,
@@ -172,6 +178,16 @@ def claude_options(args: argparse.Namespace, cwd: Path) -> tuple[dict[str, Any],
     plugins = [d.expanduser().resolve() for d in args.plugin_dir]
     if missing := [d for d in plugins if not d.is_dir()]:
         return {}, f"--plugin-dir {missing[0]} is not a directory"
+    schema = None
+    if args.json_schema is not None:
+        from agent_tui.structured_output import SchemaError, load_schema
+
+        if args.prompt is None:
+            return {}, "--json-schema is for -p runs"
+        try:
+            schema = load_schema(args.json_schema)
+        except SchemaError as exc:
+            return {}, str(exc)
     claude_settings.apply_env(cwd)
     found = {"mode": mode, "allow": allow, "deny": deny, "add_dirs": dirs, "plugin_dirs": plugins}
-    return found, None
+    return {**found, "json_schema": schema}, None

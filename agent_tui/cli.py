@@ -300,6 +300,7 @@ def main(argv: list[str] | None = None) -> int:
         max_turns=args.max_turns,
         add_dirs=claude["add_dirs"],
         plugin_dirs=claude["plugin_dirs"],
+        json_schema=claude["json_schema"],
     )
     from agent_tui.runtime import setup_problem
 

@@ -61,6 +61,8 @@ class Options:
     add_dirs: list[Path] = field(default_factory=list)
     #: `--plugin-dir` folders, beside the person's plugins (`agent-tui plugin add`)
     plugin_dirs: list[Path] = field(default_factory=list)
+    #: `--json-schema`: the headless answer's JSON Schema (`structured_output`), checked
+    json_schema: dict[str, Any] | None = None
 
 
 _KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
