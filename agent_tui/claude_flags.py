@@ -128,6 +128,15 @@ def add_claude_flags(parser: argparse.ArgumentParser) -> None:
         help="more folders the file tools read (and, with a rule or mode, edit) as the project's",
     )
     parser.add_argument(
+        "-w",
+        "--worktree",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="run the session in a new git worktree ../<repo>-NAME on a new branch NAME "
+        "(default: session-<date>); leaving asks whether to keep it",
+    )
+    parser.add_argument(
         "--json-schema",
         metavar="SCHEMA",
         help="-p: the final answer is JSON matching this JSON Schema (a file, or the JSON "

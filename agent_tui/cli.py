@@ -273,6 +273,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.prompt is None and not (sys.stdin.isatty() and sys.stdout.isatty()):
         print('agent-tui: not a terminal; use -p "PROMPT"', file=sys.stderr)
         return 2
+    worktree = None
+    if args.worktree is not None:  # the session runs in a worktree of its own
+        from agent_tui.worktree import WorktreeError, create
+
+        try:
+            worktree = create(cwd, args.worktree or None)
+        except WorktreeError as exc:
+            print(f"agent-tui: {exc}", file=sys.stderr)
+            return 1
+        print(f"agent-tui: working in {worktree.cwd} (new branch {worktree.branch})")
+        cwd = worktree.cwd
     from agent_tui import code_caches
     from agent_tui.runtime import Options
 
@@ -320,6 +331,7 @@ def main(argv: list[str] | None = None) -> int:
             return 130
         finally:
             code_caches.save_and_stop()
+            _leave(worktree, interactive=False)
     from agent_tui.ui.startup.gc_tuning import for_startup, freeze_imports
 
     for_startup()  # before the UI is imported: start-up's objects live as long as the process
@@ -336,7 +348,17 @@ def main(argv: list[str] | None = None) -> int:
         print("agent-tui: stopped by SIGTERM (the turn stopped, its commands' changes held)")
     if app.resume_hint:
         print(app.resume_hint)
+    _leave(worktree, interactive=sys.stdin.isatty())
     return app.return_code or 0
+
+
+def _leave(worktree: object, *, interactive: bool) -> None:
+    """A session in its own worktree ends: keep it or remove it (`worktree.offer_on_leave`)."""
+    if worktree is not None:
+        from agent_tui.worktree import Worktree, offer_on_leave
+
+        assert isinstance(worktree, Worktree)
+        print(offer_on_leave(worktree, interactive=interactive), file=sys.stderr)
 
 
 if __name__ == "__main__":
