@@ -136,6 +136,7 @@ BUILT_IN_TOOLS = (
     ("Grep", "agent_tui.tools.search_files", "GrepTool"),
     ("Glob", "agent_tui.tools.search_files", "GlobTool"),
     ("TodoWrite", "agent_tui.tools.todo", "TodoWriteTool"),
+    ("AskUserQuestion", "agent_tui.tools.ask_user", "AskUserQuestionTool"),
     ("WebFetch", "agent_tui.tools.web_fetch", "WebFetchTool"),
     ("WebSearch", "agent_tui.tools.web_search", "WebSearchTool"),
     ("BashOutput", "agent_tui.tools.shell_tools", "BashOutputTool"),

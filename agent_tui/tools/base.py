@@ -78,6 +78,9 @@ class ToolContext:
     ask_forward: Callable[[str, int], Awaitable[str]] | None = None
     #: where undo keeps file contents (`checkpoints.blobs.BlobStore`), or None
     blobs: Any = None
+    #: ask the person structured questions (AskUserQuestion): `await ask_user(questions)` ->
+    #: {question: answer}, or None when they declined; None: no one to ask (headless)
+    ask_user: Callable[[list[dict[str, Any]]], Awaitable[dict[str, str] | None]] | None = None
 
 
 class Tool(ABC):

@@ -240,6 +240,7 @@ class BootFlow:
         if agent.config.shells is not None:
             host.main.tool_pane.shells.follow(agent.config.shells)
         agent.listeners.append(host.on_agent_event)
+        agent.config.ask_user = self.ask_question  # AskUserQuestion has someone to ask
         from agent_tui.agent.context import context_window
 
         view = host.live_view
@@ -342,6 +343,20 @@ class BootFlow:
         self.host.status.activity = "at the spending cap: waiting for you"
         screen = ConfirmScreen(question.text)
         self.app.push_screen(screen, lambda yes: answered.set_result(bool(yes)))
+        try:
+            return await answered
+        finally:
+            self.host.status.activity = "working…"
+
+    async def ask_question(self, questions: list[dict[str, Any]]) -> dict[str, str] | None:
+        """AskUserQuestion: its dialog (`screens.question`); the answers, or None (declined)."""
+        import asyncio
+
+        from agent_tui.ui.screens.question import QuestionScreen
+
+        answered: asyncio.Future[dict[str, str] | None] = asyncio.get_running_loop().create_future()
+        self.host.status.activity = "the model asks you a question"
+        self.app.push_screen(QuestionScreen(questions), answered.set_result)
         try:
             return await answered
         finally:
