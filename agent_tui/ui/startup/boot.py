@@ -98,6 +98,8 @@ class BootFlow:
         self.css_loaded = css_cache.load(app.stylesheet)
         #: the sources this run has kept for the next one (`keep_first_screen_css`)
         self.css_kept: frozenset[tuple[object, ...]] = frozenset()
+        #: the person's status command once the agent is ready (`controllers.status_command`)
+        self.status_command: Any = None
         #: the boot's modules, imported while the first frame waits (`preload`)
         self.idle_imports = IdleImports()
         #: a new session's `git status`, begun before the first frame (`_start_git`)
@@ -273,6 +275,9 @@ class BootFlow:
             host.on_prompt_input_submitted(PromptInput.Submitted(first))
         self.app.call_later(host.turns.next_queued)
         host.settings.start_mcp()
+        from agent_tui.ui.controllers.status_command import start_status_command
+
+        self.status_command = start_status_command(self.app, host)  # [ui] status_command
         host.sessions.take_pending()  # chosen in the `--resume` picker meanwhile
 
     def failed(self, exc: Exception) -> None:
