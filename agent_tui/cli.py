@@ -25,6 +25,7 @@ examples:
   agent-tui rules try 'Bash(git:*)'  the stored calls that rule would have decided differently
   agent-tui changes list             sandboxed commands' file changes that wait for you
   agent-tui plugin add DIR           a Claude Code plugin (also: list, remove)
+  agent-tui acp                      the Agent Client Protocol on stdio (Zed, Toad)
 
 environment:
   ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL   as the Anthropic SDK reads them
@@ -218,6 +219,10 @@ def main(argv: list[str] | None = None) -> int:
         from agent_tui.sandbox.changes_cli import main as changes_main
 
         return changes_main(argv[1:])
+    if argv[:1] == ["acp"]:
+        from agent_tui.acp.server import main as acp_main
+
+        return acp_main(argv[1:])
     if argv[:1] == ["plugin"]:
         from agent_tui.plugins.cli import main as plugin_main
 
