@@ -5,6 +5,7 @@ of `key: value` lines between `---` lines at the top, then the body. Only flat v
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 _FRONT = re.compile(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)", re.DOTALL)
 
@@ -30,3 +31,19 @@ def flag(fields: dict[str, str], key: str, default: bool) -> bool:
     if value in ("false", "no", "0"):
         return False
     return default
+
+
+def read(path: Path) -> tuple[dict[str, str], str] | None:
+    """A file's (fields, body stripped); None when it can't be read or has no body."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    fields, body = split(text)
+    body = body.strip()
+    return (fields, body) if body else None
+
+
+def summary(fields: dict[str, str], body: str, limit: int) -> str:
+    """Its `description`, else its first line (a heading's `#` left out), at most `limit`."""
+    return fields.get("description") or body.splitlines()[0].lstrip("# ").strip()[:limit]

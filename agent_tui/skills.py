@@ -73,18 +73,13 @@ def skill_files(
 
 
 def read_skill(path: Path, name: str, source: str) -> Skill | None:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    found = front_matter.read(path)
+    if found is None:
         return None
-    fields, body = front_matter.split(text)
-    body = body.strip()
-    if not body:
-        return None
-    description = fields.get("description") or body.splitlines()[0].lstrip("# ").strip()[:200]
+    fields, body = found
     return Skill(
         name,
-        description,
+        front_matter.summary(fields, body, 200),
         path,
         source,
         body,

@@ -88,16 +88,11 @@ def expand(body: str, arguments: str) -> str:
 
 
 def _read(path: Path, name: str, source: str) -> SlashCommand | None:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    found = front_matter.read(path)
+    if found is None:
         return None
-    fields, body = front_matter.split(text)
-    body = body.strip()
-    if not body:
-        return None
-    first_line = body.splitlines()[0].lstrip("# ").strip()
-    help_text = fields.get("description") or first_line[:80]
+    fields, body = found
+    help_text = front_matter.summary(fields, body, 80)
     return SlashCommand(name, help_text, fields.get("argument-hint", ""), body, source)
 
 

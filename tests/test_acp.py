@@ -16,10 +16,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from conversation_rules import reply, text
 from scripted_calls import calls_then_done, setup, to_sse
 from sse_server import SSEServer
-
-from conversation_rules import reply, text
 
 
 class Client:
@@ -125,8 +124,9 @@ async def test_a_prompt_its_updates_permissions_and_the_record(tmp_path: Path) -
         client = await start(server, work, home)
         try:
             sid = await open_session(client, work)
-            await client.send({"id": 3, "method": "session/prompt", "params": {
-                "sessionId": sid, "prompt": [{"type": "text", "text": "make the files"}]}})  # fmt: skip
+            prompt = [{"type": "text", "text": "make the files"}]
+            params = {"sessionId": sid, "prompt": prompt}
+            await client.send({"id": 3, "method": "session/prompt", "params": params})
             done = await client.result(3, answer)
         finally:
             client.proc.stdin.close()  # type: ignore[union-attr]
@@ -175,8 +175,8 @@ async def test_cancel_ends_the_prompt_as_cancelled(tmp_path: Path) -> None:
         client = await start(server, work, home)
         try:
             sid = await open_session(client, work)
-            await client.send({"id": 3, "method": "session/prompt", "params": {
-                "sessionId": sid, "prompt": [{"type": "text", "text": "think long"}]}})  # fmt: skip
+            params = {"sessionId": sid, "prompt": [{"type": "text", "text": "think long"}]}
+            await client.send({"id": 3, "method": "session/prompt", "params": params})
             await asyncio.wait_for(started.wait(), 30)
             await client.send({"method": "session/cancel", "params": {"sessionId": sid}})
             done = await client.result(3)

@@ -201,6 +201,7 @@ async def make_auth(
     from mcp.client.auth import OAuthClientProvider
     from mcp.shared.auth import OAuthClientMetadata
 
+    quiet_sdk_log()
     callback = LoopbackCallback() if interactive else None
     port = tokens.port()
     if callback is not None:
@@ -234,6 +235,17 @@ async def make_auth(
     # kept from an earlier run would be sent (and refused) instead of refreshed
     provider.context.token_expiry_time = tokens.expires_at()
     return provider, callback
+
+
+def quiet_sdk_log() -> None:
+    """The SDK logs a failed flow's traceback (a login that is needed, a refused refresh) to
+    stderr, over the app's screen: the server's state says why instead (`/mcp`)."""
+    import logging
+
+    sdk = logging.getLogger("mcp.client.auth")
+    if not sdk.handlers:
+        sdk.addHandler(logging.NullHandler())
+        sdk.propagate = False
 
 
 def login_needed(exc: BaseException, said: str = "") -> str | None:

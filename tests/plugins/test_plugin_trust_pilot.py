@@ -48,7 +48,7 @@ async def test_the_dialog_lists_the_plugin_and_trust_turns_it_on(
     async with app.run_test(size=(120, 40)) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
         text = "\n".join(str(w.render()) for w in app.screen.query(Static))
-        assert "Trust these plugins?" == app.screen.query_one("#dialog").border_title
+        assert app.screen.query_one("#dialog").border_title == "Trust these plugins?"
         for shown in (
             "plugin sample 1.0.0",
             "slash command /sample:greet",

@@ -98,7 +98,7 @@ async def test_a_plugin_trusted_once_is_used_until_its_files_change(tmp_path: Pa
         assert first_prompt(server).startswith("Greet Ada warmly")
     assert "hook prompt" in (marks / "marks").read_text()
     (marks / "marks").unlink()
-    (plugin / "scripts" / "mark.sh").write_text("touch \"$SAMPLE_PLUGIN_MARKS/changed\"\n")
+    (plugin / "scripts" / "mark.sh").write_text('touch "$SAMPLE_PLUGIN_MARKS/changed"\n')
     async with SSEServer(calls_then_done()) as server:
         code, _out, err = await run_agent_tui(server, work, home, *args, extra_env=env(marks))
         assert code == 0, err.decode()

@@ -78,7 +78,8 @@ def test_unknown_and_model_disabled_skills_are_refused(tmp_path: Path) -> None:
 def test_a_skill_for_the_model_alone_is_no_slash_command(tmp_path: Path) -> None:
     home = tmp_path / "home"
     write_skill(home / "skills", "style", "---\nuser-invocable: false\n---\nHouse style.")
-    assert "style" not in {c.name for c in load_user_commands(tmp_path, home, project_trusted=False)}
+    commands = load_user_commands(tmp_path, home, project_trusted=False)
+    assert "style" not in {c.name for c in commands}
     assert not call(tool_for(tmp_path, home), tmp_path, skill="style")[1]
 
 

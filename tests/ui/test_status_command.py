@@ -36,9 +36,7 @@ def notices(app: AgentApp) -> list[str]:
     return [str(n.text) for n in app.query(NoticeMessage)]
 
 
-async def test_the_first_line_shows_with_the_sessions_json(
-    tmp_path: Path, offline: None
-) -> None:
+async def test_the_first_line_shows_with_the_sessions_json(tmp_path: Path, offline: None) -> None:
     seen = tmp_path / "stdin.json"
     settings(f"cat > {seen}; printf '\\033[32mmain\\033[0m ✓\\nsecond line\\n'")
     app = AgentApp(Options(cwd=tmp_path), record=False)
