@@ -70,7 +70,10 @@ def create(cwd: Path, name: str | None = None) -> Worktree:
         raise WorktreeError(f"--worktree: a branch {name} exists already")
     base = _git(top, "rev-parse", "HEAD")
     _git(top, "worktree", "add", "--quiet", "-b", name, str(path), base)
-    inside = path / cwd.resolve().relative_to(top.resolve())
+    try:
+        inside = path / cwd.resolve().relative_to(top.resolve())
+    except ValueError:  # reached through a link git resolved differently
+        inside = path
     return Worktree(path, inside if inside.is_dir() else path, name, top, base)
 
 

@@ -237,8 +237,8 @@ def _servers(
 
 
 def digest(root: Path) -> str:
-    """sha256 over the plugin's files (paths, link targets and contents; `.git` left out):
-    any change to what it runs or says asks for trust again. Raises PluginError past
+    """sha256 over the plugin's files (paths, link targets and contents, a linked file's
+    wherever it is; `.git` left out): any change to what it runs or says asks for trust again. Raises PluginError past
     `MAX_FILES` or `MAX_BYTES`."""
     import hashlib
 
@@ -252,9 +252,10 @@ def digest(root: Path) -> str:
         if count > MAX_FILES:
             raise PluginError(f"{root} has more than {MAX_FILES} files: too many for a plugin")
         h.update(rel.as_posix().encode() + b"\0")
-        if path.is_symlink():
+        if path.is_symlink():  # its target counts too, wherever it is: a hook may run it
             h.update(b"link:" + str(path.readlink()).encode() + b"\0")
-            continue
+            if not path.is_file():
+                continue
         try:
             data = path.read_bytes()
         except OSError as exc:

@@ -96,3 +96,14 @@ def test_the_digest_changes_with_any_file(tmp_path: Path) -> None:
     after_new = digest(root)
     (root / ".git" / "HEAD").write_text("other")
     assert digest(root) == after_new  # .git is left out
+
+
+def test_a_linked_script_counts_wherever_it_is(tmp_path: Path) -> None:
+    root = tmp_path / "sample"
+    shutil.copytree(SAMPLE, root)
+    outside = tmp_path / "real.sh"
+    outside.write_text("echo one\n")
+    (root / "scripts" / "linked.sh").symlink_to(outside)
+    before = digest(root)
+    outside.write_text("echo two\n")  # the plugin's own files unchanged
+    assert digest(root) != before
