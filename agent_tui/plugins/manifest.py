@@ -238,8 +238,8 @@ def _servers(
 
 def digest(root: Path) -> str:
     """sha256 over the plugin's files (paths, link targets and contents, a linked file's
-    wherever it is; `.git` left out): any change to what it runs or says asks for trust again. Raises PluginError past
-    `MAX_FILES` or `MAX_BYTES`."""
+    wherever it is; `.git` left out): any change to what it runs or says asks for trust again.
+    Raises PluginError past `MAX_FILES` or `MAX_BYTES`."""
     import hashlib
 
     h = hashlib.sha256()

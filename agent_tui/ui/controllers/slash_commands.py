@@ -65,7 +65,7 @@ class SlashCommands:
 
             trusted = getattr(agent.permissions, "project_trusted", False)
             where = (agent.config.cwd, config_dir())
-            plugins = agent.config.plugins
+            plugins = getattr(agent.config, "plugins", None)
             signature = commands_signature(*where, project_trusted=trusted, plugins=plugins)
             if self._user_commands is None or signature != self._commands_seen:
                 self._user_commands = load_user_commands(
