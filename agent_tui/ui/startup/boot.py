@@ -98,8 +98,6 @@ class BootFlow:
         self.css_loaded = css_cache.load(app.stylesheet)
         #: the sources this run has kept for the next one (`keep_first_screen_css`)
         self.css_kept: frozenset[tuple[object, ...]] = frozenset()
-        #: the person's status command once the agent is ready (`controllers.status_command`)
-        self.status_command: Any = None
         #: the boot's modules, imported while the first frame waits (`preload`)
         self.idle_imports = IdleImports()
         #: a new session's `git status`, begun before the first frame (`_start_git`)
@@ -242,7 +240,9 @@ class BootFlow:
         if agent.config.shells is not None:
             host.main.tool_pane.shells.follow(agent.config.shells)
         agent.listeners.append(host.on_agent_event)
-        agent.config.ask_user = self.ask_question  # AskUserQuestion has someone to ask
+        from agent_tui.ui.controllers.questions import ask_question
+
+        agent.config.ask_user = partial(ask_question, self.app, host)  # AskUserQuestion's
         from agent_tui.agent.context import context_window
 
         view = host.live_view
@@ -277,7 +277,7 @@ class BootFlow:
         host.settings.start_mcp()
         from agent_tui.ui.controllers.status_command import start_status_command
 
-        self.status_command = start_status_command(self.app, host)  # [ui] status_command
+        start_status_command(self.app, host)  # [ui] status_command (its interval keeps it)
         host.sessions.take_pending()  # chosen in the `--resume` picker meanwhile
 
     def failed(self, exc: Exception) -> None:
@@ -348,20 +348,6 @@ class BootFlow:
         self.host.status.activity = "at the spending cap: waiting for you"
         screen = ConfirmScreen(question.text)
         self.app.push_screen(screen, lambda yes: answered.set_result(bool(yes)))
-        try:
-            return await answered
-        finally:
-            self.host.status.activity = "working…"
-
-    async def ask_question(self, questions: list[dict[str, Any]]) -> dict[str, str] | None:
-        """AskUserQuestion: its dialog (`screens.question`); the answers, or None (declined)."""
-        import asyncio
-
-        from agent_tui.ui.screens.question import QuestionScreen
-
-        answered: asyncio.Future[dict[str, str] | None] = asyncio.get_running_loop().create_future()
-        self.host.status.activity = "the model asks you a question"
-        self.app.push_screen(QuestionScreen(questions), answered.set_result)
         try:
             return await answered
         finally:

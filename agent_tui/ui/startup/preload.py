@@ -145,6 +145,7 @@ BOOT_MODULES = (
     "agent_tui.ui.widgets.tool_pane",
     "agent_tui.ui.widgets.folded",
     "agent_tui.ui.views.event_view",
+    "agent_tui.ui.controllers.questions",
     "agent_tui.ui.controllers.status_command",
     "agent_tui.status_line",
 )
