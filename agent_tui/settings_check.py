@@ -81,6 +81,8 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "approval_pause_s": Setting(
             "a number of seconds, 0 or more", lambda v: _number(v) and v >= 0
         ),
+        # a status line of the person's own: agent_tui/status_line.py
+        "status_command": Setting("a shell command", lambda v: isinstance(v, str) and bool(v)),
     },
 }
 

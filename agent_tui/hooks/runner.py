@@ -128,6 +128,7 @@ class HookRunner:
                 **(run.env if run is not None else os.environ),
                 "CLAUDE_PROJECT_DIR": str(self.cwd),
                 "AGENT_TUI_PROJECT_DIR": str(self.cwd),
+                **dict(hook.env),
             }
             pipes = _OutputPipes()
             try:
@@ -260,15 +261,18 @@ def _shown(path: Path, cwd: Path) -> Path:
     return path.relative_to(cwd) if path.is_relative_to(cwd) else path
 
 
-def session_hooks(cwd: Path, permissions: Any, sandbox: Any) -> HookRunner | None:
-    """The session's hooks (user, project, local settings); None when there are none. A
-    project's wait for trust: the trust dialog lists them."""
+def session_hooks(
+    cwd: Path, permissions: Any, sandbox: Any, *, always: bool = False
+) -> HookRunner | None:
+    """The session's hooks (user, project, local settings); None when there are none (unless
+    `always`: hooks may join later, a plugin's once trusted). A project's wait for trust: the
+    trust dialog lists them."""
     from agent_tui.hooks.config import load_hooks
     from agent_tui.paths import config_dir
 
     cwd = cwd.resolve()
     settings = load_hooks(config_dir(), cwd)
-    if not settings.commands and not settings.warnings:
+    if not settings.commands and not settings.warnings and not always:
         return None
     hooks = HookRunner(
         settings,

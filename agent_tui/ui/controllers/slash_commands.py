@@ -66,9 +66,12 @@ class SlashCommands:
 
             trusted = getattr(agent.permissions, "project_trusted", False)
             where = (agent.config.cwd, config_dir())
-            signature = commands_signature(*where, project_trusted=trusted)
+            plugins = getattr(agent.config, "plugins", None)
+            signature = commands_signature(*where, project_trusted=trusted, plugins=plugins)
             if self._user_commands is None or signature != self._commands_seen:
-                self._user_commands = load_user_commands(*where, project_trusted=trusted)
+                self._user_commands = load_user_commands(
+                    *where, project_trusted=trusted, plugins=plugins
+                )
                 self._commands_seen = signature
         from agent_tui.slash_commands import BUILT_IN
 

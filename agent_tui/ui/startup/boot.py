@@ -241,6 +241,9 @@ class BootFlow:
         if agent.config.shells is not None:
             host.main.tool_pane.shells.follow(agent.config.shells)
         agent.listeners.append(host.on_agent_event)
+        from agent_tui.ui.controllers.questions import ask_question
+
+        agent.config.ask_user = partial(ask_question, self.app, host)  # AskUserQuestion's
         from agent_tui.agent.context import context_window
 
         view = host.live_view
@@ -272,6 +275,9 @@ class BootFlow:
         if not grants:  # else once the project is trusted or not: its settings decide the turn
             self._send_first()
         host.settings.start_mcp()
+        from agent_tui.ui.controllers.status_command import start_status_command
+
+        start_status_command(self.app, host)  # [ui] status_command (its interval keeps it)
         host.sessions.take_pending()  # chosen in the `--resume` picker meanwhile
 
     def failed(self, exc: Exception) -> None:

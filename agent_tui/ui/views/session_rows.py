@@ -81,7 +81,12 @@ def session_row(row: Row) -> RenderableType:
     title = _plain(info.title) or "(untitled)"
     grid.add_row(Text(title, style="bold"), Text(when(info.updated_at)))
     counts = f"{info.message_count} msgs · {cost(info.cost_usd)}"
-    grid.add_row(Text(_plain(short_cwd(info.cwd)), style="dim"), Text(counts, style="dim"))
+    where = _plain(short_cwd(info.cwd))
+    from agent_tui.worktree import branch_of
+
+    if branch := branch_of(info.cwd):
+        where += f" · ⎇ {_plain(branch)}"
+    grid.add_row(Text(where, style="dim"), Text(counts, style="dim"))
     if row.snippet:
         grid.add_row(Text("  ").append_text(_snippet(row.snippet)), "")
     return grid
