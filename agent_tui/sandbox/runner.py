@@ -318,6 +318,14 @@ class Sandbox:
                 Transaction.begin, self.changes_base, self.cwd, " ".join(argv[2:3]), label=label
             )
         layout = await asyncio.to_thread(self.layout, lasting=lasting, overlay=txn is not None)
+        program = Path(argv[0]) if argv else Path()
+        if program.is_absolute() and not layout.is_visible(program):
+            if txn is not None:
+                txn.discard()
+            raise RuntimeError(
+                f"{program} is in a folder the sandbox doesn't show (your home, or one the "
+                "sandbox hides); to run it inside, list its folder in [sandbox] allowRead"
+            )
         netns = None if lasting else await self.network()
         n = next(self._count)
         work = self.layers_dir() / "work" / str(n) if layout.home is not None else None

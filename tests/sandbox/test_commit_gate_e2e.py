@@ -130,11 +130,23 @@ EXPECTED = {
 }
 
 
+def _system_sitecustomize(project: Path) -> bool:
+    """The venv's Python finds a sitecustomize of the system's before any in site-packages."""
+    where = subprocess.run(
+        [str(project / ".venv/bin/python"), "-c",
+         "import importlib.util as u; s = u.find_spec('sitecustomize'); print(s and s.origin)"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    return where not in ("", "None")
+
+
 def test_each_payload_really_plants_code_when_run_unguarded(top: Path) -> None:
     """The oracle: bash alone, then the person's follow-ups: each payload fires."""
     env = {**GIT, "PATH": "/usr/bin:/bin"}
     for name, expected in EXPECTED.items():
         project, plain, marks = world(top / name)
+        if name == "sitecustomize" and _system_sitecustomize(project):
+            expected = set()  # Debian's Python imports its own first: a venv's can't run there
         subprocess.run(["bash", "-c", payloads(marks)[name]], cwd=project, env=env, check=True)
         follow_ups(project, plain)
         assert fired(project, marks) >= expected, name
