@@ -127,6 +127,29 @@ def add_claude_flags(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="more folders the file tools read (and, with a rule or mode, edit) as the project's",
     )
+    parser.add_argument(
+        "-w",
+        "--worktree",
+        nargs="?",
+        const="",
+        metavar="NAME",
+        help="run the session in a new git worktree ../<repo>-NAME on a new branch NAME "
+        "(default: session-<date>); leaving asks whether to keep it",
+    )
+    parser.add_argument(
+        "--json-schema",
+        metavar="SCHEMA",
+        help="-p: the final answer is JSON matching this JSON Schema (a file, or the JSON "
+        "itself), the json result's structured_output; one retry, then exit 1",
+    )
+    parser.add_argument(
+        "--plugin-dir",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="DIR",
+        help="a plugin folder (.claude-plugin/plugin.json) for this run; it acts once trusted",
+    )
 
 
 def _positive(text: str) -> int:
@@ -161,5 +184,19 @@ def claude_options(args: argparse.Namespace, cwd: Path) -> tuple[dict[str, Any],
     missing = [d for d in dirs if not d.is_dir()]
     if missing:
         return {}, f"--add-dir {missing[0]} is not a directory"
+    plugins = [d.expanduser().resolve() for d in args.plugin_dir]
+    if missing := [d for d in plugins if not d.is_dir()]:
+        return {}, f"--plugin-dir {missing[0]} is not a directory"
+    schema = None
+    if args.json_schema is not None:
+        from agent_tui.structured_output import SchemaError, load_schema
+
+        if args.prompt is None:
+            return {}, "--json-schema is for -p runs"
+        try:
+            schema = load_schema(args.json_schema)
+        except SchemaError as exc:
+            return {}, str(exc)
     claude_settings.apply_env(cwd)
-    return {"mode": mode, "allow": allow, "deny": deny, "add_dirs": dirs}, None
+    found = {"mode": mode, "allow": allow, "deny": deny, "add_dirs": dirs, "plugin_dirs": plugins}
+    return {**found, "json_schema": schema}, None

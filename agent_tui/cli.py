@@ -24,6 +24,8 @@ examples:
   agent-tui sessions list            past sessions (also: show, search, export, verify, delete)
   agent-tui rules try 'Bash(git:*)'  the stored calls that rule would have decided differently
   agent-tui changes list             sandboxed commands' file changes that wait for you
+  agent-tui plugin add DIR           a Claude Code plugin (also: list, remove)
+  agent-tui acp                      the Agent Client Protocol on stdio (Zed, Toad)
 
 environment:
   ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL   as the Anthropic SDK reads them
@@ -217,6 +219,14 @@ def main(argv: list[str] | None = None) -> int:
         from agent_tui.sandbox.changes_cli import main as changes_main
 
         return changes_main(argv[1:])
+    if argv[:1] == ["acp"]:
+        from agent_tui.acp.server import main as acp_main
+
+        return acp_main(argv[1:])
+    if argv[:1] == ["plugin"]:
+        from agent_tui.plugins.cli import main as plugin_main
+
+        return plugin_main(argv[1:])
     if argv[:1] == ["rules"]:
         from agent_tui.permissions.rules_cli import main as rules_main
 
@@ -268,6 +278,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.prompt is None and not (sys.stdin.isatty() and sys.stdout.isatty()):
         print('agent-tui: not a terminal; use -p "PROMPT"', file=sys.stderr)
         return 2
+    worktree = None
+    if args.worktree is not None:  # the session runs in a worktree of its own
+        from agent_tui.worktree import WorktreeError, create
+
+        try:
+            worktree = create(cwd, args.worktree or None)
+        except WorktreeError as exc:
+            print(f"agent-tui: {exc}", file=sys.stderr)
+            return 1
+        print(f"agent-tui: working in {worktree.cwd} (new branch {worktree.branch})")
+        cwd = worktree.cwd
     from agent_tui import code_caches
     from agent_tui.runtime import Options
 
@@ -294,6 +315,8 @@ def main(argv: list[str] | None = None) -> int:
         append_system_prompt=args.append_system_prompt,
         max_turns=args.max_turns,
         add_dirs=claude["add_dirs"],
+        plugin_dirs=claude["plugin_dirs"],
+        json_schema=claude["json_schema"],
     )
     from agent_tui.runtime import setup_problem
 
@@ -313,6 +336,7 @@ def main(argv: list[str] | None = None) -> int:
             return 130
         finally:
             code_caches.save_and_stop()
+            _leave(worktree, interactive=False)
     from agent_tui.ui.startup.gc_tuning import for_startup, freeze_imports
 
     for_startup()  # before the UI is imported: start-up's objects live as long as the process
@@ -329,7 +353,17 @@ def main(argv: list[str] | None = None) -> int:
         print("agent-tui: stopped by SIGTERM (the turn stopped, its commands' changes held)")
     if app.resume_hint:
         print(app.resume_hint)
+    _leave(worktree, interactive=sys.stdin.isatty())
     return app.return_code or 0
+
+
+def _leave(worktree: object, *, interactive: bool) -> None:
+    """A session in its own worktree ends: keep it or remove it (`worktree.offer_on_leave`)."""
+    if worktree is not None:
+        from agent_tui.worktree import Worktree, offer_on_leave
+
+        assert isinstance(worktree, Worktree)
+        print(offer_on_leave(worktree, interactive=interactive), file=sys.stderr)
 
 
 if __name__ == "__main__":

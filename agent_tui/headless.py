@@ -25,6 +25,7 @@ from agent_tui.protocol.events import (
     TextDelta,
     ToolInputDelta,
     TurnFinished,
+    UsageCounted,
     stream_json,
 )
 from agent_tui.redact import redact_obj
@@ -34,7 +35,7 @@ NOT_RECORDED = "this session is not (all) recorded"
 
 # Too fine-grained for a line each: the assembled `tool_call` event carries the input, and the
 # turn's `files_changed` what its calls' records say.
-_SKIP = (ToolInputDelta, ChangeStarted, ChangeRecorded)
+_SKIP = (ToolInputDelta, ChangeStarted, ChangeRecorded, UsageCounted)
 
 
 #: what a run stopped by SIGTERM says (CI timeouts, systemd and `docker stop` send it)
@@ -83,6 +84,12 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
     from agent_tui.sessions.records import StoreUnavailable
     from agent_tui.sessions.session_lock import SessionInUse
 
+    if options.json_schema is not None:  # the answer's shape, told with the instructions
+        from agent_tui.structured_output import instruction
+
+        told = instruction(options.json_schema)
+        extra = options.append_system_prompt
+        options.append_system_prompt = f"{extra}\n\n{told}" if extra else told
     agent = make_agent(options)
     agent.listeners.append(headless_gc.on_event)
     terminated = _stop_on_sigterm(agent)
@@ -92,7 +99,10 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
 
     # `/command args` expands as in the app (the project's commands once it is trusted)
     prompt, problem = headless_command(
-        prompt, options.cwd, project_trusted=project_trusted(options, permissions)
+        prompt,
+        options.cwd,
+        project_trusted=project_trusted(options, permissions),
+        plugins=agent.config.plugins,
     )
     if problem:
         print(f"agent-tui: {problem}", file=sys.stderr)
@@ -134,8 +144,15 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
     setup = agent.mcp
     for warning in setup.warnings if setup is not None else ():
         print(f"agent-tui: warning: {warning}", file=sys.stderr)
-    if setup is not None and setup.pending:
-        names = ", ".join(s.name for s in setup.pending)
+    for plugin in agent.config.plugins.pending() if agent.config.plugins else ():
+        print(
+            f"agent-tui: not loading plugin {plugin.name} ({plugin.root}): it is not trusted; "
+            "trust it in the app (or `agent-tui plugin add`), or run with --trust-project",
+            file=sys.stderr,
+        )
+    held = [s for s in setup.pending if s.source == "project"] if setup is not None else []
+    if held:
+        names = ", ".join(s.name for s in held)
         print(
             f"agent-tui: not starting this project's MCP servers ({names}): the project is not "
             "trusted; run with --trust-project to start them",
@@ -215,6 +232,7 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             mcp.start()
             await mcp.wait_started()
         result = await agent.submit(prompt)
+        shaped = await _structured(agent, options, result, answer)
     finally:
         from agent_tui.agent.turn_hooks import session_end
 
@@ -234,14 +252,20 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
         text = "".join(answer).strip()
         if text:
             print(text)
+    result = shaped.turn if shaped is not None else result
     if output_format in ("json", "stream-json"):  # Claude Code's `result`, the last line
         data = claude.result(result, "".join(answer), denials.as_json())
+        if shaped is not None:
+            data.update(shaped.fields())
         emit(data)
     if result.stop_reason == "max_turns":
         said = f"stopped after {result.requests} model responses (--max-turns)"
         print(f"agent-tui: {said}", file=sys.stderr)
     for line in denials.report():
         print(line, file=sys.stderr)
+    if shaped is not None and shaped.error:
+        print(f"agent-tui: --json-schema: {shaped.error}, after one retry", file=sys.stderr)
+        return 1
     if failed or result.failed:
         print(f"agent-tui: {failed[-1] if failed else 'the turn failed'}", file=sys.stderr)
         return 1
@@ -258,6 +282,23 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
             print(f"agent-tui: {why}", file=sys.stderr)
         return 1
     return 1 if unrecorded else 0
+
+
+async def _structured(agent: Any, options: Options, result: Any, answer: list[str]) -> Any:
+    """With `--json-schema`: the answer checked (and retried once, told why); None without."""
+    if options.json_schema is None:
+        return None
+    from agent_tui.structured_output import Shaped, check, retry_prompt
+
+    shaped = Shaped(result)
+    if result.failed or result.cancelled or result.stop_reason in ("max_turns", "max_cost"):
+        return shaped  # no answer to check: the run's own error says why
+    shaped.checked = True
+    shaped.value, shaped.error = check(options.json_schema, "".join(answer))
+    if shaped.error is not None:
+        shaped.turn = await agent.submit(retry_prompt(shaped.error))
+        shaped.value, shaped.error = check(options.json_schema, "".join(answer))
+    return shaped
 
 
 def mcp_status(manager: Any) -> list[dict[str, str]]:

@@ -59,6 +59,10 @@ class Options:
     max_turns: int | None = None
     #: `--add-dir` folders (and Claude Code's permissions.additionalDirectories), resolved
     add_dirs: list[Path] = field(default_factory=list)
+    #: `--plugin-dir` folders, beside the person's plugins (`agent-tui plugin add`)
+    plugin_dirs: list[Path] = field(default_factory=list)
+    #: `--json-schema`: the headless answer's JSON Schema (`structured_output`), checked
+    json_schema: dict[str, Any] | None = None
 
 
 _KEYS = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN")
@@ -132,6 +136,7 @@ BUILT_IN_TOOLS = (
     ("Grep", "agent_tui.tools.search_files", "GrepTool"),
     ("Glob", "agent_tui.tools.search_files", "GlobTool"),
     ("TodoWrite", "agent_tui.tools.todo", "TodoWriteTool"),
+    ("AskUserQuestion", "agent_tui.tools.ask_user", "AskUserQuestionTool"),
     ("WebFetch", "agent_tui.tools.web_fetch", "WebFetchTool"),
     ("WebSearch", "agent_tui.tools.web_search", "WebSearchTool"),
     ("BashOutput", "agent_tui.tools.shell_tools", "BashOutputTool"),
@@ -172,6 +177,7 @@ def make_tools(provider: Provider, model: str) -> ToolRegistry:
 def make_permissions(options: Options) -> Any:
     from agent_tui.permissions.claude_settings import additional_directories
     from agent_tui.permissions.engine import PermissionEngine
+    from agent_tui.settings_check import project_table_warnings
 
     engine = PermissionEngine.load(
         options.cwd,
@@ -183,6 +189,7 @@ def make_permissions(options: Options) -> Any:
     engine.add_dirs = tuple(
         dict.fromkeys([*options.add_dirs, *additional_directories(options.cwd)])
     )
+    engine.load_warnings += project_table_warnings(options.cwd)  # said with the others
     return engine
 
 
@@ -286,7 +293,7 @@ def make_agent(
     from agent_tui.agent.config import AgentConfig
     from agent_tui.agent.loop import Agent
     from agent_tui.checkpoints.scratch import clean_stale
-    from agent_tui.paths import data_dir
+    from agent_tui.paths import config_dir, data_dir
     from agent_tui.tools.shells import ShellRegistry
 
     provider, model, small = make_provider(options)
@@ -309,6 +316,9 @@ def make_agent(
     from agent_tui.hooks.runner import session_hooks
 
     config.hooks = session_hooks(options.cwd, permissions, config.sandbox)
+    from agent_tui.plugins.session import attach_plugins
+
+    attach_plugins(config, permissions, options.plugin_dirs, trust_all=options.trust_project)
     config.thinking_budget, config.thinking_default = thinking_budget(options, model)
     config.effort, config.max_turns = user_setting("model", "effort"), options.max_turns
     kwargs: dict[str, Any] = {"permissions": permissions}
@@ -323,6 +333,9 @@ def make_agent(
     clean_stale(data_dir())  # what killed runs left: temporary files, half-made restores
     add_subagents(agent, options, trusted=project_trusted(options, permissions))
     add_mcp(agent, options)
+    from agent_tui.agent.skill_setup import attach_skills
+
+    attach_skills(agent, options.cwd, config_dir())
     return agent
 
 

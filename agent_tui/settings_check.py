@@ -5,7 +5,9 @@ ignored `[limits] max_cost = "5"` was no cap at all).
 The sections checked here are the scalar ones the runtime reads (`[limits]`, `[model]`,
 `[context]`, `[web]`, `[ui]`), each with the settings it knows; an unknown key in them is refused
 too (a typo is an ignored setting). Other tables (`[permissions]` has its own loader and reports,
-as it does for a file that isn't valid TOML) are left to their readers. A small table rather
+as it does for a file that isn't valid TOML) are left to their readers; a table agent-tui doesn't
+read at all (`[permisions]`) is refused in the person's file and warned about in a project's
+(`project_table_warnings`): a misspelt table is as ignored as a misspelt key. A small table rather
 than pydantic: this runs before the first frame, and pydantic stays off the way to a ready app
 (`tests/test_startup_imports.py`).
 """
@@ -79,8 +81,44 @@ SCHEMA: dict[str, dict[str, Setting]] = {
         "approval_pause_s": Setting(
             "a number of seconds, 0 or more", lambda v: _number(v) and v >= 0
         ),
+        # a status line of the person's own: agent_tui/status_line.py
+        "status_command": Setting("a shell command", lambda v: isinstance(v, str) and bool(v)),
     },
 }
+
+#: the tables a settings file may have: these and the ones read by their own loaders
+TABLES = (*SCHEMA, "permissions", "hooks", "sandbox")
+
+
+def _unknown_tables(data: dict[str, Any]) -> list[str]:
+    return [name for name in data if name not in TABLES]
+
+
+def _table_line(path: Path | str, name: str) -> str:
+    import difflib
+
+    near = difflib.get_close_matches(name, TABLES, n=1)
+    hint = (
+        f"did you mean [{near[0]}]?" if near else "it has: " + ", ".join(f"[{t}]" for t in TABLES)
+    )
+    return f"{path}: [{name}] is not a table agent-tui reads ({hint})"
+
+
+def project_table_warnings(cwd: Path) -> tuple[str, ...]:
+    """A project's settings files' tables that agent-tui doesn't read, one line each (warned
+    about, not refused: a project's typo must not stop a person's start)."""
+    from agent_tui.toml_file import TomlFileError, read_toml
+
+    lines = []
+    for name in ("settings.toml", "settings.local.toml"):
+        path = cwd / ".agent-tui" / name
+        try:
+            data = read_toml(path)
+        except TomlFileError:
+            continue  # said by the permissions loader
+        lines += [_table_line(path, t) for t in _unknown_tables(data or {})]
+    return tuple(lines)
+
 
 #: environment variables that set the same things: name -> what it must be
 ENVIRONMENT: dict[str, Setting] = {
@@ -133,6 +171,8 @@ def check_settings(data: dict[str, Any], path: Path | str) -> str | None:
     """The first problem in a settings file's checked sections, as one line, or None."""
     if problem := _check_prices(data, path):
         return problem
+    for name in _unknown_tables(data):
+        return _table_line(path, name)
     for section, settings in SCHEMA.items():
         if section not in data:
             continue

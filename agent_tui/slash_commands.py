@@ -4,7 +4,8 @@ person's own, in Claude Code's format: markdown files in `<config>/commands/`,
 `folder:name` command), with optional front matter (`description`, `argument-hint`) and
 `$ARGUMENTS` (or `$1`, `$2`, …) in the body where the words after the command go. Claude Code's
 skills (`~/.claude/skills/NAME/SKILL.md`, a trusted project's `.claude/skills/`) are commands
-too: `/NAME` sends the skill's instructions. No Textual here: the UI runs what `parse`
+too: `/NAME` sends the skill's instructions; a trusted plugin's commands and skills are
+`/plugin:NAME`. No Textual here: the UI runs what `parse`
 recognises, and a headless run what `headless_prompt` makes of its prompt."""
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from agent_tui import front_matter
+
 #: a command word: `/name` or `/folder:name` (so `/etc/hosts …` is a prompt, not a command)
 _COMMAND = re.compile(r"/([A-Za-z][A-Za-z0-9_-]*(?::[A-Za-z0-9_-]+)*)")
-_FRONT = re.compile(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)", re.DOTALL)
 _POSITIONAL = re.compile(r"\$([1-9])")
 
 
@@ -45,6 +47,7 @@ BUILT_IN: tuple[SlashCommand, ...] = (
     SlashCommand("permissions", "the rules in force, where each comes from, how often it fired"),
     SlashCommand("mcp", "the MCP servers and their state"),
     SlashCommand("sandbox", "the OS sandbox: backend, mode, what commands may write, read, reach"),
+    SlashCommand("bashes", "the running background shells: choose one, k kills it (f2)"),
     SlashCommand("undo", "put back the files the last turn changed (with a preview)"),
     SlashCommand("changes", "sandboxed commands' file changes that wait for you, file by file"),
     SlashCommand("rewind", "go back to an earlier prompt: files, conversation or both"),
@@ -86,79 +89,74 @@ def expand(body: str, arguments: str) -> str:
 
 
 def _read(path: Path, name: str, source: str) -> SlashCommand | None:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    found = front_matter.read(path)
+    if found is None:
         return None
-    fields: dict[str, str] = {}
-    m = _FRONT.match(text)
-    if m is not None:
-        for line in m.group(1).splitlines():
-            key, sep, value = line.partition(":")
-            if sep:
-                fields[key.strip().lower()] = value.strip().strip("\"'")
-        text = text[m.end() :]
-    body = text.strip()
-    if not body:
-        return None
-    first_line = body.splitlines()[0].lstrip("# ").strip()
-    help_text = fields.get("description") or first_line[:80]
+    fields, body = found
+    help_text = front_matter.summary(fields, body, 80)
     return SlashCommand(name, help_text, fields.get("argument-hint", ""), body, source)
 
 
-def _folders(cwd: Path, config_dir: Path, project_trusted: bool) -> list[tuple[Path, str]]:
-    """(folder, source), later ones winning on a name: commands then skills, the person's (ours,
-    then Claude Code's) then the trusted project's."""
+def _files(
+    cwd: Path, config_dir: Path, project_trusted: bool, plugins: Any
+) -> list[tuple[Path, str, str]]:
+    """(file, command name, source), later ones winning on a name: the person's commands (ours,
+    then Claude Code's), the trusted project's, the trusted plugins' (`plugin:name`), then the
+    skills (`skills.skill_files`). In a folder, `a/b.md` is `a:b`."""
     from agent_tui.permissions.claude_settings import claude_dir
 
-    claude = claude_dir()
-    folders = [(config_dir / "commands", "user"), (claude / "commands", "user")]
-    folders.append((claude / "skills", "user skill"))
+    folders = [(config_dir / "commands", "user"), (claude_dir() / "commands", "user")]
     if project_trusted:
         folders.append((cwd / ".claude" / "commands", "project"))
-        folders.append((cwd / ".claude" / "skills", "project skill"))
-    return folders
-
-
-def _files(folder: Path, source: str) -> list[tuple[Path, str]]:
-    """(file, command name) in one folder: `a/b.md` is `a:b`; a skill is its folder's name."""
-    if not folder.is_dir():
-        return []
-    if source.endswith("skill"):
-        return [(p, p.parent.name) for p in sorted(folder.glob("*/SKILL.md"))]
-    return [
-        (p, ":".join(p.relative_to(folder).with_suffix("").parts))
+    found = [
+        (p, ":".join(p.relative_to(folder).with_suffix("").parts), source)
+        for folder, source in folders
+        if folder.is_dir()
         for p in sorted(folder.rglob("*.md"))
     ]
+    if plugins is not None:
+        found += [(p, name, f"plugin {name.split(':')[0]}") for p, name in plugins.command_files()]
+    from agent_tui.skills import skill_files
+
+    skills = skill_files(cwd, config_dir, project_trusted=project_trusted, plugins=plugins)
+    return found + [(p, name, f"{source} skill") for p, name, source in skills]
 
 
-def commands_signature(cwd: Path, config_dir: Path, *, project_trusted: bool) -> tuple[Any, ...]:
+def commands_signature(
+    cwd: Path, config_dir: Path, *, project_trusted: bool, plugins: Any = None
+) -> tuple[Any, ...]:
     """What the command files look like now (names, sizes, times): a change means they are read
     again, so a command added or edited while the app runs is found without a restart."""
-    seen: list[Any] = [project_trusted]
-    for folder, source in _folders(cwd, config_dir, project_trusted):
-        for path, _name in _files(folder, source):
-            try:
-                st = path.stat()
-            except OSError:
-                continue
-            seen.append((str(path), st.st_mtime_ns, st.st_size))
+    seen: list[Any] = [project_trusted, len(plugins.trusted) if plugins is not None else 0]
+    for path, _name, _source in _files(cwd, config_dir, project_trusted, plugins):
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        seen.append((str(path), st.st_mtime_ns, st.st_size))
     return tuple(seen)
 
 
-def load_user_commands(cwd: Path, config_dir: Path, *, project_trusted: bool) -> list[SlashCommand]:
-    """The person's commands, then (trusted projects only) the project's; a project command
-    takes the name of a user one; neither can take a built-in's name."""
+def load_user_commands(
+    cwd: Path, config_dir: Path, *, project_trusted: bool, plugins: Any = None
+) -> list[SlashCommand]:
+    """The person's commands, then (trusted only) the project's and the plugins'; a project
+    command takes the name of a user one; none can take a built-in's name. A skill whose
+    front matter says `user-invocable: false` is the model's alone."""
+    from agent_tui.skills import read_skill
+
     found: dict[str, SlashCommand] = {}
-    folders = _folders(cwd, config_dir, project_trusted)
     reserved = {c.name for c in BUILT_IN}
-    for folder, source in folders:
-        for path, name in _files(folder, source):
-            if name in reserved or not _COMMAND.fullmatch("/" + name):
+    for path, name, source in _files(cwd, config_dir, project_trusted, plugins):
+        if name in reserved or not _COMMAND.fullmatch("/" + name):
+            continue
+        if source.endswith("skill"):
+            skill = read_skill(path, name, source)
+            if skill is None or not skill.user_invocable:
                 continue
-            command = _read(path, name, source)
-            if command is not None:
-                found[name] = command
+        command = _read(path, name, source)
+        if command is not None:
+            found[name] = command
     return list(found.values())
 
 
@@ -180,13 +178,15 @@ def headless_prompt(prompt: str, commands: list[SlashCommand]) -> tuple[str, str
     return prompt, None
 
 
-def headless_command(prompt: str, cwd: Path, *, project_trusted: bool) -> tuple[str, str | None]:
-    """`headless_prompt` with the person's (and, trusted, the project's) commands."""
+def headless_command(
+    prompt: str, cwd: Path, *, project_trusted: bool, plugins: Any = None
+) -> tuple[str, str | None]:
+    """`headless_prompt` with the person's (and, trusted, the project's and plugins') commands."""
     if parse(prompt) is None:
         return prompt, None
     from agent_tui.paths import config_dir
 
-    mine = load_user_commands(cwd, config_dir(), project_trusted=project_trusted)
+    mine = load_user_commands(cwd, config_dir(), project_trusted=project_trusted, plugins=plugins)
     return headless_prompt(prompt, [*BUILT_IN, *mine])
 
 

@@ -97,3 +97,12 @@ def clean_line(text: str, limit: int | None = None) -> str:
 
 
 __all__ = ["clean_line", "is_visible", "one_line", "resolve_cr", "visible", "visible_lines"]
+
+
+def clause(reason: object) -> str:
+    """A reason to put inside a sentence of ours (`f"… failed: {clause(exc)}. Try …"`): without
+    its own closing full stop, so the sentence never reads `response.. Check`."""
+    text = str(reason).strip()
+    while text.endswith(".") and not text.endswith("..."):
+        text = text[:-1].rstrip()
+    return text

@@ -26,6 +26,12 @@ BAD = [
     ('[context]\ncompaction = "sometimes"\n', '[context] compaction = "sometimes" is not valid'),
     ('[web]\nskip_web_fetch_preflight = "yes"\n', '[web] skip_web_fetch_preflight = "yes" is'),
     ("[web]\nskip_webfetch_preflight = true\n", "[web] skip_webfetch_preflight is not a setting"),
+    # a misspelt table is refused like a misspelt key (issue 50: it was silently ignored)
+    (
+        '[permisions]\nallow = ["Bash(ls:*)"]\n',
+        "[permisions] is not a table agent-tui reads (did you mean [permissions]?)",
+    ),
+    ("[some_other_table]\nanything = 1\n", "[some_other_table] is not a table agent-tui reads"),
 ]
 
 
@@ -61,7 +67,8 @@ def test_good_settings_start(tmp_path: Path) -> None:
         "[limits]\nmax_cost = 5\n[model]\nthinking = false\nthinking_budget = 4096\n"
         '[context]\ncompaction = "client"\n[permissions]\nallow = ["Bash(ls:*)"]\n'
         "[web]\nskip_web_fetch_preflight = true\n"
-        "[some_other_table]\nanything = 1\n"
+        '[sandbox]\nmode = "on"\n[ui]\nnotify = false\n'
+        '[[hooks.Stop]]\nhooks = [{ type = "command", command = "true" }]\n'
     )
     done = run(tmp_path, "-p", "hello")
     assert done.returncode == 0, done.stderr
@@ -112,3 +119,18 @@ def test_settings_that_are_missing_unreadable_or_not_toml(
     path.rmdir()
     path.write_text("[limits\nmax_cost = 5\n")
     assert settings_problem() is None
+
+
+def test_a_projects_misspelt_table_is_warned_about(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / ".agent-tui").mkdir(parents=True)
+    (project / ".agent-tui" / "settings.toml").write_text('[permisions]\nallow = ["Bash(ls:*)"]\n')
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "AGENT_TUI_"))}
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_tui", "-p", "hello", "--offline"],
+        env={**base, "AGENT_TUI_HOME": str(tmp_path / "home"), "AGENT_TUI_OFFLINE_DELAY": "0"},
+        cwd=project, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr  # a project's typo doesn't stop the start
+    said = f"{project / '.agent-tui' / 'settings.toml'}: [permisions] is not a table agent-tui"
+    assert said in done.stderr and "did you mean [permissions]?" in done.stderr

@@ -44,7 +44,8 @@ class CapQuestion:
         return (
             f"This session has spent {dollars(self.spent)} of its {dollars(self.cap)} spending "
             f"cap; the next request needs up to {dollars(self.needed)}. Raise the cap to "
-            f"{dollars(self.raise_to)} for this session? (No stops here; nothing is sent.)"
+            f"{dollars(self.raise_to)} for this session? If not, the turn stops here and the "
+            "request is not sent."
         )
 
 

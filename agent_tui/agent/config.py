@@ -53,6 +53,11 @@ class AgentConfig:
     shells: Any = None
     #: the session's hooks (`hooks.runner.HookRunner`), or None
     hooks: Any = None
+    #: the session's plugins (`plugins.session.SessionPlugins`), or None
+    plugins: Any = None
+    #: how AskUserQuestion reaches the person (`tools.base.ToolContext.ask_user`; the app sets
+    #: it once its screen is up), or None: no one to ask
+    ask_user: Any = None
     #: `output_config.effort` for a model that takes one (None: the model's own default)
     effort: str | None = None
     #: model responses one turn may take (`--max-turns`; None: no limit); a sub-agent has none

@@ -1,7 +1,9 @@
 """The conversation as API messages, append-only, with observers (the session recorder).
 
 Append-only matters: every change is a new message or a new block at the end, so a recorder can
-commit each one as it happens and a crash loses at most what was in flight.
+commit each one as it happens and a crash loses at most what was in flight. The one exception is
+a prompt nothing of which was sent (the spending cap refused its first request): it is taken
+back (`withdraw_prompt`), so a resumed session never sends it behind the person's back.
 """
 
 from __future__ import annotations
@@ -15,6 +17,9 @@ class ConversationObserver(Protocol):
     def message_started(self, role: str) -> None: ...
 
     def block_added(self, block: dict[str, Any]) -> None: ...
+
+    def prompt_withdrawn(self) -> None:
+        """The last message begun (a prompt never sent) is gone again."""
 
 
 SUMMARY_HEADER = (
@@ -98,6 +103,17 @@ class Conversation:
         self.notes = []
         for block in attachments or ():
             self.append(block)
+
+    def withdraw_prompt(self, at: int) -> None:
+        """Take back the prompt added at message `at` (the last message): none of it was sent.
+        The person's `!command` notes it carried wait for the next prompt again."""
+        if at != len(self.messages) - 1 or self.messages[at]["role"] != "user":
+            return
+        blocks = self.messages.pop()["content"]
+        notes = [b["text"] for b in blocks[1:] if b.get("type") == "text"]
+        self.notes = [*notes, *self.notes]
+        for observer in self.observers:
+            observer.prompt_withdrawn()
 
     def pending_tool_uses(self) -> list[dict[str, Any]]:
         """`tool_use` blocks of the last assistant message that have no tool_result yet."""

@@ -21,7 +21,7 @@ from agent_tui.agent.compaction import Compactor
 from agent_tui.agent.config import AgentConfig, request_defaults
 from agent_tui.agent.conversation import Conversation
 from agent_tui.agent.cost import cost_usd
-from agent_tui.agent.retries import gave_up, retry_delay, too_long
+from agent_tui.agent.retries import after_failure
 from agent_tui.agent.tool_runner import ToolRunner, tool_result
 from agent_tui.agent.turn_hooks import before_compact, before_prompt, stop_continues
 from agent_tui.checkpoints.checkpointer import Checkpointer
@@ -37,6 +37,7 @@ from agent_tui.protocol.events import (
     TurnFinished,
     TurnStarted,
     Usage,
+    UsageCounted,
 )
 from agent_tui.providers.base import MessageRequest, Provider, ProviderError, StreamStalled
 from agent_tui.providers.drain import drain
@@ -140,10 +141,13 @@ class Agent:
     def permissions(self) -> PermissionChecker:
         return self.approvals.permissions
 
-    def count(self, usage: Usage) -> None:
-        """A request of this turn ended (finished, failed, retried or cancelled): what it used."""
+    def count(self, usage: Usage, cost: float | None = None) -> None:
+        """A request of this turn ended (finished, failed, retried or cancelled): what it used;
+        or what a tool's own requests cost (given)."""
+        cost = cost_usd(self.config.model, usage) if cost is None else cost
         self.turn_usage += usage
-        self.turn_cost += cost_usd(self.config.model, usage)
+        self.turn_cost += cost
+        self.emit(UsageCounted(usage, cost))
 
     def emit(self, event: Event) -> None:
         for listener in list(self.listeners):
@@ -167,11 +171,12 @@ class Agent:
             return blocked
         images, notes = prompt_attachments(prompt, self.config.cwd)
         self.conversation.add_prompt(prompt + extra, images)
-        self.checkpoints.begin_turn(len(self.messages) - 1, prompt)
-        self.emit(TurnStarted(prompt, len(self.messages) - 1))
+        at = len(self.messages) - 1
+        self.checkpoints.begin_turn(at, prompt)
+        self.emit(TurnStarted(prompt, at))
         for note in notes:
             self.emit(Notice("info", f"{note[0].upper()}{note[1:]}."))
-        return await self._run_turn()
+        return await self._run_turn(prompt_at=at)
 
     async def retry(self) -> TurnFinished:
         """Run the turn again from the conversation as it stands (after a failure)."""
@@ -183,7 +188,7 @@ class Agent:
         self.emit(Notice("info", "Retrying…"))
         return await self._run_turn()
 
-    async def _run_turn(self) -> TurnFinished:
+    async def _run_turn(self, prompt_at: int | None = None) -> TurnFinished:
         if self._owns_budget:  # a sub-agent's turn is part of its parent's
             self.budget.new_turn()
         self._task = asyncio.current_task()
@@ -242,6 +247,8 @@ class Agent:
             return await self._finish(stop_reason, requests)
         except SpendingCapReached:  # the last request was not sent; the budget said why
             self._close_dangling_tool_uses("not run: the spending cap was reached")
+            if requests == 1 and prompt_at is not None:  # the prompt itself never went
+                self.conversation.withdraw_prompt(prompt_at)
             return await self._finish("max_cost", requests - 1)
         except _StreamBroken as exc:
             self._close_dangling_tool_uses("not run: the stream failed before the call completed")
@@ -329,21 +336,13 @@ class Agent:
                     raise
                 if isinstance(exc, ProviderError) and self.compactor.refused(exc):
                     raise _CompactionRefused() from None
-                retryable = getattr(exc, "retryable", exc.kind in ("overloaded_error",))
-                message = redact(str(getattr(exc, "message", exc)))
-                limit = getattr(exc, "max_retries", None)
-                limit = self.config.max_retries if limit is None else limit
-                if retryable and not assembler.got_content and attempt < limit:
-                    attempt += 1
-                    delay = retry_delay(exc, attempt, self.config)
-                    if too_long(delay, self.config):
-                        text = gave_up(message, delay, self.config)
-                        raise _StreamBroken(text, True, assembler) from None
-                    retrying = f"Retrying in {delay:.0f}s (attempt {attempt} of {limit})…"
-                    self.emit(Notice("warning", f"{message} {retrying}"))
-                    await asyncio.sleep(delay)
-                    continue
-                raise _StreamBroken(message, retryable, assembler) from None
+                step = after_failure(exc, attempt, assembler.got_content, self.config)
+                if step.delay is None:
+                    raise _StreamBroken(step.text, step.retryable, assembler) from None
+                attempt += 1
+                self.emit(Notice("warning", step.text, retrying=True))
+                await asyncio.sleep(step.delay)
+                continue
             except StreamStalled:
                 quiet = self.config.stall_timeout
                 stalled = f"The stream stalled: nothing arrived for {quiet:.0f}s."
@@ -409,9 +408,8 @@ class Agent:
         async for call, output in self.runner.run_all(calls):
             self.conversation.append(tool_result(call["id"], output))
             if output.usage is not None:  # a tool's own requests (WebSearch, WebFetch, Task)
-                self.turn_usage += output.usage
                 model = output.meta.get("model", self.config.model)
-                self.turn_cost += output.meta.get("cost_usd", cost_usd(model, output.usage))
+                self.count(output.usage, output.meta.get("cost_usd", cost_usd(model, output.usage)))
 
     def _close_dangling_tool_uses(self, reason: str) -> int:
         closed = self.conversation.close_dangling(reason)

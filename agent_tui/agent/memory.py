@@ -31,8 +31,17 @@ class MemoryFile:
         return f"{self.path} ({'yours' if self.scope == 'user' else 'project'})"
 
 
-def _read(path: Path, scope: Literal["user", "project"]) -> MemoryFile | None:
+def _read(
+    path: Path, scope: Literal["user", "project"], within: Path | None = None
+) -> MemoryFile | None:
+    """The memory file at `path`; a project's only where it really is inside `within` (a
+    link planted to a secret, `/proc/self/environ` or another project is not followed: what the
+    file holds goes to the model)."""
     try:
+        if within is not None:
+            real = path.resolve()
+            if not real.is_relative_to(within) or real.is_relative_to("/proc"):
+                return None
         text = path.read_text("utf-8", errors="replace")
     except OSError:
         return None
@@ -64,9 +73,10 @@ def find_memory(cwd: Path, config_dir: Path | None) -> list[MemoryFile]:
                 memory = _read(folder / name, "user")
                 if memory:
                     found.append(memory)
-    for folder in project_dirs(cwd):
+    folders = project_dirs(cwd)
+    for folder in folders:
         for name in NAMES:
-            memory = _read(folder / name, "project")
+            memory = _read(folder / name, "project", within=folders[0])
             if memory:
                 found.append(memory)
     return found

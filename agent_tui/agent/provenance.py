@@ -88,6 +88,9 @@ class ProvenanceIndex:
     def message_started(self, role: str) -> None:
         pass
 
+    def prompt_withdrawn(self) -> None:
+        pass  # a prompt is no tool result
+
     def block_added(self, block: dict[str, Any]) -> None:
         kind = block.get("type")
         if kind in ("tool_use", "server_tool_use"):

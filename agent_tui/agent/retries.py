@@ -8,9 +8,12 @@ when to try again. The SDK's own retries are off (`max_retries=0`), so it never 
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Any
 
 from agent_tui.agent.config import AgentConfig
+from agent_tui.redact import redact
+from agent_tui.text import clause
 
 
 def retry_delay(exc: BaseException, attempt: int, config: AgentConfig) -> float:
@@ -48,3 +51,33 @@ def gave_up(message: str, delay: float, config: AgentConfig) -> str:
         f"{config.max_retry_wait:.0f} s agent-tui waits by itself): try again after "
         f"{try_again_at(delay)}."
     )
+
+
+@dataclass(frozen=True, slots=True)
+class AfterFailure:
+    """What a failed request leads to: a wait of `delay` seconds and a try again (`text` says
+    so), or (`delay` None) the turn's failure, said by `text`."""
+
+    text: str
+    retryable: bool
+    delay: float | None = None
+
+
+def after_failure(
+    exc: BaseException, attempts: int, got_content: bool, config: AgentConfig
+) -> AfterFailure:
+    """After the request failed with `exc`, tried again `attempts` times so far. Never again
+    once content arrived (it would be said twice). A failure after retries says how many tries
+    there were: a screen drops the retries' lines, which said the same (`Notice.retrying`)."""
+    retryable = bool(getattr(exc, "retryable", getattr(exc, "kind", "") == "overloaded_error"))
+    message = redact(str(getattr(exc, "message", exc)))
+    limit = getattr(exc, "max_retries", None)
+    limit = config.max_retries if limit is None else limit
+    if not retryable or got_content or attempts >= limit:
+        tried = f"{clause(message)}. Tried {attempts + 1} times." if attempts else message
+        return AfterFailure(tried, retryable)
+    delay = retry_delay(exc, attempts + 1, config)
+    if too_long(delay, config):
+        return AfterFailure(gave_up(message, delay, config), True)
+    waiting = f"Retrying in {delay:.0f}s (attempt {attempts + 1} of {limit})…"
+    return AfterFailure(f"{message} {waiting}", True, delay)

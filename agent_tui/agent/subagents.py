@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -85,9 +85,16 @@ def parse_agent_file(path: Path) -> AgentType | None:
     )
 
 
-def load_agent_types(cwd: Path, config_dir: Path, *, project_trusted: bool) -> dict[str, AgentType]:
+def load_agent_types(
+    cwd: Path,
+    config_dir: Path,
+    *,
+    project_trusted: bool,
+    extra: Iterable[tuple[Path, str]] = (),
+) -> dict[str, AgentType]:
     """The built-in type, the user's (ours, then ~/.claude/agents), then (trusted projects only)
-    the project's, later ones winning on a name."""
+    the project's, later ones winning on a name; then `extra`'s files, each (file, prefix): a
+    trusted plugin's, named `prefix:name`."""
     from agent_tui.permissions.claude_settings import claude_dir
 
     types = {GENERAL: BUILT_IN}
@@ -99,6 +106,11 @@ def load_agent_types(cwd: Path, config_dir: Path, *, project_trusted: bool) -> d
             found = parse_agent_file(path)
             if found is not None:
                 types[found.name] = found
+    for path, prefix in extra:
+        found = parse_agent_file(path)
+        if found is not None:
+            name = f"{prefix}:{found.name}"
+            types[name] = dataclasses.replace(found, name=name, source=f"plugin {prefix}")
     return types
 
 
@@ -235,17 +247,28 @@ def attach_subagents(agent: Agent, cwd: Path, config_dir: Path, *, trusted: bool
     """`agent`'s `Task` tool (made on first use) and its runner, with the sub-agent types of the
     user and (if `trusted`) the project; a project the person trusts later in the session adds
     its types then (`permissions.on_trusted`)."""
-    types = load_agent_types(cwd, config_dir, project_trusted=trusted)
+    plugins = agent.config.plugins
+
+    def load(project: bool) -> dict[str, AgentType]:
+        extra = plugins.agent_files() if plugins is not None else ()
+        return load_agent_types(cwd, config_dir, project_trusted=project, extra=extra)
+
+    types = load(trusted)
     agent.subagents = SubAgents(agent, types)
     descriptions = {n: t.description for n, t in types.items()}
 
-    def trusted_now() -> None:
-        found = load_agent_types(cwd, config_dir, project_trusted=True)
+    def trusted_now(project: bool = True) -> None:
+        found = load(project)
         types.update(found)
         descriptions.update({n: t.description for n, t in found.items()})
+        agent.tools.schemas_changed()
 
     if not trusted and hasattr(agent.permissions, "on_trusted"):
         agent.permissions.on_trusted.append(trusted_now)
+    if plugins is not None:  # a plugin trusted mid-session adds its types
+        plugins.on_trusted.append(
+            lambda _now: trusted_now(bool(getattr(agent.permissions, "project_trusted", trusted)))
+        )
 
     def task_tool() -> Any:
         from agent_tui.tools.task import TaskTool

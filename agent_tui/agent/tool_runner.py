@@ -175,6 +175,7 @@ class ToolRunner:
             if self.approvals.headless
             else partial(self.approvals.review_changes, tool_use_id, name),
             ask_forward=None if self.approvals.headless else self.approvals.ask_forward,
+            ask_user=None if self.approvals.headless else self.config.ask_user,
         )
 
 

@@ -57,12 +57,14 @@ class HookCommand:
     matcher: str
     command: str
     timeout: float
-    #: "user", "project", "local", "cli" or "managed"
+    #: "user", "project", "local", "cli", "managed" or "plugin"
     source: str
     path: Path
     #: what a failure does (`onFailure`): "block", "continue", or None: the event's default
     #: (a PreToolUse hook blocks, the others continue)
     on_failure: str | None = None
+    #: variables its command gets besides the usual ones (a plugin's `CLAUDE_PLUGIN_ROOT`)
+    env: tuple[tuple[str, str], ...] = ()
 
     @property
     def blocks_on_failure(self) -> bool:
@@ -72,8 +74,9 @@ class HookCommand:
 
     @property
     def own(self) -> bool:
-        """The person's own hook (not a project's): it runs as the person's code."""
-        return self.source in ("user", "cli", "managed")
+        """The person's own hook (not a project's): it runs as the person's code. A plugin's
+        is among them only once the person trusted the plugin (`plugins.session`)."""
+        return self.source in ("user", "cli", "managed", "plugin")
 
     def matches(self, tool: str | None) -> bool:
         if self.event not in (*TOOL_EVENTS, *WORD_EVENTS) or self.matcher in ("", "*"):

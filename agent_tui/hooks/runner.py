@@ -25,9 +25,16 @@ from pathlib import Path
 from typing import Any
 
 from agent_tui.hooks.config import HookCommand, HookSettings
+from agent_tui.tools.processes import PipeProtocol
 
 #: characters of a hook's stdout and stderr kept
 OUTPUT_KEPT = 20_000
+#: bytes of each kept in memory (room for OUTPUT_KEPT characters of UTF-8): the rest is read and
+#: dropped as it arrives, so a hook that writes without end costs the app no more than this
+BYTES_KEPT = OUTPUT_KEPT * 4
+#: how long a hook's pipes are read after it exits or is killed (something it started that left
+#: its group may hold them open)
+DRAIN_S = 1.0
 
 
 @dataclass
@@ -113,6 +120,7 @@ class HookRunner:
         from agent_tui.tools.processes import kill_group
 
         run: Any = None
+        pipes: _OutputPipes | None = None
         try:
             argv, run = await self._argv(hook)
             env = {
@@ -120,20 +128,29 @@ class HookRunner:
                 **(run.env if run is not None else os.environ),
                 "CLAUDE_PROJECT_DIR": str(self.cwd),
                 "AGENT_TUI_PROJECT_DIR": str(self.cwd),
+                **dict(hook.env),
             }
-            proc = await asyncio.create_subprocess_exec(
-                *argv, cwd=self.cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, start_new_session=True, env=env,
-            )  # fmt: skip
+            pipes = _OutputPipes()
+            try:
+                proc = await asyncio.create_subprocess_exec(
+                    *argv, cwd=self.cwd, stdin=subprocess.PIPE, stdout=pipes.stdout_w,
+                    stderr=pipes.stderr_w, start_new_session=True, env=env,
+                )  # fmt: skip
+            finally:
+                pipes.started()
         except (OSError, RuntimeError) as exc:
+            if pipes is not None:
+                pipes.close()
             if run is not None:
                 await run.finish(hook.command, "")
             return HookRun(hook, None, "", "", error=f"could not start: {exc}")
         if run is not None:
             run.started(proc.pid)
         try:
+            await pipes.connect()
             async with asyncio.timeout(hook.timeout):
-                out, err = await proc.communicate(data)
+                await asyncio.gather(_feed(proc, data), proc.wait())
+                await pipes.drained()
         except TimeoutError:
             await kill_group(proc.pid, 1.0)
             with contextlib.suppress(Exception):
@@ -143,6 +160,7 @@ class HookRunner:
             await kill_group(proc.pid, 1.0)
             raise
         finally:
+            pipes.close()
             if run is not None:
                 from agent_tui.sandbox.run import after_command
 
@@ -152,12 +170,7 @@ class HookRunner:
         code = proc.returncode
         if code is not None and code < 0:  # killed by a signal: it crashed
             return HookRun(hook, code, "", "", error=f"was killed by signal {-code}")
-        return HookRun(
-            hook,
-            code,
-            out.decode("utf-8", "replace")[:OUTPUT_KEPT],
-            err.decode("utf-8", "replace")[:OUTPUT_KEPT],
-        )
+        return HookRun(hook, code, pipes.stdout.text(), pipes.stderr.text())
 
     async def _argv(self, hook: HookCommand) -> tuple[list[str], Any]:
         """How `hook` is started: the person's own outside the sandbox, under the guard; a
@@ -172,6 +185,73 @@ class HookRunner:
         return await shell_command(hook.command, sandbox)
 
 
+async def _feed(proc: asyncio.subprocess.Process, data: bytes) -> None:
+    """The event's JSON on the hook's stdin; a hook needn't read it (a closed pipe is fine)."""
+    stdin = proc.stdin
+    assert stdin is not None
+    with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+        stdin.write(data)
+        await stdin.drain()
+    stdin.close()
+
+
+class _Kept:
+    """One output pipe's first BYTES_KEPT bytes; what comes after is dropped as it arrives."""
+
+    def __init__(self) -> None:
+        self.kept = bytearray()
+
+    def add(self, data: bytes) -> None:
+        room = BYTES_KEPT - len(self.kept)
+        if room > 0:
+            self.kept += data[:room]
+
+    def text(self) -> str:
+        return self.kept.decode("utf-8", "replace")[:OUTPUT_KEPT]
+
+
+class _OutputPipes:
+    """A hook's stdout and stderr through pipes of our own, read as the data comes (asyncio's
+    `communicate` keeps all of it: a hook running `yes` grew the app past 1 GB before its
+    timeout) and closed by us however the hook ends, so no transport is left to the garbage
+    collector after the loop has closed ("Exception ignored … Event loop is closed")."""
+
+    def __init__(self) -> None:
+        self.stdout, self.stderr = _Kept(), _Kept()
+        self.stdout_r, self.stdout_w = os.pipe()
+        self.stderr_r, self.stderr_w = os.pipe()
+        self.transports: list[asyncio.BaseTransport] = []
+        self.protocols: list[PipeProtocol] = []
+        self.files = [os.fdopen(fd, "rb", buffering=0) for fd in (self.stdout_r, self.stderr_r)]
+
+    def started(self) -> None:
+        """The child has its copies of the write ends (or never started): ours would keep the
+        pipes from their end."""
+        os.close(self.stdout_w)
+        os.close(self.stderr_w)
+
+    async def connect(self) -> None:
+        loop = asyncio.get_running_loop()
+        for file, sink in zip(self.files, (self.stdout, self.stderr), strict=True):
+            protocol = PipeProtocol(sink.add)
+            transport, _ = await loop.connect_read_pipe(lambda p=protocol: p, file)  # type: ignore[misc]
+            self.transports.append(transport)
+            self.protocols.append(protocol)
+
+    async def drained(self) -> None:
+        """Both pipes read to their end, or DRAIN_S after the hook exited if something else
+        still holds them."""
+        with contextlib.suppress(TimeoutError):
+            closed = [asyncio.shield(p.closed) for p in self.protocols]
+            await asyncio.wait_for(asyncio.gather(*closed), DRAIN_S)
+
+    def close(self) -> None:
+        for transport in self.transports:
+            transport.close()
+        for file in self.files[len(self.transports) :]:
+            file.close()
+
+
 def _claude_mode(mode: str) -> str:
     """Our permission modes in Claude Code's words."""
     return {"accept-edits": "acceptEdits", "yolo": "bypassPermissions"}.get(mode, mode)
@@ -181,15 +261,18 @@ def _shown(path: Path, cwd: Path) -> Path:
     return path.relative_to(cwd) if path.is_relative_to(cwd) else path
 
 
-def session_hooks(cwd: Path, permissions: Any, sandbox: Any) -> HookRunner | None:
-    """The session's hooks (user, project, local settings); None when there are none. A
-    project's wait for trust: the trust dialog lists them."""
+def session_hooks(
+    cwd: Path, permissions: Any, sandbox: Any, *, always: bool = False
+) -> HookRunner | None:
+    """The session's hooks (user, project, local settings); None when there are none (unless
+    `always`: hooks may join later, a plugin's once trusted). A project's wait for trust: the
+    trust dialog lists them."""
     from agent_tui.hooks.config import load_hooks
     from agent_tui.paths import config_dir
 
     cwd = cwd.resolve()
     settings = load_hooks(config_dir(), cwd)
-    if not settings.commands and not settings.warnings:
+    if not settings.commands and not settings.warnings and not always:
         return None
     hooks = HookRunner(
         settings,

@@ -34,10 +34,13 @@ def _timeout(name: str, default: float) -> float:
 @dataclass(slots=True)
 class ServerStatus:
     config: ServerConfig
-    #: "starting", "connected", "failed" or "stopped"
+    #: "starting", "connected", "failed", "stopped", or for a remote server behind OAuth
+    #: "needs login" and "logging in"
     state: str = "starting"
     tools: int = 0
     error: str = ""
+    #: the authorization URL of a login under way (shown in /mcp; never logged or stored)
+    login_url: str = ""
 
 
 class McpManager:
@@ -67,6 +70,9 @@ class McpManager:
         self._log: TextIO | None = None
         self.start_timeout = _timeout("AGENT_TUI_MCP_TIMEOUT", 30.0)
         self.call_timeout = _timeout("AGENT_TUI_MCP_CALL_TIMEOUT", 600.0)
+        #: where remote servers' OAuth tokens are kept (`oauth.TokenFile`), outside any project
+        self.token_dir = log_path.parent / "mcp-oauth"
+        self._by_name: dict[str, asyncio.Task[None]] = {}
 
     def add_servers(self, servers: list[ServerConfig]) -> None:
         for server in servers:
@@ -78,8 +84,47 @@ class McpManager:
             self._stop = asyncio.Event()
         for name, status in self.status.items():
             if (names is None or name in names) and status.state == "starting":
-                task = asyncio.get_running_loop().create_task(self._serve(status))
-                self._tasks.append(task)
+                self._launch(status)
+
+    def _launch(self, status: ServerStatus, interactive: bool = False) -> None:
+        task = asyncio.get_running_loop().create_task(self._serve(status, interactive))
+        self._tasks.append(task)
+        self._by_name[status.config.name] = task
+
+    def tokens(self, config: ServerConfig) -> Any:
+        from agent_tui.mcp_servers.oauth import TokenFile
+
+        return TokenFile(self.token_dir, config.name, config.url)
+
+    async def login(self, name: str) -> bool:
+        """Log in to a remote server (the browser opens; the code comes back to a loopback
+        redirect) and connect it; False for a server that isn't remote."""
+        status = self.status.get(name)
+        if status is None or status.config.transport != "http":
+            return False
+        await self._end(name)
+        if self._stop is None:
+            self._stop = asyncio.Event()
+        status.state, status.error = "logging in", ""
+        self._launch(status, interactive=True)
+        return True
+
+    async def logout(self, name: str) -> bool:
+        """Forget a remote server's tokens and registration, and disconnect it."""
+        status = self.status.get(name)
+        if status is None or status.config.transport != "http":
+            return False
+        await self._end(name)
+        self.tokens(status.config).clear()
+        status.state, status.error, status.tools = "needs login", "logged out", 0
+        return True
+
+    async def _end(self, name: str) -> None:
+        task = self._by_name.pop(name, None)
+        if task is not None and not task.done():
+            task.cancel()
+            with contextlib.suppress(BaseException):
+                await task
 
     async def wait_started(self) -> None:
         """Until every started server is connected or failed (headless runs wait for this)."""
@@ -122,9 +167,12 @@ class McpManager:
             self._log = self.log_path.open("a", encoding="utf-8")
         return self._log
 
-    async def _serve(self, status: ServerStatus) -> None:
+    async def _serve(self, status: ServerStatus, interactive: bool = False) -> None:
+        from agent_tui.mcp_servers.oauth import LOGIN_TIMEOUT_S, login_needed
+
         config = status.config
         run: Any = None
+        limit = self.start_timeout + (LOGIN_TIMEOUT_S if interactive else 0)
         try:
             sdk = await asyncio.to_thread(_import_sdk)
             async with contextlib.AsyncExitStack() as stack:
@@ -133,8 +181,9 @@ class McpManager:
                     config = dataclasses.replace(
                         config, command=run.argv[0], args=tuple(run.argv[1:])
                     )
-                async with asyncio.timeout(self.start_timeout):
-                    read, write = await stack.enter_async_context(self._transport(sdk, config))
+                transport = await self._transport(sdk, config, status, interactive, stack)
+                async with asyncio.timeout(limit):
+                    read, write = await stack.enter_async_context(transport)
                     session = await stack.enter_async_context(sdk["ClientSession"](read, write))
                     await session.initialize()
                     listed = await session.list_tools()
@@ -149,7 +198,7 @@ class McpManager:
                             self.call,
                         )
                     )
-                status.state, status.tools = "connected", len(listed.tools)
+                status.state, status.tools, status.login_url = "connected", len(listed.tools), ""
                 assert self._stop is not None
                 await self._stop.wait()
                 status.state = "stopped"
@@ -157,8 +206,10 @@ class McpManager:
             status.state = "stopped"
             raise
         except BaseException as exc:
-            status.state = "failed"
-            status.error = _reason(exc, self.start_timeout)
+            status.login_url = ""
+            why = login_needed(exc, status.error) if config.transport == "http" else None
+            status.state = "failed" if why is None else "needs login"
+            status.error = why or _reason(exc, limit)
             self.report(config.name, status.error)
         finally:
             self._sessions.pop(config.name, None)
@@ -185,13 +236,40 @@ class McpManager:
         argv = [config.command, *config.args]
         return await self.sandbox.prepare(argv, ask_for, lasting=True)
 
-    def _transport(self, sdk: dict[str, Any], config: ServerConfig) -> Any:
+    async def _transport(
+        self,
+        sdk: dict[str, Any],
+        config: ServerConfig,
+        status: ServerStatus,
+        interactive: bool,
+        stack: contextlib.AsyncExitStack,
+    ) -> Any:
         if config.transport == "stdio":
             params = sdk["StdioServerParameters"](
                 command=config.command, args=list(config.args), env=config.env or None, cwd=self.cwd
             )
             return sdk["stdio_client"](params, errlog=self._errlog())
-        client = sdk["create_mcp_http_client"](headers=config.headers or None)
+        auth = None
+        tokens = self.tokens(config)
+        if interactive or tokens.logged_in:  # else a 401 says "needs login", unasked
+            from agent_tui.mcp_servers.oauth import make_auth
+
+            def show(url: str) -> None:
+                status.login_url = url
+
+            auth, callback = await make_auth(
+                tokens, config.url, interactive=interactive, show_url=show
+            )
+            if callback is not None:
+                stack.push_async_callback(callback.close)
+        client = sdk["create_mcp_http_client"](headers=config.headers or None, auth=auth)
+        if auth is None:  # the SDK's error hides the status: a 401 is seen as it arrives
+
+            async def seen(response: Any) -> None:
+                if response.status_code == 401:
+                    status.error = "it needs you to log in (/mcp, then l)"
+
+            client.event_hooks["response"] = [*client.event_hooks["response"], seen]
         return sdk["streamable_http_client"](config.url, http_client=client)
 
 

@@ -10,12 +10,14 @@ user; for permission rules every file counts and deny beats allow across all of 
   managed  /etc/claude-code/managed-settings.json (macOS: /Library/Application Support/ClaudeCode)
 
 Keys read: `permissions` (allow, ask, deny, defaultMode, additionalDirectories), `hooks`, `env`,
-`sandbox`, `model`. The two project files give only what our project TOML may give, and only once
-the project is trusted: rules (grants wait for trust; ask and deny rules always apply), hooks and a
-`defaultMode` of `plan`. What widens the agent — `env`, `model`, `sandbox`, a wider `defaultMode`,
-`additionalDirectories`, `apiKeyHelper` — counts only from the person's own files (user, cli,
-managed), and is named and ignored in a project's. `apiKeyHelper`, `statusLine` and `outputStyle`
-are said to be ignored; any other key agent-tui doesn't use is listed once per file.
+`sandbox`, `model`, `statusLine`. The two project files give only what our project TOML may
+give, and only once the project is trusted: rules (grants wait for trust; ask and deny rules
+always apply), hooks and a `defaultMode` of `plan`. What widens the agent — `env`, `model`,
+`sandbox`, a wider `defaultMode`, `additionalDirectories`, `apiKeyHelper` — counts only from
+the person's own files (user, cli, managed), and is named and ignored in a project's (so is
+`statusLine`, which runs a command).
+`apiKeyHelper` and `outputStyle` are said to be ignored; any other key agent-tui doesn't use is
+listed once per file.
 
 Where our TOML and these files set the same thing: rules and hooks add up (deny wins); the sandbox
 table is merged with ours winning key by key; the command line wins over every file.
@@ -36,11 +38,10 @@ SOURCES = ("user", "project", "local", "cli", "managed")
 #: the sources the person writes (a project's files are the others)
 OWN_SOURCES = frozenset({"user", "cli", "managed"})
 #: keys read from these files
-USED_KEYS = frozenset({"permissions", "hooks", "env", "sandbox", "model", "$schema"})
+USED_KEYS = frozenset({"permissions", "hooks", "env", "sandbox", "model", "statusLine", "$schema"})
 #: keys Claude Code has that agent-tui says it ignores (with why)
 IGNORED_KEYS = {
     "apiKeyHelper": "agent-tui reads the key from ANTHROPIC_API_KEY (or the platform's login)",
-    "statusLine": "agent-tui's status line is its own",
     "outputStyle": "agent-tui has no output styles",
 }
 #: `permissions` keys read
@@ -168,7 +169,7 @@ def file_warnings(f: ClaudeFile) -> list[str]:
     if unused:
         out.append(f"{f.path}: not used by agent-tui: {', '.join(unused)}")
     if not f.own:
-        refused: list[str] = [k for k in ("env", "model", "sandbox") if k in f.data]
+        refused: list[str] = [k for k in ("env", "model", "sandbox", "statusLine") if k in f.data]
         perms = f.table("permissions")
         if "additionalDirectories" in perms:
             refused.append("permissions.additionalDirectories")
@@ -197,6 +198,21 @@ def _highest(cwd: Path, pick: Any) -> tuple[Any, ClaudeFile] | None:
         if value is not None:
             return value, f
     return None
+
+
+def status_line(cwd: Path) -> str | None:
+    """`statusLine`'s command (`{"type": "command", "command": …}`) from the person's own files
+    (a project's would run its code unasked; it is named and ignored)."""
+
+    def pick(f: ClaudeFile) -> str | None:
+        line = f.table("statusLine")
+        command = line.get("command")
+        if not (f.own and line.get("type", "command") == "command"):
+            return None
+        return command if isinstance(command, str) and command.strip() else None
+
+    found = _highest(cwd, pick)
+    return found[0] if found else None
 
 
 def default_mode(cwd: Path) -> tuple[str, str] | None:

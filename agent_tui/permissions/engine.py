@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -30,22 +29,12 @@ from agent_tui.permissions.rules import (
     parse_rule,
 )
 from agent_tui.permissions.settings import ALL_TOOLS, LoadedRules, SourcedRule
-from agent_tui.permissions.trust import ProjectFiles, State, TrustStore, describe_shaping
+from agent_tui.permissions.trust import ProjectTrust, TrustStore, TrustSubject, describe_shaping
 from agent_tui.permissions.types import MODES, UNGATED_TOOLS, Behavior, Decision, Mode
 
 _PATH_KEYS = ("path", "file_path")
 #: read-only tools that search a folder (the working directory when no path is given)
 SEARCH_TOOLS = ("Grep", "Glob")
-
-
-@dataclass
-class _Trust:
-    """The project's trust as the engine holds it: the store that records it, the files it covers,
-    and the answer for them (None: not given for their present contents)."""
-
-    store: TrustStore
-    files: ProjectFiles
-    state: State | None
 
 
 def _grant_text(r: SourcedRule, files: dict[str, Path], cwd: Path) -> str:
@@ -87,12 +76,14 @@ class PermissionEngine:
         self.untrusted_hooks: tuple[str, ...] = ()
         #: the project's sub-agent types, slash commands and skills (`.claude/`), until trusted
         self.untrusted_files: tuple[str, ...] = ()
-        self.trust: _Trust | None = None
+        self.trust: ProjectTrust | None = None
         #: folders the file tools treat as the working directory's (`--add-dir`, Claude Code's
         #: additionalDirectories from the person's own settings), resolved
         self.add_dirs: tuple[Path, ...] = ()
         #: what the session does once the person trusts the project (its sub-agent types load)
         self.on_trusted: list[Callable[[], None]] = []
+        #: what waits at the same gate from outside the project (the session's plugins)
+        self.subjects: list[TrustSubject] = []
 
     @classmethod
     def load(
@@ -139,14 +130,18 @@ class PermissionEngine:
         engine.untrusted_grants = tuple(loaded.untrusted)
         if state != "trusted":
             engine.untrusted_files = describe_shaping(cwd)
-        engine.trust = _Trust(store, files, state)
+        engine.trust = ProjectTrust(store, files, state)
         return engine
 
     # --- project trust ---
 
     @property
     def trust_question(self) -> tuple[str, ...]:
-        """The grants to show in the trust dialog: empty when there is nothing to decide."""
+        """What the trust dialog lists: the project's grants, then what each waiting subject (a
+        plugin) brings; empty when there is nothing to decide."""
+        return self._project_question() + tuple(s for x in self.subjects for s in x.waiting)
+
+    def _project_question(self) -> tuple[str, ...]:
         withheld = (self.untrusted_grants, self.untrusted_servers, self.untrusted_hooks)
         if not any(withheld) and not self.untrusted_files:
             return ()
@@ -169,7 +164,12 @@ class PermissionEngine:
         return self.trust is not None and self.trust.state == "trusted"
 
     def decide_trust(self, trusted: bool) -> None:
-        """The person's answer: apply the withheld grants (trust) or keep ignoring them."""
+        """The person's answer to what the dialog listed: apply the withheld grants (trust) or
+        keep ignoring them (a project answered before keeps its answer); subjects get it too."""
+        for subject in self.subjects:
+            subject.decide(trusted)
+        if self.trust is not None and self.trust.state is not None:
+            return
         if trusted:
             self._rules.extend(self.untrusted_grants)
             self.untrusted_grants = ()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
@@ -103,13 +104,41 @@ GIT_DIR_NAMES = frozenset(
 
 
 def is_git_dir(path: Path) -> bool:
-    """A folder git takes as a git directory: HEAD, objects/ and refs/ (a bare repository)."""
+    """A folder git takes as a git directory, by git's own test (`is_git_directory`): a valid
+    HEAD — a file `ref: refs/…` or an object name, or a symbolic link into `refs/` — and
+    `objects` and `refs` git can enter (a folder, or anything executable), in the folder a
+    `commondir` file names when there is one."""
     try:
-        return (
-            (path / "HEAD").is_file() and (path / "objects").is_dir() and (path / "refs").is_dir()
-        )
+        common = path
+        pointer = path / "commondir"
+        if pointer.is_file():
+            named = Path(pointer.read_text("utf-8", "replace").strip())
+            common = named if named.is_absolute() else path / named
+        if not (os.access(common / "objects", os.X_OK) and os.access(common / "refs", os.X_OK)):
+            return False
+        return head_valid(path / "HEAD")
     except OSError:
         return False
+
+
+_OBJECT_NAME = re.compile(r"[0-9a-fA-F]{40}([0-9a-fA-F]{24})?")
+
+
+def head_valid(head: Path) -> bool:
+    """What git accepts as HEAD (`validate_headref`)."""
+    try:
+        st = os.lstat(head)
+        if stat.S_ISLNK(st.st_mode):
+            return os.readlink(head).startswith("refs/")
+        if not stat.S_ISREG(st.st_mode):
+            return False
+        with open(head, "rb") as f:
+            text = f.read(256).decode("utf-8", "replace").strip()
+    except OSError:
+        return False
+    if text.startswith("ref:"):
+        return text[4:].lstrip().startswith("refs/")
+    return bool(_OBJECT_NAME.fullmatch(text))
 
 
 def find_git_dir(start: Path) -> Path | None:

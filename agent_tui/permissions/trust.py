@@ -20,7 +20,7 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 TRUST_FILE = "trusted_projects.json"
 #: files in a project that can grant permissions or start processes (relative to its root): ours
@@ -102,6 +102,27 @@ def describe_shaping(cwd: Path) -> tuple[str, ...]:
     return tuple(lines)
 
 
+@dataclass
+class ProjectTrust:
+    """The project's trust as the engine holds it: the store that records it, the files it covers,
+    and the answer for them (None: not given for their present contents)."""
+
+    store: TrustStore
+    files: ProjectFiles
+    state: State | None
+
+
+class TrustSubject(Protocol):
+    """Something from outside the project that waits at the same gate (a plugin): the lines the
+    trust dialog lists for it while it waits (none: nothing to ask), and what the person's
+    answer does (recorded with `TrustStore.record_subject`)."""
+
+    @property
+    def waiting(self) -> tuple[str, ...]: ...
+
+    def decide(self, trusted: bool) -> None: ...
+
+
 class TrustStore:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -147,18 +168,26 @@ class TrustStore:
         )
 
     def state(self, files: ProjectFiles) -> State | None:
-        entry = self._entry(files.cwd)
-        if entry.get("digest") != files.digest:
+        return self.subject_state(str(files.cwd.resolve()), files.digest)
+
+    def record(self, files: ProjectFiles, state: State) -> None:
+        self.record_subject(str(files.cwd), files.digest, state)
+
+    def subject_state(self, key: str, digest: str) -> State | None:
+        """The answer recorded for `key` (a project's folder, `plugin:/its/folder`) when its
+        contents were `digest`; None: not answered for these contents."""
+        entry = self._load().get(key, {})
+        if not isinstance(entry, dict) or entry.get("digest") != digest:
             return None
         state = entry.get("state")
         if state == "trusted":
             return "trusted"
         return "ignored" if state == "ignored" else None
 
-    def record(self, files: ProjectFiles, state: State) -> None:
+    def record_subject(self, key: str, digest: str, state: State) -> None:
         data = self._load()
-        entry = data.setdefault(str(files.cwd), {})
-        entry.update(digest=files.digest, state=state)
+        entry = data.setdefault(key, {})
+        entry.update(digest=digest, state=state)
         self._save(data)
 
     def record_own_rules(self, cwd: Path, rules: tuple[str, ...], keep: State | None) -> None:

@@ -113,4 +113,6 @@ UNGATED_TOOLS = {
     "ToolSearch": "it only loads the definitions of deferred tools for the model",
     "BashOutput": "it only reads a background shell's output",
     "KillShell": "it only stops a background shell this session started",
+    "AskUserQuestion": "it only asks you a question",
+    "Skill": "it only loads a skill's instructions (yours, or a trusted project's or plugin's)",
 }

@@ -245,6 +245,12 @@ class ApprovalDecided(Event):
     #: the input a PreToolUse hook rewrote the call to (None: as the model sent it)
     updated_input: dict[str, Any] | None = None
 
+    @property
+    def kept_as(self) -> str:
+        """How `saved_rules` were kept, in words: written to settings ("always"), or for this
+        session only (`s`), where nothing is saved."""
+        return "for this session" if self.answer == "session" else "saved"
+
 
 @dataclass(frozen=True, slots=True)
 class ContextCompacted(Event):
@@ -336,6 +342,19 @@ class Notice(Event):
     commit_boundary: ClassVar[bool] = True
     level: str  # "info" | "warning" | "error"
     text: str
+    #: a failed request about to be tried again: if the retries fail too, the `StreamFailed`
+    #: says it all, and a screen drops this line rather than say the same twice
+    retrying: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class UsageCounted(Event):
+    """What a request of the turn used (or a tool's own requests: WebSearch, WebFetch, Task),
+    as soon as it is known, so running totals move with each response rather than at the turn's
+    end. Not recorded: the turn's `TurnFinished` carries their sum."""
+
+    usage: Usage
+    cost_usd: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,6 +397,7 @@ EVENT_TYPES: dict[str, type[Event]] = {
         FilesChanged,
         FilesRestored,
         Notice,
+        UsageCounted,
         TurnFinished,
     )
 }

@@ -14,6 +14,7 @@ from typing import Any
 
 from agent_tui.providers.base import MessageRequest, ProviderError
 from agent_tui.redact import redact
+from agent_tui.text import clause
 
 #: the defaults when nothing names a model (`agent_tui.models.DEFAULT`, `SMALL`)
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -220,6 +221,7 @@ class AnthropicProvider:
 
         client = self._get_client()
         body, betas = sendable(request)
+        arrived = False
         try:
             if betas:
                 stream = await client.beta.messages.create(**body, betas=list(betas), stream=True)
@@ -227,12 +229,17 @@ class AnthropicProvider:
                 stream = await client.messages.create(**body, stream=True)
             async with stream:
                 async for event in stream:
-                    yield event.to_dict()
+                    arrived = True
+                    # warnings=False: a block type this SDK doesn't know yet serializes as it
+                    # came, without pydantic's UserWarning on stderr (the assembler skips it)
+                    yield event.to_dict(warnings=False)
         except anthropic.APIStatusError as exc:
             raise _status_error(exc) from None
         except anthropic.APITimeoutError:
             raise ProviderError("The request timed out.", retryable=True, kind="timeout") from None
         except anthropic.APIConnectionError as exc:
+            if arrived:  # it was reached: the answer broke off
+                raise _broke_mid_answer(exc) from None
             raise _connection_error(exc, str(client.base_url)) from None
         except ImportError as exc:  # the platform's signing needs the extra (boto3, google)
             extra = _CLIENTS[self.name][1] or self.name
@@ -266,6 +273,16 @@ def _first_reason(exc: BaseException) -> str:
     return f"the connection broke ({names[-1] if names else 'no reason given'})"
 
 
+def _broke_mid_answer(exc: Exception) -> ProviderError:
+    """The stream had started: the API was reached and the connection broke during its answer."""
+    return ProviderError(
+        f"The connection to the API broke mid-answer: {clause(redact(_first_reason(exc)))}. "
+        "What arrived is kept.",
+        retryable=True,
+        kind="connection_broken",
+    )
+
+
 def _connection_error(exc: Exception, base_url: str) -> ProviderError:
     """Name where we tried to connect; when nothing listens there, one quick retry is enough."""
     cause: BaseException | None = exc
@@ -273,7 +290,7 @@ def _connection_error(exc: Exception, base_url: str) -> ProviderError:
     while cause is not None:
         refused = refused or isinstance(cause, ConnectionRefusedError) or "refused" in str(cause)
         cause = cause.__cause__ or cause.__context__
-    why = "nothing is listening there" if refused else redact(_first_reason(exc))
+    why = "nothing is listening there" if refused else clause(redact(_first_reason(exc)))
     return ProviderError(
         f"Could not reach the API at {redact(base_url)}: {why}. Check ANTHROPIC_BASE_URL and "
         "the network.",

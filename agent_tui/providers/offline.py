@@ -133,11 +133,16 @@ def _prompt_of(content: Any) -> str:
 _PIPED = re.compile(r"\n*<stdin>\n.*?\n</stdin>", re.S)
 
 
+@cache
+def _matcher(words: tuple[str, ...]) -> re.Pattern[str]:
+    """One pass over the prompt for all of a scenario's words (not one a word: a 4 MB prompt)."""
+    return re.compile(rf"\b(?:{'|'.join(map(re.escape, words))})\b", re.IGNORECASE)
+
+
 def _scenario_for(prompt: str) -> dict[str, Any]:
     script = _script()
-    lowered = prompt.lower()
     for scenario in script["scenarios"]:
-        if any(re.search(rf"\b{re.escape(word)}\b", lowered) for word in scenario["match"]):
+        if scenario["match"] and _matcher(tuple(scenario["match"])).search(prompt):
             return scenario
     return next(s for s in script["scenarios"] if s["name"] == script["default"])
 

@@ -15,10 +15,11 @@ writes go. Denies by default:
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from agent_tui.sandbox.home import plan_home
+from agent_tui.sandbox.home import CACHES, TOOLCHAINS, plan_home
 from agent_tui.sandbox.layout import SECRETS, Layout
 from agent_tui.sandbox.scan import read_deny_paths, scan_names
 
@@ -31,6 +32,32 @@ def _abs(raw: str, cwd: Path, home: Path) -> Path:
         return home / raw[2:]
     p = Path(raw)
     return p if p.is_absolute() else cwd / p
+
+
+def unlisted_home_entries(home: Path) -> list[Path]:
+    """When the project is the home folder: every hidden entry of it (a dot-name) that no
+    toolchain or cache of `home.py` lists, down to the listed one where a folder holds one
+    (`.config` shows `.config/git`, nothing else of it)."""
+    listed = [Path(p) for p in (*TOOLCHAINS, *CACHES)]
+    out: list[Path] = []
+
+    def look(folder: Path, depth: int) -> None:
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            return
+        for entry in entries:
+            rel = Path(entry.path).relative_to(home)
+            if depth == 0 and not entry.name.startswith("."):
+                continue  # the project's own files
+            if any(p == rel or p.is_relative_to(rel) for p in listed):
+                if not any(p == rel for p in listed) and entry.is_dir(follow_symlinks=False):
+                    look(Path(entry.path), depth + 1)
+                continue
+            out.append(Path(entry.path))
+
+    look(home, 0)
+    return out
 
 
 def plan_boundary(
@@ -78,6 +105,8 @@ def plan_boundary(
     # path, a folder on PATH)
     shown = [cwd, *writable, *home_layout.read]
     candidates += [s for s in secrets if any(s.is_relative_to(p) for p in shown)]
+    if cwd == home.resolve():  # the project is the home folder: its dot-folders by allow-list
+        candidates += unlisted_home_entries(home)
     globs = list(read_deny_globs)
     if globs:
         found, more = read_deny_paths(globs, cwd, home, [Path(p) for p in scan_names(cwd)])

@@ -14,7 +14,12 @@ it costs O(what it changed), not O(the tree):
 
 Whether the person (or anything outside the sandbox) changed a file while the command ran is told
 by the file's ctime in the project: the command could not touch the project itself, so a ctime
-at or after the command's start is someone else's write (`Change.conflict`).
+after the command's start is someone else's write (the clock ticks every few milliseconds: a
+write in the tick the command started in reads as before it, where the app's own last apply is:
+`Change.conflict`); for a folder the command removes (deleted, made again, replaced by a file or
+link), anything under it counts.
+What stood there when the change set was read is kept (`Change.seen`), so applying can refuse a
+change whose target someone changed since it was judged (`identity`).
 """
 
 from __future__ import annotations
@@ -49,6 +54,14 @@ class Change:
     conflict: bool = False
     #: a file whose content and mode are the project's as they are (copied up, not changed)
     same: bool = False
+    #: what the project held under `rel` when the change set was read (`identity`; None:
+    #: nothing), or UNSEEN when not recorded
+    seen: tuple[int, ...] | None = ()
+
+    @property
+    def removes_folder(self) -> bool:
+        """Applying takes away the project's folder (and everything in it)."""
+        return self.below == "dir" and self.kind in ("delete", "file", "link")
 
     @property
     def created(self) -> bool:
@@ -61,6 +74,33 @@ class Change:
         if self.kind == "dir":
             return "made" if self.below != "dir" else ("emptied" if self.opaque else "")
         return "created" if self.below == "none" else "changed"
+
+
+#: `Change.seen` when what stood there was not recorded (nothing to compare)
+UNSEEN: tuple[int, ...] = ()
+
+
+def identity(path: Path, *, deep: bool = False) -> tuple[int, ...] | None:
+    """What stands at `path`, to tell whether it changed since: None when nothing does; inode,
+    ctime, size and mode; for a folder taken with all it holds (`deep`), its inode, the newest
+    ctime in it and how many entries it holds."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        return (-1,)
+    if not (deep and stat.S_ISDIR(st.st_mode)):
+        return (st.st_ino, st.st_ctime_ns, st.st_size, st.st_mode)
+    newest, count = st.st_ctime_ns, 0
+    for root, dirs, files in os.walk(path):
+        for name in dirs + files:
+            count += 1
+            try:
+                newest = max(newest, os.lstat(os.path.join(root, name)).st_ctime_ns)
+            except OSError:
+                continue
+    return (st.st_ino, newest, count)
 
 
 def _below(path: Path) -> tuple[Below, os.stat_result | None]:
@@ -87,6 +127,15 @@ def _opaque(path: str) -> bool:
         except OSError:
             continue
     return False
+
+
+def same_file(up: Path, lower: Path) -> bool:
+    """The file `up` holds `lower`'s content and mode (neither followed if a link)."""
+    try:
+        a, b = os.lstat(up), os.lstat(lower)
+    except OSError:
+        return False
+    return stat.S_ISREG(a.st_mode) and stat.S_ISREG(b.st_mode) and _same_file(a, up, lower, b)
 
 
 def _same_file(upper: os.stat_result, up: Path, lower: Path, below: os.stat_result) -> bool:
@@ -135,25 +184,38 @@ def _walk(upper: Path, lower: Path, prefix: str, started_ns: int) -> Iterator[Ch
         mode = st.st_mode
         if stat.S_ISCHR(mode) and st.st_rdev == 0:
             if below != "none":
-                yield Change(rel, "delete", below, None, conflict=_touched(low, below, started_ns))
+                yield _removal(rel, low, below, started_ns)
             continue
-        conflict = below_st is not None and below_st.st_ctime_ns > started_ns
         if stat.S_ISDIR(mode):
             opaque = below == "dir" and _opaque(entry.path)
             if below != "dir" or opaque:
-                yield Change(rel, "dir", below, up, opaque=opaque, conflict=conflict)
+                seen = identity(low) if below != "dir" else UNSEEN
+                conflict = seen is not None and bool(seen) and seen[1] > started_ns
+                yield Change(rel, "dir", below, up, opaque=opaque, conflict=conflict, seen=seen)
             if opaque:
                 yield from _emptied(up, lower, rel, started_ns)
             yield from _walk(upper, lower, rel + "/", started_ns)
             continue
-        if stat.S_ISREG(mode):
-            same = below == "file" and below_st is not None and _same_file(st, up, low, below_st)
-            yield Change(rel, "file", below, up, conflict=conflict and not same, same=same)
-        elif stat.S_ISLNK(mode):
-            same = below == "link" and _same_link(up, low)
-            yield Change(rel, "link", below, up, conflict=conflict and not same, same=same)
-        else:  # a fifo, socket or device the command made: never carried into the project
+        if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
+            # a fifo, socket or device the command made: never carried into the project
             yield Change(rel, "special", below, up)
+            continue
+        kind: Kind = "file" if stat.S_ISREG(mode) else "link"
+        seen = identity(low, deep=below == "dir")
+        conflict = seen is not None and len(seen) > 1 and seen[1] > started_ns
+        if kind == "file":
+            same = below == "file" and below_st is not None and _same_file(st, up, low, below_st)
+        else:
+            same = below == "link" and _same_link(up, low)
+        yield Change(rel, kind, below, up, conflict=conflict and not same, same=same, seen=seen)
+
+
+def _removal(rel: str, path: Path, below: Below, started_ns: int) -> Change:
+    """The deletion of what the project holds at `path`: a conflict when it, or anything in it,
+    changed since the command started (a deletion must not take what someone else wrote)."""
+    seen = identity(path, deep=below == "dir")
+    conflict = seen is not None and len(seen) > 1 and seen[1] > started_ns
+    return Change(rel, "delete", below, None, conflict=conflict, seen=seen)
 
 
 def _emptied(up: Path, lower: Path, rel: str, started_ns: int) -> Iterator[Change]:
@@ -169,26 +231,4 @@ def _emptied(up: Path, lower: Path, rel: str, started_ns: int) -> Iterator[Chang
             continue
         path = lower / rel / name
         kind, _ = _below(path)
-        yield Change(
-            f"{rel}/{name}", "delete", kind, None, conflict=_touched(path, kind, started_ns)
-        )
-
-
-def _touched(path: Path, below: Below, started_ns: int) -> bool:
-    """Whether anything at or under `path` in the project changed since the command started
-    (a deletion must not take what someone else wrote meanwhile)."""
-    try:
-        if os.lstat(path).st_ctime_ns > started_ns:
-            return True
-    except OSError:
-        return False
-    if below != "dir":
-        return False
-    for root, dirs, files in os.walk(path):
-        for name in dirs + files:
-            try:
-                if os.lstat(os.path.join(root, name)).st_ctime_ns > started_ns:
-                    return True
-            except OSError:
-                continue
-    return False
+        yield _removal(f"{rel}/{name}", path, kind, started_ns)

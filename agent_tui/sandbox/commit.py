@@ -19,20 +19,25 @@ import errno
 import os
 import shutil
 import stat
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from agent_tui.checkpoints import confined
 from agent_tui.checkpoints.blobs import EXECUTABLE, REGULAR, SYMLINK, BlobStore
-from agent_tui.sandbox.changes import Change
+from agent_tui.sandbox.apply_journal import ApplyJournal
+from agent_tui.sandbox.changes import UNSEEN, Change, identity
 
 #: a file larger than this is applied but its contents are not kept for undo
 KEEP_LIMIT = 64 * 1024 * 1024
 #: nor is more than this kept for one command
 COMMAND_LIMIT = 512 * 1024 * 1024
 _NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class Changed(OSError):
+    """The project's entry is not what it was when the change set was read."""
 
 
 @dataclass
@@ -54,6 +59,8 @@ class _Version:
     blob: str | None
     mode: str
     kept: bool
+    #: the content, while it is on its way to the journal
+    data: bytes | None = None
 
 
 ABSENT = _Version(None, "", True)
@@ -85,9 +92,17 @@ def _git_mode(st: os.stat_result) -> str:
 
 class _Apply:
     def __init__(
-        self, root: Path, blobs: BlobStore | None, by: str, scratch: Any, copy: bool = False
+        self,
+        root: Path,
+        blobs: BlobStore | None,
+        by: str,
+        scratch: Any,
+        copy: bool = False,
+        journal: ApplyJournal | None = None,
     ) -> None:
         self.root = root
+        #: where each change is written down before it is made (None: no store to undo from)
+        self.journal = journal if blobs is not None else None
         #: copy from the upper directory, leaving it as it is (a live background shell's)
         self.copy = copy
         self.keeper = _Keeper(blobs)
@@ -113,7 +128,17 @@ class _Apply:
 
     def _version(self, data: bytes, mode: str) -> _Version:
         blob = self.keeper.keep(data)
-        return _Version(blob, mode, blob is not None)
+        return _Version(blob, mode, blob is not None, data if blob is not None else None)
+
+    def _entry(self, path: Path, before: _Version, after: _Version) -> dict[str, Any]:
+        return {
+            "path": str(path),
+            "before": before.blob,
+            "after": after.blob,
+            "before_mode": before.mode if before.blob else "",
+            "after_mode": after.mode if after.blob else "",
+            "by": self.by,
+        }
 
     def _record(self, path: Path, before: _Version, after: _Version) -> None:
         if self.keeper.blobs is None:
@@ -121,26 +146,17 @@ class _Apply:
         if not (before.kept and after.kept):
             self.out.not_kept.append(str(path.relative_to(self.root)))
             return
-        self.out.entries.append(
-            {
-                "path": str(path),
-                "before": before.blob,
-                "after": after.blob,
-                "before_mode": before.mode if before.blob else "",
-                "after_mode": after.mode if after.blob else "",
-                "by": self.by,
-            }
-        )
+        self.out.entries.append(self._entry(path, before, after))
 
     # --- changes ---
 
     def one(self, change: Change) -> None:
         path = self.root / change.rel
         if change.kind == "delete":
-            self._delete(path)
+            self._delete(path, change)
         elif change.kind == "dir":
             if change.below != "dir":
-                self._delete(path)
+                self._delete(path, change)
                 with confined.open_parent(self.root, path, create=True) as fd:
                     assert change.upper is not None
                     os.mkdir(path.name, _mode(os.lstat(change.upper)) & 0o777, dir_fd=fd)
@@ -148,36 +164,59 @@ class _Apply:
             assert change.upper is not None
             target = os.readlink(change.upper)
             before = self._delete_dir_or_keep(path, change)
+            after = self._version(os.fsencode(target), SYMLINK)
+            if change.below != "dir":
+                self._still(path, change)
+            self._journal(path, before, after)
             confined.symlink(self.root, path, target, scratch=self.scratch)
-            self._record(path, before, self._version(os.fsencode(target), SYMLINK))
+            self._record(path, before, after)
         elif change.kind == "file":
             assert change.upper is not None
             before = self._delete_dir_or_keep(path, change)
-            after = self._install(path, change.upper)
+            check = None if change.below == "dir" else lambda: self._still(path, change)
+            after = self._install(path, change.upper, before, check)
             self._record(path, before, after)
+
+    def _still(self, path: Path, change: Change) -> None:
+        """Refuse `change` when what stands at `path` is not what was there when the change set
+        was read (someone saved the file since: theirs is kept, the change stays held)."""
+        if change.seen != UNSEEN and identity(path, deep=change.removes_folder) != change.seen:
+            raise Changed(errno.EAGAIN, "changed in the project since it was read; theirs is kept")
 
     def _delete_dir_or_keep(self, path: Path, change: Change) -> _Version:
         if change.below == "dir":
-            self._delete(path)
+            self._delete(path, change)
             return ABSENT
         return self._before(path)
 
-    def _delete(self, path: Path) -> None:
+    def _delete(self, path: Path, change: Change) -> None:
         try:
             st = os.lstat(path)
         except FileNotFoundError:
             return
         if stat.S_ISDIR(st.st_mode):
-            for file in _files_under(path):
-                self._record(file, self._before(file), ABSENT)
+            gone = [(file, self._before(file)) for file in _files_under(path)]
+            self._still(path, change)
+            for file, before in gone:
+                self._journal(file, before, ABSENT)
             with confined.open_parent(self.root, path, create=False) as fd:
                 shutil.rmtree(path.name, dir_fd=fd)
+            for file, before in gone:
+                self._record(file, before, ABSENT)
             return
         before = self._before(path)
+        self._still(path, change)
+        self._journal(path, before, ABSENT)
         confined.delete(self.root, path)
         self._record(path, before, ABSENT)
 
-    def _install(self, path: Path, upper: Path) -> _Version:
+    def _journal(self, path: Path, before: _Version, after: _Version) -> None:
+        if self.journal is not None:
+            self.journal.add(self._entry(path, before, after), before.data)
+
+    def _install(
+        self, path: Path, upper: Path, before: _Version, check: Callable[[], None] | None
+    ) -> _Version:
         st = os.lstat(upper)
         if self.keeper.fits(st.st_size):
             after = self._version(upper.read_bytes(), _git_mode(st))
@@ -187,21 +226,31 @@ class _Apply:
             tmp = confined.temp_name(path.name)
             entry = self.scratch.journal(path.parent / tmp)
             try:
-                try:
-                    if self.copy:
-                        raise OSError(errno.EXDEV, "copied, not moved")
-                    os.rename(upper, tmp, dst_dir_fd=fd)
-                except OSError as exc:
-                    if exc.errno != errno.EXDEV:
-                        raise
-                    _copy(upper, tmp, fd)
+                _put(upper, tmp, fd, link=not self.copy)
                 os.chmod(tmp, _mode(st) & 0o777, dir_fd=fd)
+                if check is not None:
+                    check()  # last, just before the rename: what it saw is what is replaced
+                self._journal(path, before, after)
                 os.replace(tmp, path.name, src_dir_fd=fd, dst_dir_fd=fd)
             finally:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp, dir_fd=fd)
                 self.scratch.done(entry)
         return after
+
+
+def _put(upper: Path, tmp: str, fd: int, *, link: bool) -> None:
+    """The command's file as `tmp` in the folder `fd`: a hard link where both are on one file
+    system (the change set stays whole in the upper directory, so an apply cut short can be
+    read again and finished: what landed reads as unchanged), else a copy."""
+    if link:
+        try:
+            os.link(upper, tmp, dst_dir_fd=fd, follow_symlinks=False)
+            return
+        except OSError as exc:
+            if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
+                raise
+    _copy(upper, tmp, fd)
 
 
 def _mode(st: os.stat_result) -> int:
@@ -231,13 +280,20 @@ def apply_changes(
     by: str,
     scratch: Any,
     copy: bool = False,
+    journal: ApplyJournal | None = None,
 ) -> Applied:
-    """Apply `changes` (in path order: a folder before what it holds) to the project `root`.
-    A change that fails is named in `failed` with why and left in the change set. `copy`: files
-    are copied from the upper directory, not moved (it is still mounted)."""
-    work = _Apply(root, blobs, by, scratch, copy)
+    """Apply `changes` to the project `root` (a folder before what it holds; in a repository
+    its objects first, its refs after them, HEAD and the index last and deletions after all,
+    so an apply cut short never leaves a ref naming an object that isn't there). A change that
+    fails is named in `failed` with why and left in the change set. `copy`: files are copied
+    from the upper directory (it is still mounted). `journal`: each change is written down
+    there before it is made, with what it replaces, so an apply cut short can be undone too;
+    what an earlier, cut-short apply wrote there comes first in the entries."""
+    work = _Apply(root, blobs, by, scratch, copy, journal)
+    if work.journal is not None and blobs is not None:
+        work.out.entries.extend(work.journal.earlier(blobs))
     failed_dirs: list[str] = []
-    for change in changes:
+    for change in sorted(changes, key=_order):
         if any(change.rel.startswith(d + "/") for d in failed_dirs):
             work.out.failed.append((change.rel, "its folder could not be made"))
             continue
@@ -251,4 +307,23 @@ def apply_changes(
                 failed_dirs.append(change.rel)
         else:
             work.out.applied.append(change.rel)
+    if work.journal is not None:
+        work.journal.finished()
+    first: dict[str, dict[str, Any]] = {}
+    for entry in work.out.entries:  # a change cut short before it was made is made again
+        first.setdefault(entry["path"], entry)
+    work.out.entries = list(first.values())
     return work.out
+
+
+def _order(change: Change) -> tuple[int, list[str]]:
+    parts = change.rel.split("/")
+    at = next((n for n, p in enumerate(parts) if p == ".git"), None)
+    if at is None or change.kind == "dir":
+        return 0, parts  # the work tree, and every folder before what it holds
+    inner = parts[at + 1 :]
+    if change.kind == "delete":
+        return 3, parts
+    if not inner or inner[0] == "objects":
+        return 0, parts
+    return (2 if inner[0] in ("HEAD", "index") and len(inner) == 1 else 1), parts

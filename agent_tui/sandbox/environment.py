@@ -66,8 +66,9 @@ _SECRET_NAME = re.compile(
     r"|AUTH(?!OR)|COOKIE|SESSION|PRIVATE|_PAT$|SIGNING|WEBHOOK|DSN$|CONNECTION_STRING)",
     re.IGNORECASE,
 )
-#: a URL with a password in it (`postgres://user:pw@host/db`)
-_URL_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@", re.IGNORECASE)
+#: a URL with credentials in it: `postgres://user:pw@host/db`, and a token carried as the user
+#: name (`https://TOKEN@pypi.fury.io/…`, how many private indexes are configured)
+_URL_PASSWORD = re.compile(r"[a-z][a-z0-9+.-]*://[^/\s@]+@", re.IGNORECASE)
 
 
 def secret_name(name: str) -> bool:

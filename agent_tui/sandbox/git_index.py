@@ -1,80 +1,47 @@
-"""The paths a git index holds, read from the file itself (no git run): versions 2, 3 and 4,
-SHA-1 or SHA-256 object names. The commit gate compares a command's new `.git/index` with the
-project's, so an index that now holds `.claude/settings.json` (which the person's next
-`git checkout -- .` would write) is seen before it lands.
+"""The paths a git index holds, as git itself reads them (`git ls-files --stage`, with the
+index file named and `git_run`'s neutral settings): the commit gate compares a command's new
+`.git/index` with the project's, so an index that now holds `.claude/settings.json` (which the
+person's next `git checkout -- .` would write) is seen before it lands. Never a reader of our
+own: a parser that differs from git's by one byte is a way past the gate.
 """
 
 from __future__ import annotations
 
-import struct
 from pathlib import Path
 
-#: ctime, mtime (8 bytes each), dev, ino, mode, uid, gid, size (4 bytes each)
-_STAT = 40
-_EXTENDED = 0x4000
+Entries = dict[str, tuple[str, str]]
 
 
-class IndexError_(ValueError):
-    """Not a git index this reader understands."""
+class IndexUnreadable(ValueError):
+    """git can't read the index (then it holds whatever it might)."""
 
 
-def index_entries(data: bytes, hash_size: int = 20) -> dict[str, tuple[int, bytes]]:
-    """path -> (mode, object name) for every entry (stage 0 and conflicts alike)."""
-    if len(data) < 12 or data[:4] != b"DIRC":
-        raise IndexError_("not a git index")
-    version, count = struct.unpack(">II", data[4:12])
-    if version not in (2, 3, 4):
-        raise IndexError_(f"index version {version}")
-    out: dict[str, tuple[int, bytes]] = {}
-    at, previous = 12, b""
-    for _ in range(count):
-        start = at
-        if at + _STAT + hash_size + 2 > len(data):
-            raise IndexError_("truncated index")
-        mode = struct.unpack(">I", data[at + 24 : at + 28])[0]
-        at += _STAT
-        name = data[at : at + hash_size]
-        at += hash_size
-        flags = struct.unpack(">H", data[at : at + 2])[0]
-        at += 2
-        if version >= 3 and flags & _EXTENDED:
-            at += 2
-        if version == 4:
-            strip, at = _varint(data, at)
-            end = data.index(b"\0", at)
-            path = previous[: len(previous) - strip] + data[at:end]
-            at = end + 1
-        else:
-            end = data.index(b"\0", at)
-            path = data[at:end]
-            # entries are padded with 1-8 NULs to a multiple of 8 bytes
-            at = start + ((end - start) // 8 + 1) * 8
-        previous = path
-        out[path.decode("utf-8", "surrogateescape")] = (mode, name)
-    return out
+def read_index(index: Path, git_dir: Path) -> Entries:
+    """path -> (mode, object name) for every entry of the index file `index` of the repository
+    `git_dir` ({} when there is none)."""
+    from agent_tui import git_run
 
-
-def _varint(data: bytes, at: int) -> tuple[int, int]:
-    """Git's offset encoding (each continuation adds one before shifting)."""
-    byte = data[at]
-    value = byte & 0x7F
-    at += 1
-    while byte & 0x80:
-        byte = data[at]
-        value = ((value + 1) << 7) | (byte & 0x7F)
-        at += 1
-    return value, at
-
-
-def read_index(path: Path, hash_size: int = 20) -> dict[str, tuple[int, bytes]]:
-    """The entries of the index at `path` ({} when there is none)."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
+    if not index.exists():
         return {}
-    return index_entries(data, hash_size)
+    if not git_run.available():
+        raise IndexUnreadable("no git")
+    env = {"GIT_DIR": str(git_dir), "GIT_INDEX_FILE": str(index), "GIT_CONFIG_NOSYSTEM": "1"}
+    try:
+        out = git_run.run(Path("/"), "ls-files", "--stage", "-z", env=env, check=True)
+    except git_run.GitError as exc:
+        raise IndexUnreadable(str(exc)) from None
+    entries: Entries = {}
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, path = record.partition(b"\t")
+        fields = meta.split()
+        if len(fields) != 3:
+            raise IndexUnreadable(f"git said {record[:80]!r}")
+        entries[path.decode("utf-8", "surrogateescape")] = (fields[0].decode(), fields[1].decode())
+    return entries
 
 
-def added(old: dict[str, tuple[int, bytes]], new: dict[str, tuple[int, bytes]]) -> list[str]:
+def added(old: Entries, new: Entries) -> list[str]:
     """The paths `new` holds that `old` doesn't, or holds with other content or mode."""
     return sorted(p for p, entry in new.items() if old.get(p) != entry)

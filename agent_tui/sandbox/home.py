@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 #: read-only from the person's home: what toolchains read (missing ones are skipped)
+#: git's configuration files: written filtered into the session's home (`gitconfig.py`)
+GIT_CONFIGS = (".gitconfig", ".config/git/config")
 TOOLCHAINS = (
-    ".gitconfig",
-    ".config/git/config",
     ".config/git/ignore",
     ".config/git/attributes",
     ".pyenv",
@@ -87,8 +87,9 @@ CACHES = (
     ".bun/install/cache",
     ".nuget/packages",
 )
-#: variables naming a toolchain's folder, shown read-only where it is under home
-_TOOL_HOMES = ("VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT", "NVM_DIR", "CARGO_HOME", "RUSTUP_HOME")
+#: variables naming a toolchain's folder, shown read-only where it is under home (CARGO_HOME:
+#: only its bin, the rest holds a registry token)
+_TOOL_HOMES = ("VIRTUAL_ENV", "CONDA_PREFIX", "PYENV_ROOT", "NVM_DIR", "RUSTUP_HOME")
 #: the session's own inside (its private /tmp and /var/tmp): what must be seen is put back
 PRIVATE = (Path("/tmp"), Path("/var/tmp"))
 #: emptied (other people's homes, removable media): what must be seen is put back on top
@@ -109,6 +110,8 @@ class HomeLayout:
     #: (the person's cache, the session's upper layer for it)
     caches: tuple[tuple[Path, Path], ...] = ()
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: written into the session's home: (path relative to it, text) — git's config, filtered
+    written: tuple[tuple[str, str], ...] = ()
 
 
 def _exists(p: Path) -> bool:
@@ -160,17 +163,23 @@ def plan_home(
     replaced = [home, *masked, *PRIVATE]
     places = environ.get("PATH", "").split(os.pathsep)
     places += [environ.get(key, "") for key in _TOOL_HOMES]
+    cargo = environ.get("CARGO_HOME", "")
+    places += [str(Path(cargo) / "bin")] if cargo else []  # its bin: its credentials stay out
     for entry in places:
         p = Path(entry)
-        if entry and p.is_absolute() and _is_dir(p) and _inside(p, replaced):
-            read.append(p)
+        if not (entry and p.is_absolute() and _is_dir(p) and _inside(p, replaced)):
+            continue
+        if home.is_relative_to(p) or p in masked:
+            notes.append(f"{entry} on PATH holds your whole home folder: not shown")
+            continue
+        read.append(p)
     for p in allow_read:
         if not _exists(p):
             notes.append(f"allowRead {p}: does not exist")
             continue
         read.append(p)
     for p in keep_visible:
-        if _inside(p, replaced):
+        if _inside(p, replaced) and not home.is_relative_to(p):
             read.append(p)
     kept: list[Path] = []
     ordered = sorted(dict.fromkeys(read), key=lambda p: len(p.parts))
@@ -184,13 +193,36 @@ def plan_home(
         kept.append(p)
     # a folder before what is inside it (binds on top of binds)
     kept.sort(key=lambda p: len(p.parts))
-    return HomeLayout(home, own, tuple(masked), tuple(kept), tuple(caches), tuple(notes))
+    written = tuple((rel, text) for rel in GIT_CONFIGS if (text := _git_config(home / rel)))
+    layout = HomeLayout(home, own, tuple(masked), tuple(kept), tuple(caches), tuple(notes))
+    return replace(layout, written=written)
+
+
+def _git_config(path: Path) -> str | None:
+    from agent_tui.sandbox.gitconfig import filtered
+
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    key = (str(path), st.st_mtime_ns, st.st_size)
+    if key not in _GIT_CONFIG_CACHE:
+        _GIT_CONFIG_CACHE[key] = filtered(path)
+    return _GIT_CONFIG_CACHE[key]
+
+
+_GIT_CONFIG_CACHE: dict[tuple[str, int, int], str | None] = {}
 
 
 def home_arguments(layout: HomeLayout, work: Path) -> list[str]:
     """bwrap arguments for `layout` (after the emptied folders' tmpfs and the private /tmp,
     before the project's overlay). `work`: an empty folder of this command's own for the cache
     overlays' work dirs, on the file system of the cache layers."""
+    for rel, text in layout.written:
+        target = layout.own / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists() or target.read_text("utf-8", "replace") != text:
+            target.write_text(text, "utf-8")
     args = ["--bind", str(layout.own), str(layout.home)]
     for p in layout.read:
         args += ["--ro-bind", str(p), str(p)]

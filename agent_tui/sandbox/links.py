@@ -5,8 +5,6 @@ protected path is a file the person's next checkout writes."""
 from __future__ import annotations
 
 import os
-import struct
-from functools import cache
 from pathlib import Path
 
 from agent_tui.permissions.protected import HOME_ONLY, protected_reason
@@ -17,18 +15,6 @@ def protected_entry(path: str) -> bool:
     if any(p.casefold().rstrip(". ") in (".git", "git~1") for p in parts):
         return True
     return protected_reason(path) is not None and parts[-1].casefold() not in HOME_ONLY
-
-
-@cache
-def _hash_size_of(text: str) -> int:
-    return 32 if "sha256" in text.lower() and "objectformat" in text.lower() else 20
-
-
-def hash_size(config: Path) -> int:
-    try:
-        return _hash_size_of(config.read_text("utf-8", "replace"))
-    except OSError:
-        return 20
 
 
 _LINKS_CACHE: dict[tuple[str, int, int, int], list[tuple[str, str]]] = {}
@@ -59,12 +45,12 @@ def _tracked_links(root: Path) -> list[tuple[str, str]]:
     key = (str(root), st.st_ino, st.st_size, st.st_mtime_ns)
     if key not in _LINKS_CACHE:
         try:
-            entries = read_index(index, hash_size(root / ".git" / "config"))
-        except (OSError, ValueError, struct.error):
+            entries = read_index(index, root / ".git")
+        except (OSError, ValueError):
             entries = {}
         found = []
         for path, (mode, _) in entries.items():
-            if mode & 0o170000 == 0o120000 and protected_entry(path):
+            if mode == "120000" and protected_entry(path):
                 target = _link_target(root, path)
                 if target is not None:
                     found.append((path, target))

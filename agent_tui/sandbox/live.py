@@ -24,14 +24,18 @@ import asyncio
 import contextlib
 import json
 import os
+import shutil
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from agent_tui.sandbox.apply_journal import ApplyJournal
 from agent_tui.sandbox.changes import Change, read_changes
 from agent_tui.sandbox.commit import apply_changes
 from agent_tui.sandbox.gate import judge
+from agent_tui.sandbox.snapshot import freeze
 from agent_tui.sandbox.transaction import Transaction
 
 #: a file larger than this is not mirrored (the shell sees it when restarted)
@@ -72,6 +76,9 @@ class LiveTransaction:
         self._server: asyncio.AbstractServer | None = None
         self._bridge: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
         self._connected = asyncio.Event()
+        #: what the sandbox shows of the host, and the hook folders, for the gate
+        self.visible: Callable[[Path], bool] | None = None
+        self.hook_folders: tuple[str, ...] = ()
         #: rel -> the upper entry's state as we last saw it settled (synced, mirrored or held)
         self._seen: dict[str, tuple[int, int, int, int] | None] = {}
         #: rel -> the project's file's ctime after we last wrote or mirrored it
@@ -79,6 +86,7 @@ class LiveTransaction:
         #: what is held (a protected change, a conflict): rel -> why
         self.held: dict[str, str] = {}
         self._lock = asyncio.Lock()
+        self._syncs = 0
 
     # --- the project's changes into the shell's view ---
 
@@ -192,26 +200,54 @@ class LiveTransaction:
         new = self._new()
         if not new:
             return out
-        verdict = judge(new, self.txn.lower, self.txn.upper)
+        self._syncs += 1
+        staging = self.txn.folder / f"sync-{self._syncs}"
+        try:
+            return self._judge_and_apply(new, staging, blobs, scratch, out)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+
+    def _judge_and_apply(
+        self, new: list[Change], staging: Path, blobs: Any, scratch: Any, out: Synced
+    ) -> Synced:
+        # the shell still runs: what is judged and applied is a copy it can't change (snapshot.py)
+        frozen = freeze(new, self.txn.upper, self.txn.lower, staging)
+        verdict = judge(
+            frozen.changes,
+            self.txn.lower,
+            staging,
+            visible=self.visible,
+            hook_folders=self.hook_folders,
+        )
         if scratch is None:
             from agent_tui.checkpoints.scratch import Scratch
             from agent_tui.paths import data_dir
 
             scratch = Scratch(data_dir())
+        journal = ApplyJournal(self.txn.folder, staging, self.txn.lower)
         applied = apply_changes(
-            self.txn.lower, list(verdict.free), blobs=blobs, by=self.by, scratch=scratch, copy=True
+            self.txn.lower,
+            list(verdict.free),
+            blobs=blobs,
+            by=self.by,
+            scratch=scratch,
+            journal=journal,
         )
         out.entries, out.applied = applied.entries, applied.applied
+
+        def settled(rel: str) -> None:
+            self._seen[rel] = frozen.states.get(rel) or _state(self.txn.upper / rel)
+
         for rel in applied.applied:
-            self._seen[rel] = _state(self.txn.upper / rel)
+            settled(rel)
             self._lower[rel] = _ctime(self.txn.lower / rel)
         for change in verdict.unchanged:
-            self._seen[change.rel] = _state(self.txn.upper / change.rel)
+            settled(change.rel)
         held = [(u.changes, u.why) for u in (*verdict.protected, *verdict.conflicts)]
         held += [((c,), why) for c, why in verdict.skipped]
         for changes, why in held:
             for change in changes:
-                self._seen[change.rel] = _state(self.txn.upper / change.rel)
+                settled(change.rel)
                 if change.rel not in self.held:
                     out.held[change.rel] = why
                 self.held[change.rel] = why

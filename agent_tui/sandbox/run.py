@@ -41,6 +41,8 @@ class SandboxRun:
     home_root: bool = False
     #: a background shell's transaction, synced and mirrored as it runs (`live.py`)
     live: LiveTransaction | None = None
+    #: project folders git runs hooks from (the person's core.hooksPath), for the gate
+    hook_folders: tuple[str, ...] = ()
 
     def started(self, pgid: int) -> None:
         """The command runs as process group `pgid`: record it for the reaper."""
@@ -85,6 +87,8 @@ class SandboxRun:
                 by=by,
                 home_root=self.home_root,
                 nobody=nobody,
+                visible=self.layout.is_visible,
+                hook_folders=self.hook_folders,
             )
         return self.settled
 

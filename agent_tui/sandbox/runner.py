@@ -66,6 +66,7 @@ class Sandbox:
         self._holder: Holder | None = None
         #: the watch over the ports background shells listen on (`ports.py`), once started
         self.port_watch: PortWatch | None = None
+        self._hook_folders: tuple[str, ...] | None = None
 
     # --- state ---
 
@@ -168,6 +169,13 @@ class Sandbox:
                 "directly, protected files stay read-only, and undo uses snapshots."
             )
         return notes
+
+    def hook_folders(self) -> tuple[str, ...]:
+        """Folders of the project git runs hooks from: the effective `core.hooksPath` (the
+        person's global config, usually), when it names one inside the project (read once)."""
+        if self._hook_folders is None:
+            self._hook_folders = _hook_folders(self.cwd)
+        return self._hook_folders
 
     def held_offer(self, *, tui: bool = True) -> str | None:
         """What a start says when change sets of this project wait for the person."""
@@ -310,6 +318,14 @@ class Sandbox:
                 Transaction.begin, self.changes_base, self.cwd, " ".join(argv[2:3]), label=label
             )
         layout = await asyncio.to_thread(self.layout, lasting=lasting, overlay=txn is not None)
+        program = Path(argv[0]) if argv else Path()
+        if program.is_absolute() and not layout.is_visible(program):
+            if txn is not None:
+                txn.discard()
+            raise RuntimeError(
+                f"{program} is in a folder the sandbox doesn't show (your home, or one the "
+                "sandbox hides); to run it inside, list its folder in [sandbox] allowRead"
+            )
         netns = None if lasting else await self.network()
         n = next(self._count)
         work = self.layers_dir() / "work" / str(n) if layout.home is not None else None
@@ -318,6 +334,7 @@ class Sandbox:
             from agent_tui.sandbox.live import LiveTransaction
 
             live = LiveTransaction(txn, by=f"Bash ({label})" if label else "Bash")
+            live.visible, live.hook_folders = layout.is_visible, self.hook_folders()
             await live.listen(self.session_dir() / f"mirror-{n}.sock")
         socket_path = self.session_dir() / f"proxy-{n}.sock"
         gate = HostGate(self.permissions, self.config.allowed_domains, ask)
@@ -359,6 +376,7 @@ class Sandbox:
             work=work,
             home_root=home_root,
             live=live,
+            hook_folders=self.hook_folders(),
         )
 
     # --- /sandbox ---
@@ -367,3 +385,21 @@ class Sandbox:
         from agent_tui.sandbox.describe import describe
 
         return describe(self)
+
+
+def _hook_folders(cwd: Path) -> tuple[str, ...]:
+    from agent_tui import git_run
+
+    try:
+        out = git_run.run(cwd, "config", "--path", "--get", "core.hooksPath", check=False)
+        top = git_run.run(cwd, "rev-parse", "--show-toplevel", check=False)
+    except git_run.GitError:
+        return ()
+    value = out.decode("utf-8", "replace").strip()
+    if not value:
+        return ()
+    base = Path(top.decode("utf-8", "replace").strip() or cwd)
+    folder = Path(os.path.normpath(base / value))
+    if folder.is_relative_to(cwd) and folder != cwd:
+        return (folder.relative_to(cwd).as_posix(),)
+    return ()

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from agent_tui.sandbox.apply_journal import ApplyJournal
 from agent_tui.sandbox.changes import Change
 from agent_tui.sandbox.commit import apply_changes
 from agent_tui.sandbox.gate import Unit, Verdict, judge
@@ -238,12 +239,21 @@ async def settle(
     by: str = "Bash",
     home_root: bool = False,
     nobody: str = "no one is there to approve it",
+    visible: Callable[[Path], bool] | None = None,
+    hook_folders: tuple[str, ...] = (),
 ) -> Settled:
     """Settle `txn` (its command's processes are gone). `ask`: the person, or None."""
     import asyncio
 
     verdict = await asyncio.to_thread(
-        lambda: judge(txn.changes(), txn.lower, txn.upper, home_root=home_root)
+        lambda: judge(
+            txn.changes(),
+            txn.lower,
+            txn.upper,
+            home_root=home_root,
+            visible=visible,
+            hook_folders=hook_folders,
+        )
     )
     out = Settled(skipped=[c.rel for c, _ in verdict.skipped])
     to_apply = list(verdict.free)
@@ -280,8 +290,9 @@ async def settle(
         from agent_tui.paths import data_dir
 
         scratch = Scratch(data_dir())
+    journal = ApplyJournal(txn.folder, txn.upper, txn.lower)
     applied = await asyncio.to_thread(
-        apply_changes, txn.lower, to_apply, blobs=blobs, by=by, scratch=scratch
+        apply_changes, txn.lower, to_apply, blobs=blobs, by=by, scratch=scratch, journal=journal
     )
     out.applied, out.entries = applied.applied, applied.entries
     out.failed, out.not_kept = applied.failed, applied.not_kept

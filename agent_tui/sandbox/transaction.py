@@ -184,6 +184,20 @@ def _dead(manifest: dict[str, Any]) -> bool:
     return pid != os.getpid() and not alive(pid, manifest.get("app_start"))
 
 
+def _stopped(folder: Path) -> str:
+    """Why a set whose app is gone waits: it stopped while the command ran, or half way through
+    applying (what landed is recorded with the rest, for one undo, once the rest is applied)."""
+    try:
+        with open(folder / "applied" / "entries.jsonl", "rb") as journal:
+            landed = sum(1 for _ in journal)
+    except OSError:
+        return "the app stopped while the command ran"
+    return (
+        f"the app stopped while applying it ({landed} of its files landed; applying the rest "
+        "records them all for undo)"
+    )
+
+
 def held_sets(base: Path, project: Path | None = None) -> list[HeldSet]:
     """The change sets waiting for the person (held, or running in an app that is gone), oldest
     first; only those of `project` when given. Empty leftovers are removed on the way."""
@@ -207,6 +221,6 @@ def held_sets(base: Path, project: Path | None = None) -> list[HeldSet]:
             continue
         if project is not None and where != project.resolve():
             continue
-        reason = str(manifest.get("reason") or "the app stopped while the command ran")
+        reason = str(manifest.get("reason") or _stopped(folder))
         out.append(HeldSet(folder, where, txn.command, reason, float(manifest.get("created", 0))))
     return out

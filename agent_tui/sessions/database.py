@@ -17,6 +17,7 @@ from contextlib import contextmanager, suppress
 from pathlib import Path
 
 from agent_tui.sessions.event_buffer import EventBuffer
+from agent_tui.sessions.faults import on_full_disk
 from agent_tui.sessions.records import SessionNotFound
 from agent_tui.sessions.schema import migrate
 
@@ -39,16 +40,23 @@ class Database:
         )
         self._conn: sqlite3.Connection | None = conn
         try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            conn.execute("PRAGMA busy_timeout=5000")
-            conn.execute("PRAGMA temp_store=MEMORY")
-            conn.execute("PRAGMA cache_size=-32000")  # 32 MB at most: big sessions, FTS merges
-            migrate(conn)
+            self._open(conn)
+        except sqlite3.Error as exc:
+            conn.close()
+            self._conn = None
+            raise on_full_disk(exc, self.path) from exc
         except BaseException:
             conn.close()
             self._conn = None
             raise
+
+    def _open(self, conn: sqlite3.Connection) -> None:
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        conn.execute("PRAGMA busy_timeout=5000")
+        conn.execute("PRAGMA temp_store=MEMORY")
+        conn.execute("PRAGMA cache_size=-32000")  # 32 MB at most: big sessions, FTS merges
+        migrate(conn)
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -104,7 +112,7 @@ class Database:
                 yield conn
                 self.pending.write(conn)
                 conn.execute("COMMIT")
-            except BaseException:
+            except BaseException as failed:
                 # SQLite may have rolled back already (a full disk, a damaged page); a COMMIT
                 # that failed leaves the transaction open. Either way nothing of it stays, and
                 # the buffered events wait for the next commit (the store fails soft).
@@ -112,6 +120,10 @@ class Database:
                     with suppress(sqlite3.Error):
                         conn.execute("ROLLBACK")
                 self.pending.restore()
+                if isinstance(failed, sqlite3.Error):
+                    full = on_full_disk(failed, self.path)
+                    if full is not failed:
+                        raise full from failed
                 raise
             finally:
                 self._depth = 0

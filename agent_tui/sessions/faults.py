@@ -7,7 +7,9 @@ callers catch `STORE_ERRORS` around store calls and show `describe(exc)`, never 
 from __future__ import annotations
 
 import errno
+import os
 import sqlite3
+from pathlib import Path
 
 from agent_tui.sessions.records import SessionNotFound, StoreUnavailable
 from agent_tui.sessions.schema import SchemaError
@@ -23,10 +25,36 @@ STORE_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
+#: bytes free below which an I/O error writing the database is taken for a full disk (SQLite
+#: reports some writes that found no space as I/O errors: growing its -shm file, SHMSIZE)
+FULL_BELOW = 1 << 20
+
+
+class DiskFull(sqlite3.OperationalError):
+    """An I/O error SQLite reported where the disk had no room left: said as a full disk."""
+
+
+def on_full_disk(exc: sqlite3.Error, path: Path) -> sqlite3.Error:
+    """`exc` as a `DiskFull` when it is an I/O error and the file system of `path` (the
+    database) is full, else `exc` itself."""
+    name = getattr(exc, "sqlite_errorname", "") or ""
+    if not name.startswith("SQLITE_IOERR") or isinstance(exc, DiskFull):
+        return exc
+    try:
+        free = os.statvfs(path.parent)
+    except OSError:
+        return exc
+    if free.f_bavail * free.f_frsize >= FULL_BELOW:
+        return exc
+    full = DiskFull(f"the disk is full: no room left for {path.name} ({exc})")
+    full.sqlite_errorname = name  # as SQLite said it
+    return full
+
+
 def describe(exc: BaseException) -> str:
     """`exc` in words, one line, without the exception's class name where the words suffice."""
     text = " ".join(str(exc).split()) or type(exc).__name__
-    if isinstance(exc, StoreUnavailable | SchemaError):
+    if isinstance(exc, StoreUnavailable | SchemaError | DiskFull):
         return text  # already says which file and why
     if isinstance(exc, SessionNotFound):
         return f"the session was deleted while it was being recorded ({text})"

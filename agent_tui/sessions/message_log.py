@@ -135,6 +135,34 @@ class MessageLog:
                 self._default_title(conn, session_id, block.get("text") or "")
         return int(idx)
 
+    def drop_last(self, session_id: str, message_seq: int) -> None:
+        """Take back the session's last message (`message_seq`; a prompt that was never sent):
+        its blocks, its search text, its count, and the title it gave a session it was alone in."""
+        with self._db.tx() as conn:
+            (last,) = conn.execute(
+                "SELECT max(seq) FROM messages WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            if last != message_seq:
+                return
+            first = conn.execute(
+                "SELECT json FROM blocks WHERE session_id = ? AND message_seq = ? ORDER BY idx",
+                (session_id, message_seq),
+            ).fetchone()
+            for table in ("blocks", "search_docs"):
+                conn.execute(
+                    f"DELETE FROM {table} WHERE session_id = ? AND message_seq = ?",
+                    (session_id, message_seq),
+                )
+            conn.execute(
+                "DELETE FROM messages WHERE session_id = ? AND seq = ?", (session_id, message_seq)
+            )
+            touch(conn, session_id, time.time(), messages=-1)
+            given = title_from_prompt(json.loads(first[0]).get("text") or "") if first else ""
+            if message_seq == 0 and given:
+                conn.execute(
+                    "UPDATE sessions SET title = '' WHERE id = ? AND title = ?", (session_id, given)
+                )
+
     def put_draft(self, session_id: str, message_seq: int, text: str) -> None:
         """Keep the text of the block streaming now, as it stands (each call replaces the last),
         so a process killed mid-answer loses only what came since. The block that finishes

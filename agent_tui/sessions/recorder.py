@@ -28,6 +28,7 @@ from agent_tui.protocol.events import (
     ToolInputDelta,
     TurnFinished,
     TurnStarted,
+    UsageCounted,
 )
 from agent_tui.sessions.backlog import Backlog, Ref
 from agent_tui.sessions.draft import Draft
@@ -166,10 +167,17 @@ class Recorder:
             assert ref is not None
         self._write(lambda: self.store.messages.append_block(self._session(), ref.get(), block))
 
+    def prompt_withdrawn(self) -> None:
+        """A prompt none of which was sent is taken out of the stored conversation too, so the
+        next `--continue` doesn't send it (the events keep that it was typed and refused)."""
+        ref, self._message = self._message, None
+        if ref is not None:
+            self._write(lambda: self.store.messages.drop_last(self._session(), ref.get()))
+
     def on_event(self, event: Event) -> None:
         if self.closed:
             return  # the app is quitting: what comes after the last write can't be kept
-        if isinstance(event, ToolInputDelta) or (
+        if isinstance(event, ToolInputDelta | UsageCounted) or (
             self.session_id is None
             and not self.backlog.failing
             and not isinstance(event, TurnStarted)

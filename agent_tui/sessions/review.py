@@ -44,7 +44,7 @@ SOURCES = {
 KEYS = {
     "once": "y (allow once)",
     "session": "s (allow for this session)",
-    "always": "a a (allow always)",
+    "always": "a, then a or Enter (allow always)",
     "deny": "n (deny)",
 }
 _PARTIAL = re.compile(r"approved only part of this change: hunk\(s\) ([\d, ]+|none) of (\d+)")
@@ -84,7 +84,7 @@ def decided_by(d: ApprovalDecided | None) -> str:
     if d.by == "user":
         key = KEYS.get(d.answer, d.answer or "a key")
         took = f" after {d.answer_s:.1f} s" if d.answer_s is not None else ""
-        saved = f" · saved {', '.join(d.saved_rules)}" if d.saved_rules else ""
+        saved = f" · {d.kept_as} {', '.join(d.saved_rules)}" if d.saved_rules else ""
         said = f" · said: {d.message}" if d.message else ""
         return f"{verdict} by you: {key}{took}{saved}{said}{mode}"
     if d.by == "rule" and d.rule:

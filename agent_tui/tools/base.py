@@ -78,6 +78,9 @@ class ToolContext:
     ask_forward: Callable[[str, int], Awaitable[str]] | None = None
     #: where undo keeps file contents (`checkpoints.blobs.BlobStore`), or None
     blobs: Any = None
+    #: ask the person structured questions (AskUserQuestion): `await ask_user(questions)` ->
+    #: {question: answer}, or None when they declined; None: no one to ask (headless)
+    ask_user: Callable[[list[dict[str, Any]]], Awaitable[dict[str, str] | None]] | None = None
 
 
 class Tool(ABC):
@@ -209,6 +212,11 @@ class ToolRegistry:
 
     def _build_schemas(self) -> list[dict[str, Any]]:
         return [tool.schema() for tool in self.all()]
+
+    def schemas_changed(self) -> None:
+        """A tool's definition depends on what changed (the skills or sub-agent types a trust
+        answer brought): build them anew on the next request."""
+        self._changed()
 
     def _changed(self) -> None:
         """Something the schemas are built from changed: build them anew on the next request."""

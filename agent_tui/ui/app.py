@@ -77,7 +77,8 @@ class AgentApp(App[int]):
         Binding("ctrl+r", "retry", "Retry", show=False),
         Binding("ctrl+t", "toggle_tools", "Tools", show=True),
         Binding("alt+t", "toggle_thinking", "Thinking", show=False),
-        Binding("alt+k", "focus_shells", "Background shells", show=False),
+        # F2 reaches the app inside tmux and screen, where Alt+K may arrive as a plain `k`
+        Binding("f2,alt+k", "focus_shells", "Background shells", show=False),
         Binding("ctrl+o", "sessions", "Sessions", show=True),
         # Priority: the screen's own shift+tab (focus the previous widget) would shadow it.
         Binding("shift+tab", "cycle_mode", "Mode", show=True, priority=True),
@@ -215,7 +216,9 @@ class AgentApp(App[int]):
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)
-        yield from palette_commands(self.sessions, self.undo, self.settings)
+        yield from palette_commands(
+            self.sessions, self.undo, self.settings, self.action_focus_shells
+        )
 
     # --- keys: bound above, done by their owners ---------------------------------------------
 

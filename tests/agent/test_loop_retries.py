@@ -100,7 +100,7 @@ async def test_retries_run_out(tmp_path: Path, no_sleep: list[float]) -> None:
     result = await h.agent.submit("go")
     assert result.failed and len(provider.requests) == 3
     (failed,) = h.of(StreamFailed)
-    assert failed.retryable and failed.error == "Overloaded."
+    assert failed.retryable and failed.error == "Overloaded. Tried 3 times."
     assert h.agent.can_retry
     assert [m["role"] for m in h.messages] == ["user"]
     h.check()

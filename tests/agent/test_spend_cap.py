@@ -123,6 +123,22 @@ async def test_headless_sends_nothing_it_cannot_pay_for(tmp_path: Path) -> None:
     assert provider.requests == []
     (notice,) = [n.text for n in h.of(Notice)]
     assert notice.startswith("Spending cap reached: this session has spent $0.0000 of its $0.0010")
+    assert h.agent.messages == []  # none of the prompt was sent: the conversation doesn't keep it
+
+
+async def test_a_refused_prompt_is_taken_back_with_its_notes(tmp_path: Path) -> None:
+    """A prompt refused before anything of it was sent leaves the conversation (the next prompt
+    is sent alone); what the person ran with `!` waits for that next prompt."""
+    provider = ScriptedProvider(honest(100), honest(100))
+    h = Harness(provider, [EchoTool()], tmp_path, max_cost=0.001)
+    h.agent.conversation.notes.append("<bash-input>ls</bash-input>")
+    await h.agent.submit("refused")
+    assert h.agent.messages == [] and provider.requests == []
+    h.agent.config.max_cost = 5.0
+    await h.agent.submit("sent")
+    (sent,) = provider.requests
+    texts = [b["text"] for b in sent.messages[0]["content"]]
+    assert texts == ["sent", "<bash-input>ls</bash-input>"]
     h.check()
 
 

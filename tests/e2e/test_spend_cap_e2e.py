@@ -147,3 +147,32 @@ async def test_json_output_at_the_cap(tmp_path: Path) -> None:
     assert code == 1 and result["is_error"] and result["subtype"] == "error_max_budget_usd"
     assert result["total_cost_usd"] == 0 and s.requests == []
     assert "Spending cap reached" in err.decode()
+
+
+async def test_a_prompt_the_cap_refused_is_not_sent_by_the_next_continue(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Refused at the cap ("it was not sent"), the prompt leaves the stored conversation: the
+    next run that continues the session sends only its own prompt (before: both)."""
+    async with server(100) as s:
+        home = tmp_path / "home"
+        args = ["--model", MODEL]
+        code, _out, err = await run_agent_tui(
+            s, tmp_path, home, "-p", "the refused one", *args, "--max-cost", "0.001"
+        )
+        assert code == 1 and "it was not sent" in err.decode() and s.requests == []
+        code, _out, err = await run_agent_tui(
+            s, tmp_path, home, "-p", "the next one", *args, "--continue"
+        )
+    assert code == 0, err.decode()
+    (sent,) = s.requests
+    assert "the refused one" not in json.dumps(sent.json["messages"])
+    assert [m["role"] for m in sent.json["messages"]] == ["user"]
+    store, info = stored(home, monkeypatch)
+    try:
+        assert [m["role"] for m in store.messages.load(info.id)] == ["user", "assistant"]
+        assert info.title == "the next one"
+        events = [e.event.to_dict() for e in store.events.load(info.id)]
+        assert any(e.get("prompt") == "the refused one" for e in events)  # the record keeps it
+    finally:
+        store.close()

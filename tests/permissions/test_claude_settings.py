@@ -121,8 +121,7 @@ def test_unused_and_ignored_keys_are_said_once_and_a_project_may_not_widen(tmp_p
     warnings = load(tmp_path).load_warnings
     assert sum("not used by agent-tui: cleanupPeriodDays, theme" in w for w in warnings) == 1
     assert any("`apiKeyHelper` is ignored" in w for w in warnings)
-    assert any("`statusLine` is ignored" in w for w in warnings)
-    for key in ("env", "model", "sandbox", "permissions.additionalDirectories"):
+    for key in ("env", "model", "sandbox", "statusLine", "permissions.additionalDirectories"):
         assert any(f"`{key}` ignored: a project's settings may not set it" in w for w in warnings)
     assert any("permissions.defaultMode (bypassPermissions)" in w for w in warnings)
     assert claude_settings.default_mode(tmp_path) is None

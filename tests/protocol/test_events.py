@@ -67,6 +67,7 @@ SAMPLES: list[Event] = [
     ),
     ev.FilesRestored(3, ["/p/a.py"], ["/p/b.py"]),
     ev.Notice("warning", "max_tokens"),
+    ev.UsageCounted(USAGE, 0.0042),
     ev.TurnFinished("end_turn", USAGE, 0.0123, 2, cancelled=False, failed=True),
 ]
 

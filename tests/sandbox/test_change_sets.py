@@ -166,7 +166,8 @@ def test_a_repositorys_everyday_writes_are_free_and_land_together(project: Path)
         ("mkdir -p .git/worktrees/w && echo x > .git/worktrees/w/gitdir", "git's internals"),
         ("echo ../x > .git/commondir", "git's internals (.git/commondir)"),
         ("rm -rf .git", "deletes the repository .git/"),
-        ("rm -rf .git/objects", "repository's history"),
+        ("rm -rf .git/objects", "git's history"),
+        ("rm -f .git/hooks/* .git/config", "it deletes .git/config"),
         (
             "git init -q sub && git -C sub config core.pager 'touch /x'",
             "a new repository sub/.git/",
@@ -201,7 +202,8 @@ def test_a_clone_that_runs_nothing_is_free(project: Path) -> None:
 
 def test_a_new_virtual_environment_is_free_but_a_changed_one_is_not(project: Path) -> None:
     txn, changes = changes_of(project, f"{sys.executable} -m venv --without-pip .venv")
-    verdict = judge(changes, project, txn.upper)
+    # its python is a link to this Python (one the sandbox shows: it hands nothing new)
+    verdict = judge(changes, project, txn.upper, visible=lambda p: True)
     assert not verdict.protected, verdict.protected
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(project / ".venv")])
     txn, changes = changes_of(project, "echo 'home = /project/evil' > .venv/pyvenv.cfg")

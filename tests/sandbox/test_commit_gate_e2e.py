@@ -130,11 +130,23 @@ EXPECTED = {
 }
 
 
+def _system_sitecustomize(project: Path) -> bool:
+    """The venv's Python finds a sitecustomize of the system's before any in site-packages."""
+    where = subprocess.run(
+        [str(project / ".venv/bin/python"), "-c",
+         "import importlib.util as u; s = u.find_spec('sitecustomize'); print(s and s.origin)"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    return where not in ("", "None")
+
+
 def test_each_payload_really_plants_code_when_run_unguarded(top: Path) -> None:
     """The oracle: bash alone, then the person's follow-ups: each payload fires."""
     env = {**GIT, "PATH": "/usr/bin:/bin"}
     for name, expected in EXPECTED.items():
         project, plain, marks = world(top / name)
+        if name == "sitecustomize" and _system_sitecustomize(project):
+            expected = set()  # Debian's Python imports its own first: a venv's can't run there
         subprocess.run(["bash", "-c", payloads(marks)[name]], cwd=project, env=env, check=True)
         follow_ups(project, plain)
         assert fired(project, marks) >= expected, name
@@ -180,7 +192,7 @@ async def test_the_gate_holds_every_payload_and_the_persons_commands_run_nothing
     for name, text in results.items():
         assert "held back" in text, (name, text)
     assert "(git checkout would write it)" in results["index"]
-    assert "its new commits hold .claude/settings.json" in results["commit"]
+    assert "its new commits hold .claude, .claude/settings.json" in results["commit"]
     assert "a new repository sub/.git/" in results["new-nested"]
     assert "a .pth file" in results["pth"]
     assert "makes the project itself a git directory" in results["bare"]

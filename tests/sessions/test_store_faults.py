@@ -185,3 +185,44 @@ def test_headless_says_it_once_on_stderr_and_exits_1(
     assert "offline model" in out  # the answer (or its events) still printed
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "the disk is full" in lines[0] and "Traceback" not in err
+
+
+def test_a_full_disk_is_said_as_full_when_sqlite_calls_it_an_io_error(tmp_path: Path) -> None:
+    """Reopened on a full disk, SQLite can't grow the database's -shm file and says "disk I/O
+    error" (SQLITE_IOERR_SHMSIZE): the cause is named (issue 50), by the store and by a real
+    headless run that continues the session there."""
+    import os
+    import subprocess
+    import sys
+
+    from code_cache_checks import child_env
+    from store_faults import fill, small_tmpfs
+
+    from agent_tui.sessions.store import SessionStore
+
+    with small_tmpfs(tmp_path / "disk", "3m") as disk:
+        if disk is None:
+            pytest.skip("no tmpfs can be mounted here")
+        work = disk / "work"
+        work.mkdir()
+        home = disk / "home"
+        first = subprocess.run(
+            [sys.executable, "-m", "agent_tui", "-p", "hello", "--offline"],
+            cwd=work, env=child_env(AGENT_TUI_HOME=str(home)), capture_output=True, text=True,
+        )  # fmt: skip
+        assert first.returncode == 0, first.stderr
+        filler = fill(disk)
+        try:
+            with pytest.raises(sqlite3.Error) as raised:
+                SessionStore(home / "sessions.db")
+            assert describe(raised.value).startswith("the disk is full"), describe(raised.value)
+            again = subprocess.run(
+                [sys.executable, "-m", "agent_tui", "-p", "hello", "--offline", "--continue"],
+                cwd=work, env=child_env(AGENT_TUI_HOME=str(home)), capture_output=True,
+                text=True,
+            )  # fmt: skip
+        finally:
+            os.unlink(filler)
+    assert "the disk is full" in again.stderr, again.stderr
+    assert "disk I/O error" not in again.stderr.replace("(disk I/O error)", "")
+    assert "Traceback" not in again.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import replace
 from typing import Any
 
@@ -241,9 +242,11 @@ async def test_on_answer_hook_and_answer_attribute() -> None:
 # --- type-ahead guard ----------------------------------------------------------------------------
 
 
-async def test_keys_within_the_guard_are_ignored_then_work() -> None:
+async def test_keys_while_typing_goes_on_are_ignored_then_work() -> None:
+    """Typing for the prompt as the dialog appears: its keys don't answer until it pauses."""
     clock = FakeClock()
-    screen = ApprovalScreen(bash_request(), guard_s=0.5, clock=clock)
+    typed_at = clock.now  # a key in the prompt box just before the dialog came up
+    screen = ApprovalScreen(bash_request(), guard_s=0.5, clock=clock, typed_at=lambda: typed_at)
     app = DialogApp(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -264,8 +267,25 @@ async def test_keys_within_the_guard_are_ignored_then_work() -> None:
         assert app.answers == [ApprovalAnswer("once")]
 
 
+async def test_once_the_dialog_shows_its_first_key_answers() -> None:
+    """Nobody was typing: the first key after the dialog is painted is its answer (issue 50:
+    a `y` a second after the dialog opened went to the prompt box)."""
+    clock = FakeClock()
+    typed: list[str] = []
+    screen = ApprovalScreen(
+        bash_request(), guard_s=0.5, clock=clock, type_ahead=typed.append, typed_at=lambda: None
+    )
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: screen.armed)
+        await pilot.press("y")
+        await pilot.pause()
+        assert app.answers == [ApprovalAnswer("once")] and typed == []
+
+
 async def test_key_bar_brightens_when_armed() -> None:
-    screen = ApprovalScreen(bash_request(), guard_s=0.05)
+    # typing for the prompt as it appears (the typing's time is the paint's): guarded
+    screen = ApprovalScreen(bash_request(), guard_s=0.5, typed_at=time.monotonic)
     app = DialogApp(screen)
     async with app.run_test(size=SIZE) as pilot:
         keys = screen.query_one("#keys")
@@ -430,9 +450,8 @@ async def test_queue_shows_one_dialog_at_a_time_in_order() -> None:
             assert isinstance(screen, ApprovalScreen)
             assert screen.request is requests[i]
             assert sum(isinstance(s, ApprovalScreen) for s in app.screen_stack) == 1
-            waiting = rendered(screen.query_one("#waiting"))
-            left = 2 - i
-            assert waiting == (f"{left} more waiting" if left else "")
+            # its place among those asked together (issue 50: it said "2 more waiting")
+            assert rendered(screen.query_one("#waiting")) == f"{i + 1} of 3"
             await pilot.press(*key.split())
             await pilot.pause()
             await pilot.pause()
@@ -474,6 +493,7 @@ async def test_the_dialog_opens_once_the_screen_painted_what_changed() -> None:
         task = asyncio.create_task(queue.ask(app, bash_request("echo 1")))
         await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
         assert seen and seen[0] >= 1  # painted before the dialog was pushed
+        await wait_for(pilot, lambda: app.screen.armed)  # keys answer once it is painted
         await pilot.press("y")
         assert await task == ApprovalAnswer("once")
 
@@ -491,7 +511,7 @@ async def test_queue_counts_requests_that_arrive_while_a_dialog_is_open() -> Non
         second = asyncio.create_task(queue.ask(app, bash_request("echo 2")))
         await pilot.pause()
         await pilot.pause()
-        assert rendered(screen.query_one("#waiting")) == "1 more waiting"
+        assert rendered(screen.query_one("#waiting")) == "1 of 2"
         await pilot.press("y")
         await pilot.pause()
         await pilot.pause()
@@ -531,11 +551,11 @@ async def test_cancelling_a_waiting_request_drops_it_from_the_queue() -> None:
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, ApprovalScreen)
-        assert rendered(screen.query_one("#waiting")) == "2 more waiting"
+        assert rendered(screen.query_one("#waiting")) == "1 of 3"
         tasks[1].cancel()
         await asyncio.gather(tasks[1], return_exceptions=True)
         await pilot.pause()
-        assert rendered(screen.query_one("#waiting")) == "1 more waiting"
+        assert rendered(screen.query_one("#waiting")) == "1 of 2"
         await pilot.press("y")
         await pilot.pause()
         await pilot.pause()
@@ -651,7 +671,9 @@ def test_snapshot_risk_first(snap_compare: Any) -> None:
 async def test_keys_typed_during_the_guard_go_back_to_the_prompt() -> None:
     clock = FakeClock()
     typed: list[str] = []
-    screen = ApprovalScreen(bash_request(), guard_s=0.5, clock=clock, type_ahead=typed.append)
+    screen = ApprovalScreen(
+        bash_request(), guard_s=0.5, clock=clock, type_ahead=typed.append, typed_at=clock
+    )
     app = DialogApp(screen)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

@@ -54,7 +54,8 @@ async def test_the_sessions_browser_shows_its_own_keys(tmp_path: Path) -> None:
         await wait_for(pilot, lambda: app.screen.query(KeyFooter))
         await pilot.pause()
         line = line_of(app.screen.query_one(KeyFooter))
-        assert " ⏎ Resume " in line and " r Replay " in line and " esc Close " in line
+        # more keys than fit with their padding: drawn without it (issue 50)
+        assert " ⏎ Resume " in line and " r Replay " in line and line.startswith("esc Close ")
         assert "Stop" not in line  # escape closes the browser here; the chat's key is shadowed
 
 

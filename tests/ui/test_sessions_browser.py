@@ -411,3 +411,36 @@ async def test_enter_on_the_current_session_says_so_and_stays(tmp_path: Path) ->
 
 def notified(app: Any, text: str) -> bool:
     return any(text in n.message for n in app._notifications)
+
+
+async def test_at_80x24_the_header_and_keys_fit_and_the_preview_keeps_its_lines(
+    tmp_path: Path,
+) -> None:
+    """The header said every key and was cut, the keys line was cut at `f Fil`, and the preview
+    joined an answer's markdown into one line (issue 50)."""
+    from agent_tui.ui.widgets.key_footer import KeyFooter
+
+    with SessionStore.open_default() as s:
+        sid = s.sessions.create("/srv/app", "claude-sonnet-4-5", created_at=BASE)
+        answer = "# Heading\n\nA paragraph.\n\n- one\n- two"
+        s.messages.extend(
+            sid,
+            [{"role": "user", "content": "hi"}, {"role": "assistant", "content": answer}],
+            at=BASE + 60,
+        )
+    app = make_app(tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        browser = await open_browser(pilot, app)
+        await wait_for(
+            pilot, lambda: "- two" in str(browser.query_one("#session-preview").render())
+        )
+        header = str(browser.query_one("#sessions-header").render())
+        assert len(header) <= 78 and header.startswith("Sessions · 1")
+        preview = str(browser.query_one("#session-preview").render())
+        assert "  # Heading\n" in preview and "\n  - one\n  - two\n" in preview
+        footer = browser.query_one(KeyFooter)
+        spans = footer.spans()
+        docked = next(s for s in spans if s.docked)
+        own = {"Close", "Search", "Replay", "Export", "Changes", "Delete", "Filter"}
+        mine = [s for s in spans if s.key.description in own]
+        assert len(mine) == len(own) and all(s.end <= docked.start for s in mine)

@@ -45,11 +45,14 @@ async def test_no_stops_and_sends_nothing(tmp_path: Path) -> None:
         question = app.screen.question  # type: ignore[attr-defined]
         assert "spent $0.0000 of its $0.0001 spending cap" in question
         assert "Raise the cap to $" in question
+        # what n does, in words (was "(No stops here; nothing is sent.)")
+        assert question.endswith("If not, the turn stops here and the request is not sent.")
         await pilot.press("n")
         await wait_for(pilot, lambda: app.status.activity == "ready")
         notices = [str(n.render()) for n in app.query(NoticeMessage)]
         assert any("Spending cap reached" in t for t in notices)
         assert sent == [] and not app.query(AssistantMessage)
+        assert app.agent.messages == []  # the refused prompt is not sent with the next one
 
 
 async def test_yes_raises_the_cap_for_this_session(tmp_path: Path) -> None:

@@ -634,3 +634,30 @@ def test_snapshot_pane_with_plan_subagent_and_mcp(snap_compare) -> None:  # type
         await feed(pilot, *TOOLSET_EVENTS)
 
     assert snap_compare(PaneApp(), terminal_size=SIZE, run_before=run_before)
+
+
+async def test_two_long_searches_stay_apart_in_a_narrow_pane() -> None:
+    """At 120 columns the pane is ~45 wide: two queries that differ near their end were both
+    cut to the same text (issue 50). Cut in the middle, each keeps its end, and its count."""
+    from agent_tui.protocol.events import SearchQueryUpdate, SearchResultsReceived
+
+    first = "textual markdown streaming performance tips for large documents"
+    second = "textual markdown streaming performance tips for code blocks"
+    app = PaneApp()
+    async with app.run_test(size=(45, 20)) as pilot:
+        for tool_id, query in (("toolu_1", first), ("toolu_2", second)):
+            await feed(
+                pilot,
+                ToolCallStarted(index=1, tool_use_id=tool_id, tool="WebSearch"),
+                search_call(tool_id, query),
+                SearchQueryUpdate(tool_id, query),
+                SearchResultsReceived(tool_id, query, 5),
+            )
+        entries = [app.pane.entry(t) for t in ("toolu_1", "toolu_2")]
+        drawn = [str(e.render()).split("\n") for e in entries if e is not None]
+        assert drawn[0] != drawn[1]
+        for rows in drawn:
+            header, search = rows[0], next(r for r in rows if "searching" in r)
+            assert len(header) <= 41 and len(search) <= 41  # the pane's content width
+            assert "…" in header and header.endswith(("documents", "blocks"))
+            assert search.endswith("5 results"), rows

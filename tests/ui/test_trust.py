@@ -133,3 +133,19 @@ async def test_claude_code_project_files_are_listed_and_load_once_trusted(
         assert agent.config.hooks.matching("PreToolUse", "Bash")
         touch = agent.permissions.check("Bash", {"command": "touch x"}, read_only=False)
         assert touch.behavior == "allow"
+
+
+async def test_a_prompt_from_the_command_line_waits_for_the_trust_answer(project: Path) -> None:
+    """`agent-tui "PROMPT"` in an untrusted project: the trust dialog comes first and the prompt
+    is sent after the answer, under the settings it chose (before: the whole first turn ran
+    behind the dialog, under the untrusted settings)."""
+    app = AgentApp(Options(cwd=project, initial_prompt="hello"), record=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TrustScreen))
+        for _ in range(10):
+            await pilot.pause(0.05)
+        assert app.agent is not None and app.agent.messages == [] and not app.turns.running
+        app.screen.guard_s = 0
+        await pilot.press("t")
+        await wait_for(pilot, lambda: len(app.agent.messages) >= 2 and not app.turns.running)
+        assert app.agent.messages[0]["content"][0]["text"] == "hello"

@@ -49,6 +49,7 @@ class ApprovalQueue:
         guard_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
         type_ahead: Callable[[str], object] | None = None,
+        typed_at: Callable[[], float | None] = lambda: None,
         stamp: StampGuard | None = None,
         simulate: Callable[[tuple[str, ...]], str] | None = None,
         on_show: Callable[[ApprovalRequest], object] | None = None,
@@ -57,12 +58,19 @@ class ApprovalQueue:
         self.guard_s = guard_s
         self.clock = clock
         self.type_ahead = type_ahead
+        #: when the person last typed in the prompt box (`clock`'s time): typing that goes on as
+        #: a dialog appears is the prompt's until it pauses
+        self.typed_at = typed_at
         #: the rubber-stamp guard: answers given too fast pause the next dialog (None: off)
         self.stamp = stamp
         #: the rule simulator: what an "always" rule would have allowed in past sessions
         self.simulate = simulate
         #: called once as each dialog opens (the notifier's bell)
         self.on_show = on_show
+        #: when the last dialog was answered: a key typed straight after is no answer to the next
+        self._answered_at: float | None = None
+        #: dialogs shown since the queue was last empty: the next one's place ("2 of 3")
+        self._shown = 0
         self._turn = asyncio.Lock()  # FIFO: waiters are served in arrival order
         self._waiting = 0
         self.current: ApprovalScreen | None = None
@@ -76,6 +84,10 @@ class ApprovalQueue:
         self._waiting += delta
         if self.current is not None:
             self.current.waiting = self._waiting
+
+    def _last_key(self) -> float | None:
+        """When the person last typed: in the prompt box, or the answer to a dialog."""
+        return max(filter(None, (self.typed_at(), self._answered_at)), default=None)
 
     async def ask(self, app: App[Any], request: ApprovalRequest) -> ApprovalAnswer:
         """Show `request` once the earlier ones are answered; return the person's answer.
@@ -97,13 +109,16 @@ class ApprovalQueue:
                 if not answered.done():
                     answered.set_result(answer)
 
+            self._shown += 1
             screen = ApprovalScreen(
                 request,
                 waiting=self._waiting,
+                position=self._shown,
                 guard_s=DEFAULT_GUARD_S if self.guard_s is None else self.guard_s,
                 clock=self.clock,
                 on_answer=resolve,
                 type_ahead=self.type_ahead,
+                typed_at=self._last_key,
                 pause=self.stamp.before(request) if self.stamp else None,
                 simulate=self.simulate,
             )
@@ -113,6 +128,7 @@ class ApprovalQueue:
                     self.on_show(request)
                 await app.push_screen(screen)
                 answer = await answered
+                self._answered_at = self.clock()
                 if self.stamp is not None:
                     self.stamp.after(request, answer)
                 return answer
@@ -121,4 +137,6 @@ class ApprovalQueue:
                 raise
         finally:
             self.current = None
+            if not self._waiting:
+                self._shown = 0  # the next dialog is the first of its own batch
             self._turn.release()

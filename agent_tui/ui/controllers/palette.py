@@ -3,7 +3,7 @@ or `/command` runs, on the collaborator that owns it."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from textual.app import SystemCommand
@@ -15,7 +15,10 @@ if TYPE_CHECKING:
 
 
 def palette_commands(
-    sessions: Sessions, undo: UndoFlow, settings: SessionSettings
+    sessions: Sessions,
+    undo: UndoFlow,
+    settings: SessionSettings,
+    focus_shells: Callable[[], object],
 ) -> Iterator[SystemCommand]:
     yield SystemCommand(
         "Sessions: browse",
@@ -36,6 +39,11 @@ def palette_commands(
         "Permissions: rules in force",
         "The rules by source, how often each fired; delete one (/permissions)",
         undo.permissions,
+    )
+    yield SystemCommand(
+        "Background shells",
+        "The running background shells: choose one, k kills it (/bashes, f2)",
+        focus_shells,
     )
     yield SystemCommand(
         "Context: compact",

@@ -16,6 +16,7 @@ from agent_tui.ui.widgets.prompt import MAX_HINTS, PromptInput, SlashHints
 if TYPE_CHECKING:
     from textual.app import App
 
+    from agent_tui.agent.context_parts import ContextParts
     from agent_tui.agent.loop import Agent
     from agent_tui.slash_commands import SlashCommand
     from agent_tui.ui.controllers.modes import PermissionModes
@@ -65,9 +66,12 @@ class SlashCommands:
 
             trusted = getattr(agent.permissions, "project_trusted", False)
             where = (agent.config.cwd, config_dir())
-            signature = commands_signature(*where, project_trusted=trusted)
+            plugins = getattr(agent.config, "plugins", None)
+            signature = commands_signature(*where, project_trusted=trusted, plugins=plugins)
             if self._user_commands is None or signature != self._commands_seen:
-                self._user_commands = load_user_commands(*where, project_trusted=trusted)
+                self._user_commands = load_user_commands(
+                    *where, project_trusted=trusted, plugins=plugins
+                )
                 self._commands_seen = signature
         from agent_tui.slash_commands import BUILT_IN
 
@@ -190,6 +194,9 @@ class SlashCommands:
         self.app.copy_to_clipboard(text)  # OSC 52: works over ssh and in tmux
         self.app.notify(f"Copied {what} ({len(text):,} characters).")
 
+    def _slash_bashes(self, args: str) -> None:
+        self.app.call_later(self.app.run_action, "focus_shells")  # the main screen's list
+
     def _slash_compact(self, args: str) -> None:
         self.host.settings.compact(args)
 
@@ -211,22 +218,20 @@ class SlashCommands:
         )
 
     def _slash_context(self, args: str) -> None:
+        from agent_tui.agent.context_parts import context_parts
+
         agent = self.host.agent
         if agent is None:
             return
         compactor = agent.compactor
-        used, window = compactor.used, compactor.window
         how = "by the API" if compactor.server else "by a summary request"
-        share = f"{100 * used / window:.0f}%" if used else "not measured yet"
         at = f"{100 * agent.config.compact_at:.0f}%"
         when = (
             "Automatic compaction is off"
             if agent.config.compaction == "off"
             else f"At {at} it is compacted {how}"
         )
-        self._say(
-            f"Context: {used:,} of {window:,} tokens ({share}). {when}; /compact does it now."
-        )
+        self._say(f"{context_text(context_parts(agent))}\n{when}; /compact does it now.")
 
     def _slash_memory(self, args: str) -> None:
         files = self.host.agent.memory_files if self.host.agent is not None else ()
@@ -283,3 +288,20 @@ class SlashCommands:
         from agent_tui.slash_commands import INIT_PROMPT
 
         self.host.turns.send(INIT_PROMPT + (f"\n\nAlso: {args}" if args else ""))
+
+
+def _k(tokens: int) -> str:
+    return f"{tokens / 1000:.1f}k" if tokens >= 1000 else str(tokens)
+
+
+def context_text(context: ContextParts) -> str:
+    """`/context`'s lines: the model and how full, then each part with its share."""
+    window = context.window or 1
+    estimated = "" if context.measured else " (estimated)"
+    lines = [
+        f"Context: {context.model} · {_k(context.used)}/{_k(context.window)} tokens "
+        f"({100 * context.used / window:.0f}%){estimated}"
+    ]
+    for name, tokens in context.parts:
+        lines.append(f"  {name}: {_k(tokens)} tokens ({100 * tokens / window:.1f}%)")
+    return "\n".join(lines)

@@ -1,8 +1,9 @@
 """Esc and ctrl+c, the keys that stop things: Esc stops the running turn and `!command` (or a
 replay), and twice in a row with nothing running and nothing typed opens /rewind, as in Claude
 Code; ctrl+c copies the selection when there is one (OSC 52, so over ssh and in tmux too), else
-stops as Esc does. A collaborator of the app, through a small host protocol (`StopHost`); it
-owns when Esc was last pressed with nothing to stop."""
+stops as Esc does, and with nothing to stop says "Press Ctrl-C again to exit" and quits at the
+second press (Claude Code's). A collaborator of the app, through a small host protocol
+(`StopHost`); it owns when Esc and ctrl+c were last pressed with nothing to stop."""
 
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ if TYPE_CHECKING:
 
 #: two Esc presses this close together (nothing running, nothing typed) open /rewind
 DOUBLE_ESCAPE_S = 0.8
+#: two ctrl+c presses this close together with nothing to stop quit (the hint stays this long)
+DOUBLE_CTRL_C_S = 2.0
+EXIT_HINT = "Press Ctrl-C again to exit"
 
 
 class StopHost(Protocol):
@@ -38,6 +42,8 @@ class StopKeys:
         self.host = host
         #: when Esc was last pressed with nothing to stop (Esc Esc)
         self.last_escape = 0.0
+        #: when ctrl+c was last pressed with nothing to stop or copy (ctrl+c ctrl+c quits)
+        self.last_ctrl_c = 0.0
 
     def start_over(self) -> None:
         """A prompt sent (or a retry): an Esc before it and one after it are not Esc Esc."""
@@ -75,8 +81,34 @@ class StopKeys:
         if not text and isinstance(focused, TextArea):
             text = focused.selected_text
         if not text:
-            self.escape()
+            if self._something_to_stop():
+                self.last_ctrl_c = 0.0
+                self.escape()
+            else:
+                self._exit_on_second()
             return
+        self.last_ctrl_c = 0.0
         self.app.copy_to_clipboard(text)
         screen.clear_selection()
         self.app.notify(f"Copied {len(text):,} characters.")
+
+    def _something_to_stop(self) -> bool:
+        host = self.host
+        return bool(host.turns.running or host.shortcuts.running or host.sessions.replay)
+
+    def _exit_on_second(self) -> None:
+        """Nothing to stop: the first press clears what is typed (Up brings it back) and says
+        how to leave, the second one leaves, as in Claude Code."""
+        prompt = self.app.query_one(PromptInput)
+        if prompt.text.strip():
+            prompt.keep_in_history()
+            self.last_ctrl_c = time.monotonic()
+            self.app.notify(f"Cleared (↑ brings it back). {EXIT_HINT}", timeout=DOUBLE_CTRL_C_S)
+            return
+        now = time.monotonic()
+        if now - self.last_ctrl_c <= DOUBLE_CTRL_C_S:
+            self.last_ctrl_c = 0.0
+            self.app.call_later(self.app.action_quit)
+            return
+        self.last_ctrl_c = now
+        self.app.notify(EXIT_HINT, timeout=DOUBLE_CTRL_C_S)

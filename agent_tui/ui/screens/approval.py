@@ -25,11 +25,13 @@ from textual.widgets import Input, Static
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
 from agent_tui.text import visible
 from agent_tui.ui.controllers.stamp_guard import Pause
+from agent_tui.ui.controllers.type_ahead import TypeAheadGuard
 from agent_tui.ui.widgets import approval_parts as parts
 from agent_tui.ui.widgets import review_lines
 from agent_tui.ui.widgets.approval_parts import DEFAULT_GUARD_S, plain, warm_up_dialog  # noqa: F401
 from agent_tui.ui.widgets.diff_view import diff_content
 from agent_tui.ui.widgets.hunks import HunkPicker
+from agent_tui.ui.widgets.key_hints import Key, KeyLine
 from agent_tui.ui.widgets.rule_line import RuleLine, rule_problem
 
 
@@ -62,24 +64,23 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         request: ApprovalRequest,
         *,
         waiting: int = 0,
+        position: int = 1,
         guard_s: float = DEFAULT_GUARD_S,
         pause: Pause | None = None,
         simulate: Callable[[tuple[str, ...]], str] | None = None,
         clock: Callable[[], float] = time.monotonic,
         on_answer: Callable[[ApprovalAnswer], None] | None = None,
         type_ahead: Callable[[str], object] | None = None,
+        typed_at: Callable[[], float | None] = lambda: None,
         name: str | None = None,
         id: str | None = None,
         classes: str | None = None,
     ) -> None:
         super().__init__(name=name, id=id, classes=classes)
         self.request = request
-        self.guard_s = guard_s
         self._clock = clock
+        self._guard = TypeAheadGuard(guard_s, clock, typed_at, type_ahead)
         self._on_answer = on_answer
-        #: where keys typed before the guard passed go (the prompt box): characters, "\b"
-        self._type_ahead = type_ahead
-        self._shown_at: float | None = None
         #: the rubber-stamp guard's pause (`stamp_guard.py`): keys wait until `_paused_until`
         self.pause = pause
         #: the rule simulator, run in a thread for the "always" rules (`ui/views/rule_preview.py`)
@@ -94,6 +95,8 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         self._done = False
         #: the person's answer, once given
         self.answer: ApprovalAnswer | None = None
+        #: this dialog's place among those asked one after the other (1: the first)
+        self.position = position
         self.set_reactive(ApprovalScreen.waiting, waiting)
 
     @property
@@ -102,10 +105,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     @property
     def armed(self) -> bool:
-        """Whether keys answer yet (the type-ahead guard and any pause have passed)."""
-        if self._shown_at is None or self._clock() - self._shown_at < self.guard_s:
-            return False
-        return not self.paused
+        """Whether keys answer yet: the dialog is on screen, typing meant for the prompt has
+        paused (the type-ahead guard), and any rubber-stamp pause has passed."""
+        return self._guard.armed and not self.paused
 
     @property
     def paused(self) -> bool:
@@ -180,7 +182,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                     id="tell",
                 )
                 with Horizontal(id="keybar"):
-                    yield Static(self._keys(), id="keys")
+                    yield KeyLine(self._keys(), id="keys")
                     yield Static(self._waiting_text(), id="waiting")
 
     def on_mount(self) -> None:
@@ -199,7 +201,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         if self.is_mounted and not self._done:
             self.query_one("#simulation", Static).update(review_lines.simulation_content(text))
 
-    def _keys(self) -> Content:
+    def _keys(self) -> list[Key]:
         return parts.key_line(
             self.request,
             telling=self._telling,
@@ -208,7 +210,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         )
 
     def _waiting_text(self) -> str:
-        return f"{self.waiting} more waiting" if self.waiting > 0 else ""
+        """Where this dialog is among those asked together: "1 of 3" (nothing when alone)."""
+        total = self.position + self.waiting
+        return f"{self.position} of {total}" if total > 1 else ""
 
     def watch_waiting(self) -> None:
         if self.is_mounted:
@@ -226,19 +230,26 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     def on_screen_resume(self) -> None:
         parts.first_frame_without_collections()
-        # (Re)start the guard whenever the dialog comes to the top: keys typed before it was
-        # visible were meant for whatever was on screen then.
-        self._shown_at = self._clock()
+        # Keys answer once the dialog is painted on top (each time it comes to the top): keys
+        # typed before it was visible were meant for whatever was on screen then.
+        self._guard.hidden()
+        self.query_one("#keys").remove_class("-armed")
+        self.call_after_refresh(self._painted)
+
+    def _painted(self) -> None:
+        if not self.is_current:
+            return
+        shown = self._guard.painted()
         if self._first_shown is None:
-            self._first_shown = self._shown_at
+            self._first_shown = shown
             if self.pause is not None:  # the rubber-stamp pause runs once, from first sight
-                self._paused_until = self._shown_at + self.pause.seconds
+                self._paused_until = shown + self.pause.seconds
                 self.add_class("-paused")
                 self._tick_pause()
         # The key bar's own class (the screen's would restyle every widget of the dialog)
         self.query_one("#keys").set_class(self.armed, "-armed")
         if not self.armed:
-            self.set_timer(max(self.guard_s, 0.05), self._show_armed)
+            self.set_timer(max(self._guard.guard_s, 0.05), self._show_armed)
 
     def _show_armed(self) -> None:
         if self.armed:
@@ -259,19 +270,12 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             event.stop()
             event.prevent_default()
             return
-        if not self.armed:
-            # Typed for the prompt, not for this dialog: hand it back, and keep the guard up
-            # until the typing pauses, so the next keystroke of a sentence can't answer.
+        if not self.armed:  # typed for the prompt, not for this dialog: handed back
             event.stop()
             event.prevent_default()
-            self._shown_at = self._clock()
+            self._guard.hand_back(event)
+            self.set_timer(max(self._guard.guard_s, 0.05), self._show_armed)
             self.query_one("#keys").remove_class("-armed")
-            self.set_timer(self.guard_s, self._show_armed)
-            if self._type_ahead is not None:
-                if event.is_printable and event.character:
-                    self._type_ahead(event.character)
-                elif event.key == "backspace":
-                    self._type_ahead("\b")
             return
         if self._confirming and event.key not in ("a", "e", "enter"):
             self._set_confirming(False)  # any other key takes the "always" back
@@ -364,7 +368,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     def _set_confirming(self, confirming: bool) -> None:
         self._confirming = confirming
         self.set_class(confirming, "-confirming")
-        self.query_one("#keys", Static).update(self._keys())
+        self.query_one("#keys", KeyLine).show(self._keys())
 
     def action_deny(self) -> None:
         if self._ready() and not self._telling:
@@ -388,7 +392,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     def _set_telling(self, telling: bool) -> None:
         self._telling = telling
         self.set_class(telling, "-telling")
-        self.query_one("#keys", Static).update(self._keys())
+        self.query_one("#keys", KeyLine).show(self._keys())
         tell = self.query_one("#tell", Input)
         if telling:
             tell.focus()

@@ -175,8 +175,24 @@ class MainScreen(Screen[None]):
         side = self.query_one("#side")
         side.display = not side.display
 
+    def focus_next(self, selector: str | type[Any] = "*") -> Any:
+        """Tab: as Textual moves focus, except that the running background shells' list is one
+        of the stops even where the side pane is hidden (a narrow terminal): Tab from the last
+        stop shows it and goes there, as F2 and /bashes do."""
+        chain = self.focus_chain
+        if selector == "*" and chain and self.focused is chain[-1] and self._shells_hidden():
+            self.action_focus_shells()
+            return self.focused
+        return super().focus_next(selector)
+
+    def _shells_hidden(self) -> bool:
+        if not self.query("#tools"):
+            return False
+        shells = self.tool_pane.shells
+        return bool(shells.running()) and shells not in self.focus_chain
+
     def action_focus_shells(self) -> None:
-        """Alt+K: the background shells list, to choose one and kill it (`k`)."""
+        """F2 (Alt+K, /bashes): the background shells list, to choose one and kill it (`k`)."""
         if not self.query("#tools"):
             return
         shells = self.tool_pane.shells

@@ -19,7 +19,7 @@ from textual.widgets.option_list import Option
 
 from agent_tui.checkpoints.restore import RestorePlan
 from agent_tui.text import visible
-from agent_tui.ui.widgets.key_hints import key_bar
+from agent_tui.ui.widgets.key_hints import Key, KeyLine
 from agent_tui.ui.widgets.restore_files import (
     MAX_FILE_DIFF_LINES,
     MAX_LISTED,
@@ -109,18 +109,18 @@ class RestoreScreen(ModalScreen[frozenset[Path] | None]):
             yield Static(plan_summary(self.plan, self.cwd), id="restore-summary")
             with VerticalScroll(id="restore-diffs"):
                 yield RestoreFiles(self.plan.changes, self.cwd, id="restore-files")
-            yield Static(self._keys(), id="restore-keys")
+            yield KeyLine(self._keys(), id="restore-keys")
 
-    def _keys(self) -> Content:
+    def _keys(self) -> list[Key]:
         if not self.plan.changes:
-            return key_bar(("n", "close"))
-        return key_bar(
-            ("↑↓", "file"),
-            ("space", "restore or keep it"),
-            ("a", "all or none"),
-            ("y", "restore the ticked files"),
-            ("n", "cancel"),
-        )
+            return [("n", "close", "close")]
+        return [
+            ("↑↓", "file", "file"),
+            ("space", "restore or keep it", "tick"),
+            ("a", "all or none", "all"),
+            ("y", "restore the ticked files", "restore"),
+            ("n", "cancel", "cancel"),
+        ]
 
     @property
     def picker(self) -> RestoreFiles:
@@ -183,13 +183,13 @@ class RewindScreen(ModalScreen[RewindChoice | None]):
                 changed = f"  ({point.files} file change(s) from here on)" if point.files else ""
                 options.append(Option(Content(visible(first_line[:100]) + changed)))
             yield OptionList(*options, id="rewind-list")
-            keys = key_bar(
-                ("b", "files and conversation"),
-                ("f", "files only"),
-                ("c", "conversation only"),
-                ("esc", "cancel"),
-            )
-            yield Static(keys, id="rewind-keys")
+            keys: list[Key] = [
+                ("b", "files and conversation", "both"),
+                ("f", "files only", "files"),
+                ("c", "conversation only", "conversation"),
+                ("esc", "cancel", "cancel"),
+            ]
+            yield KeyLine(keys, id="rewind-keys")
 
     def action_choose(self, scope: str) -> None:
         index = self.query_one(OptionList).highlighted

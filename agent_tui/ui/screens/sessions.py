@@ -65,6 +65,14 @@ PAGE = 100
 SEARCH_HITS = 200
 #: typing pauses this long before a search runs
 SEARCH_DEBOUNCE_S = 0.15
+NO_SESSIONS = (
+    "No sessions yet.\n\nEvery conversation you have with the agent is saved here as it "
+    "happens; come back to review, resume or replay it."
+)
+#: the header's keys, where they fit beside it (the keys line has them too)
+KEYS_HINT = (
+    "\u00a0\u00a0 Enter resume · r replay · e export · d delete · f filter · / search · Esc close"
+)
 
 
 class SessionBrowser(Screen[BrowserChoice | None]):
@@ -216,24 +224,16 @@ class SessionBrowser(Screen[BrowserChoice | None]):
         elif self.query_text.strip():
             empty.update(Text(f"No sessions match “{one_line(self.query_text, 80, sep=' ')}”."))
         else:
-            empty.update(
-                Text(
-                    "No sessions yet.\n\nEvery conversation you have with the agent is saved "
-                    "here as it happens; come back to review, resume or replay it."
-                )
-            )
+            empty.update(Text(NO_SESSIONS))
         count = len(self.rows)
         header = "Sessions" if not count else f"Sessions · {count}{'+' if self._more else ''}"
         if self.review:
             header += f" · {filter_name(self.review)}"
         if self.query_text.strip():
             header += f" matching “{one_line(self.query_text, 40, sep=' ')}”"
-        hint = (
-            "\u00a0\u00a0 Enter resume · r replay · e export · d delete · f filter · / search · "
-            "Esc close"
-        )
+        fits = has_rows and len(header) + len(KEYS_HINT) <= self.size.width - 2
         self.query_one("#sessions-header", Static).update(
-            Text.assemble(header, (hint if has_rows else "", "dim"))
+            Text.assemble(header, (KEYS_HINT if fits else "", "dim"))
         )
 
     @on(OptionList.OptionHighlighted, "#session-list")

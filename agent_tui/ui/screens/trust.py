@@ -56,16 +56,29 @@ class TrustScreen(ModalScreen[bool]):
         self._shown_at: float | None = None
 
     def compose(self) -> ComposeResult:
+        plugins = any(g.startswith("plugin ") for g in self.grants)  # `plugins.manifest`
+        project = not all(g.startswith("plugin ") for g in self.grants)
         with Vertical(id="dialog") as dialog:
-            dialog.border_title = "Trust this project?"
-            yield Static(
-                Content(
-                    "This folder's own files grant the agent permissions, run programs or shape "
-                    "what it does. A cloned repository can ship these: trust them only if you "
-                    "trust the project."
-                ),
-                id="why",
+            dialog.border_title = (
+                "Trust this project and these plugins?"
+                if plugins and project
+                else "Trust these plugins?"
+                if plugins
+                else "Trust this project?"
             )
+            why = (
+                "This folder's own files grant the agent permissions, run programs or shape "
+                "what it does. A cloned repository can ship these: trust them only if you "
+                "trust the project."
+                if project
+                else ""
+            )
+            if plugins:
+                why += (" " if why else "") + (
+                    "A plugin's hooks and MCP servers run as you, outside the sandbox; nothing "
+                    "of it is used until you trust it (and again when its files change)."
+                )
+            yield Static(Content(why), id="why")
             yield Static(Content(visible(self.cwd)), id="folder")
             with VerticalScroll(id="grants"):
                 yield Static(Content("\n".join(f"• {visible(g)}" for g in self.grants)))

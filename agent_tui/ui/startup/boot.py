@@ -184,6 +184,7 @@ class BootFlow:
         self.store_unavailable, host.sessions.runs = booted.store_unavailable, booted.runs
         approvals = ApprovalQueue(
             type_ahead=partial(app.call_later, self._type_ahead),
+            typed_at=self._typed_at,
             stamp=StampGuard(load_settings()),
             simulate=lambda rules: rule_preview(agent, host.sessions.store, rules),
             on_show=lambda request: host.notifier.approval(request.tool, request.subject),
@@ -240,6 +241,9 @@ class BootFlow:
         if agent.config.shells is not None:
             host.main.tool_pane.shells.follow(agent.config.shells)
         agent.listeners.append(host.on_agent_event)
+        from agent_tui.ui.controllers.questions import ask_question
+
+        agent.config.ask_user = partial(ask_question, self.app, host)  # AskUserQuestion's
         from agent_tui.agent.context import context_window
 
         view = host.live_view
@@ -262,16 +266,18 @@ class BootFlow:
             say(NoticeMessage(f"Memory loaded: {names}", "info"))
         for warning in getattr(agent.permissions, "load_warnings", ()):
             say(NoticeMessage(f"Settings: {warning}", "warning"))
-        if grants := getattr(agent.permissions, "trust_question", ()):
+        grants = getattr(agent.permissions, "trust_question", ())
+        if grants:
             from agent_tui.ui.screens.trust import TrustScreen
 
             self.app.push_screen(TrustScreen(str(host.options.cwd), grants), self._on_trust)
         host.sessions.agent_ready()  # a resumed session's history
-        if host.options.initial_prompt:  # `agent-tui "PROMPT"`: sent as if typed, once
-            first, host.options.initial_prompt = host.options.initial_prompt, None
-            host.on_prompt_input_submitted(PromptInput.Submitted(first))
-        self.app.call_later(host.turns.next_queued)
+        if not grants:  # else once the project is trusted or not: its settings decide the turn
+            self._send_first()
         host.settings.start_mcp()
+        from agent_tui.ui.controllers.status_command import start_status_command
+
+        start_status_command(self.app, host)  # [ui] status_command (its interval keeps it)
         host.sessions.take_pending()  # chosen in the `--resume` picker meanwhile
 
     def failed(self, exc: Exception) -> None:
@@ -323,6 +329,10 @@ class BootFlow:
         finally:
             self.host.status.activity = "working…"
 
+    def _typed_at(self) -> float | None:
+        prompt = self.app.query(PromptInput)
+        return prompt.first().typed_at if prompt else None
+
     def _type_ahead(self, key: str) -> None:
         """A key typed for the prompt as an approval dialog appeared: it goes to the prompt."""
         prompt = self.app.query_one(PromptInput)
@@ -347,6 +357,15 @@ class BootFlow:
         finally:
             self.host.status.activity = "working…"
 
+    def _send_first(self) -> None:
+        """The prompts waiting for the agent: the command line's (`agent-tui "PROMPT"`, sent
+        as if typed, once), then those typed while it started."""
+        host = self.host
+        if host.options.initial_prompt:
+            first, host.options.initial_prompt = host.options.initial_prompt, None
+            host.on_prompt_input_submitted(PromptInput.Submitted(first))
+        self.app.call_later(host.turns.next_queued)
+
     def _on_trust(self, trusted: bool | None) -> None:
         from agent_tui.permissions.engine import PermissionEngine  # loaded with the agent
 
@@ -364,6 +383,7 @@ class BootFlow:
                     "This project's own grants are ignored; its deny and ask rules apply.", "info"
                 )
             )
+        self._send_first()
 
     # --- the parsed stylesheets, kept for the next start ---
 

@@ -4,8 +4,8 @@ It owns what the events draw on — the chat (streamed answers, tool blocks, not
 tool-progress pane, the approvals log and the status line — and has one method, `handle(event)`.
 The live agent's events and a replay's recorded events go through the same view, so a replay
 looks exactly like the session did. Token and cost totals are the view's own sums of
-`TurnFinished` events (starting from `set_totals`), so a replay never mixes its counts with the
-live session's.
+`TurnFinished` events (starting from `set_totals`), plus the running turn's `UsageCounted` ones
+(each response's, as it ends), so a replay never mixes its counts with the live session's.
 
 Events are handled by name: `on_<kind>` (typed; the event classes are imported for the type
 checker only, which keeps them off the first frame). What a tool's block draws goes to that block
@@ -40,6 +40,7 @@ if TYPE_CHECKING:
         TurnFinished,
         TurnStarted,
         Usage,
+        UsageCounted,
     )
     from agent_tui.ui.widgets.approvals_log import ApprovalsLog
     from agent_tui.ui.widgets.tool_blocks import ToolBlock
@@ -85,6 +86,12 @@ class EventView:
         self._blocks: dict[str, ToolBlock] = {}
         self.usage: Usage | None = None
         self.cost = 0.0
+        #: what the running turn's responses used so far (its `TurnFinished` replaces it)
+        self._turn_usage: Usage | None = None
+        self._turn_cost = 0.0
+        #: the lines saying a request is tried again, until one gets an answer: a failure that
+        #: follows says the same, and takes their place
+        self._retrying: list[NoticeMessage] = []
         #: the context window in tokens of the model in use, asked at each answer: the model can
         #: change (set by the app; None: not shown)
         self.window: Callable[[], int] | None = None
@@ -104,7 +111,10 @@ class EventView:
         self.show_totals()
 
     def show_totals(self) -> None:
-        self.status.usage, self.status.cost = self.usage, self.cost
+        usage, turn = self.usage, self._turn_usage
+        if turn is not None:
+            usage = turn if usage is None else usage + turn
+        self.status.usage, self.status.cost = usage, self.cost + self._turn_cost
 
     # --- events ---
 
@@ -126,6 +136,7 @@ class EventView:
             prompts.last().turn_index = event.index
 
     def on_message_started(self, event: MessageStarted) -> None:
+        self._retrying.clear()  # answered: the retries stay said
         self.status.activity = "streaming…"
 
     def on_message_finished(self, event: MessageFinished) -> None:
@@ -162,7 +173,10 @@ class EventView:
 
     def on_notice(self, event: Notice) -> None:
         self.end_message()
-        self.chat.append(NoticeMessage(event.text, event.level))
+        notice = NoticeMessage(event.text, event.level)
+        self.chat.append(notice)
+        if event.retrying:
+            self._retrying.append(notice)
 
     def on_files_changed(self, event: FilesChanged) -> None:
         self.end_message()
@@ -170,6 +184,9 @@ class EventView:
 
     def on_stream_failed(self, event: StreamFailed) -> None:
         self.end_message(incomplete=bool(event.partial_text))
+        for notice in self._retrying:  # the failure says what they said
+            notice.remove()
+        self._retrying.clear()
         self.chat.append(
             NoticeMessage(
                 f"{event.error}\nThe session is still usable. Press ctrl+r (or send “r”) to retry.",
@@ -177,10 +194,17 @@ class EventView:
             )
         )
 
+    def on_usage_counted(self, event: UsageCounted) -> None:
+        turn = self._turn_usage
+        self._turn_usage = event.usage if turn is None else turn + event.usage
+        self._turn_cost += event.cost_usd
+        self.show_totals()
+
     def on_turn_finished(self, event: TurnFinished) -> None:
         self.end_message()
         self.usage = event.usage if self.usage is None else self.usage + event.usage
         self.cost += event.cost_usd
+        self._turn_usage, self._turn_cost = None, 0.0
         self.show_totals()
         self.status.activity = "failed: ctrl+r retries" if event.failed else "ready"
 

@@ -81,17 +81,46 @@ def session_row(row: Row) -> RenderableType:
     title = _plain(info.title) or "(untitled)"
     grid.add_row(Text(title, style="bold"), Text(when(info.updated_at)))
     counts = f"{info.message_count} msgs · {cost(info.cost_usd)}"
-    grid.add_row(Text(_plain(short_cwd(info.cwd)), style="dim"), Text(counts, style="dim"))
+    where = _plain(short_cwd(info.cwd))
+    from agent_tui.worktree import branch_of
+
+    if branch := branch_of(info.cwd):
+        where += f" · ⎇ {_plain(branch)}"
+    grid.add_row(Text(where, style="dim"), Text(counts, style="dim"))
     if row.snippet:
         grid.add_row(Text("  ").append_text(_snippet(row.snippet)), "")
     return grid
+
+
+#: lines of one text block in the preview
+PREVIEW_BLOCK_LINES = 12
+
+
+def _text_lines(text: str) -> list[str]:
+    """A text block's lines as written (markdown keeps its headings, lists and paragraphs; a
+    preview of it joined into one line read as `# Hello … **agent-tui**'s …`), blank runs as one
+    blank line, cut at PREVIEW_BLOCK_CHARS or PREVIEW_BLOCK_LINES with `…`."""
+    lines: list[str] = []
+    left = PREVIEW_BLOCK_CHARS
+    for raw in text[: PREVIEW_BLOCK_CHARS + 1].strip().splitlines():
+        line = one_line(raw, left, sep=" ") if raw.strip() else ""
+        if not line and (not lines or not lines[-1]):
+            continue
+        if len(lines) == PREVIEW_BLOCK_LINES or left <= 0:
+            lines.append("…")
+            break
+        lines.append(line)
+        left -= len(line) + 1
+    if len(text.strip()) > PREVIEW_BLOCK_CHARS and lines and lines[-1] != "…":
+        lines[-1] = lines[-1].rstrip("…") + "…"
+    return [line if line else " " for line in lines]
 
 
 def _block_lines(role: str, block: dict[str, Any]) -> list[tuple[str, str]]:
     """(text, style) lines for one content block in the preview."""
     kind = block.get("type")
     if kind == "text":
-        return [(_plain(block.get("text") or "", PREVIEW_BLOCK_CHARS), "")]
+        return [(line, "") for line in _text_lines(block.get("text") or "")]
     if kind in ("tool_use", "server_tool_use"):
         name = block.get("name", "tool")
         subject = tool_subject(name, block.get("input"))

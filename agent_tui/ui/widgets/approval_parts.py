@@ -12,6 +12,7 @@ from agent_tui.permissions.types import ApprovalRequest, ChoiceItem
 from agent_tui.text import visible, visible_lines
 from agent_tui.ui import collect_after
 from agent_tui.ui.widgets import code_lexers
+from agent_tui.ui.widgets.key_hints import Key
 
 #: keys typed this soon after the dialog appears were meant for something else
 DEFAULT_GUARD_S = 0.5
@@ -121,32 +122,29 @@ def always_widgets(
 
 def key_line(
     request: ApprovalRequest, *, telling: bool, confirming: bool, can_always: bool
-) -> Content:
-    """The dialog's keys, for what it asks and the state it is in."""
-    from agent_tui.ui.widgets.key_hints import key_hint
-
+) -> list[Key]:
+    """The dialog's keys, for what it asks and the state it is in: each key with what it does
+    in words and in a word or two (for a narrow dialog)."""
     if telling:
-        keys = [key_hint("enter", "deny and send"), key_hint("esc", "back")]
-    elif confirming:
-        keys = [
-            key_hint("a", "again (or enter) to save the rule and allow"),
-            key_hint("e", "edit it"),
-            key_hint("y", "just this once"),
-            key_hint("n", "deny"),
+        return [("enter", "deny and send", "send"), ("esc", "back", "back")]
+    if confirming:
+        return [
+            ("a", "again (or enter) to save the rule and allow", "again: save, allow"),
+            ("e", "edit it", "edit"),
+            ("y", "just this once", "once"),
+            ("n", "deny", "deny"),
         ]
-    elif request.items:
+    if request.items:
         later = request.input.get("review") == "held"
-        keys = [
-            key_hint("y", "apply the ticked"),
-            key_hint("n", "later" if later else "none of them"),
+        return [
+            ("y", "apply the ticked", "apply"),
+            ("n", "later" if later else "none of them", "later" if later else "none"),
         ]
-    else:
-        keys = [key_hint("y", "allow once")]
-        if can_always and not request.remember:
-            keys.append(key_hint("s", "this session"))
-        if can_always:
-            keys.append(key_hint("a", "allow always"))
-        if request.can_review:
-            keys.append(key_hint("r", "review its changes"))
-        keys += [key_hint("n", "deny"), key_hint("t", "deny and tell")]
-    return Content("  ").join(keys)
+    keys: list[Key] = [("y", "allow once", "once")]
+    if can_always and not request.remember:
+        keys.append(("s", "this session", "session"))
+    if can_always:
+        keys.append(("a", "allow always", "always"))
+    if request.can_review:
+        keys.append(("r", "review its changes", "review"))
+    return [*keys, ("n", "deny", "deny"), ("t", "deny and tell", "tell")]

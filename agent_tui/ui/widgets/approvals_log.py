@@ -46,7 +46,8 @@ def entry_content(event: ApprovalDecided) -> Content:
     ]
     if event.saved_rules:
         rules = ", ".join(visible(rule) for rule in event.saved_rules)
-        lines.append(Content.assemble(("    saved ", "$text-muted"), (rules, "$text-accent")))
+        kept = f"    {event.kept_as} "
+        lines.append(Content.assemble((kept, "$text-muted"), (rules, "$text-accent")))
     if event.message:
         lines.append(
             Content.assemble(("    told ", "$text-muted"), one_line(event.message, MESSAGE_CHARS))

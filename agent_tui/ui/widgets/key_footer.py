@@ -83,8 +83,9 @@ class KeyFooter(Widget, can_focus=False):
         right edge; keys that run under it are cut, as with Textual's Footer."""
         shown, palette = self.keys()
         spans, x = [], 0
+        compact = self._compact()
         for key in shown:
-            width = cell_len(f" {key.display} {key.description} ")
+            width = cell_len(self._label(key, compact))
             spans.append(KeySpan(key, x, x + width))
             x += width
         if palette is not None:
@@ -92,6 +93,20 @@ class KeyFooter(Widget, can_focus=False):
             start = self.size.width - width if self.size.width else x
             spans.append(KeySpan(palette, start, start + width, docked=True))
         return spans
+
+    @staticmethod
+    def _label(key: FooterKey, compact: bool) -> str:
+        return (
+            f"{key.display} {key.description} " if compact else f" {key.display} {key.description} "
+        )
+
+    def _compact(self) -> bool:
+        """The keys without their padding, where in full they run under the palette's key (at
+        80 columns the sessions browser's were cut: `f Fil`)."""
+        shown, palette = self.keys()
+        docked = cell_len(f"▏{palette.display} {palette.description} ") if palette else 0
+        full = sum(cell_len(self._label(key, False)) for key in shown)
+        return bool(self.size.width) and full + docked > self.size.width
 
     def render(self) -> Content:
         width = self.size.width
@@ -102,10 +117,11 @@ class KeyFooter(Widget, can_focus=False):
     def _draw(self) -> Content:
         left: list[Content] = []
         docked = Content("")
+        compact = self._compact()
         for span in self.spans():
             key = span.key
             # Textual's Footer pads the docked key on the right only.
-            display = f"{key.display} " if span.docked else f" {key.display} "
+            display = f"{key.display} " if span.docked or compact else f" {key.display} "
             piece = Content.assemble(
                 (display, KEY_STYLE), (f"{key.description} ", DESCRIPTION_STYLE)
             )

@@ -1,9 +1,11 @@
-"""The prompt box: Enter sends, Shift+Enter or Ctrl+J starts a new line, Up/Down on the first or
-last line walk the prompt history, Tab completes (and leaves only an empty prompt). Above it,
-the bars for queued prompts and for the commands or files a half-typed `/…` or `@…` may mean."""
+r"""The prompt box: Enter sends, Shift+Enter, Ctrl+J or `\` then Enter starts a new line,
+Up/Down on the first or last line walk the prompt history, Tab completes (and leaves only an
+empty prompt). Above it, the bars for queued prompts and for the commands or files a half-typed
+`/…` or `@…` may mean."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
@@ -43,6 +45,8 @@ class PromptInput(TextArea):
         self._history_at: int | None = None
         #: long pastes folded in the box: placeholder -> the text it stands for (sent whole)
         self.pastes: dict[str, str] = {}
+        #: when a key was last typed here (time.monotonic; None: not yet)
+        self.typed_at: float | None = None
 
     async def _on_paste(self, event: events.Paste) -> None:
         """A long paste shows as one line, "[pasted 240 lines]", and is sent whole."""
@@ -60,6 +64,24 @@ class PromptInput(TextArea):
         self.pastes[placeholder] = text
         self.insert(placeholder)
 
+    def keep_in_history(self) -> None:
+        """Clear the box, its text kept as the newest history entry (Up brings it back)."""
+        self.prompts.append(self.unfolded(self.text))
+        self.pastes = {}
+        self._history_at = None
+        self.clear()
+
+    def _continued_line(self) -> bool:
+        """A backslash right before the cursor at Enter: it becomes a new line (Claude Code's
+        habit in terminals where Shift+Enter can't be told from Enter)."""
+        row, column = self.cursor_location
+        line = self.document.get_line(row)
+        if column == 0 or line[column - 1] != "\\":
+            return False
+        self.delete((row, column - 1), (row, column))
+        self.insert("\n")
+        return True
+
     def unfolded(self, text: str) -> str:
         """`text` with each paste placeholder still in it replaced by what was pasted."""
         for placeholder, pasted in self.pastes.items():
@@ -67,6 +89,11 @@ class PromptInput(TextArea):
         return text
 
     async def _on_key(self, event: events.Key) -> None:
+        self.typed_at = time.monotonic()  # an approval dialog appearing now lets typing go on
+        if event.key == "enter" and self._continued_line():
+            event.stop()  # `\` then Enter: a new line, as in Claude Code
+            event.prevent_default()
+            return
         if event.key == "enter":
             event.stop()
             event.prevent_default()

@@ -27,6 +27,7 @@ from agent_tui.ui.widgets.tool_rows import (
     TOOL_COMPONENT_CLASSES,
     Row,
     entry_rows,
+    fit_rows,
     phase_icon,
     rows_to_content,
 )
@@ -47,13 +48,14 @@ class ToolEntry(Widget):
         self._pane = pane
         self._rows: list[Row] = []
         self._content: Content | None = None
+        self._width = 0  # what `_content` was fitted to
         self._phase = activity.phase
         self.sync()
 
     @property
     def text(self) -> str:
-        """The entry as plain text, as drawn (before width truncation)."""
-        return self.render().plain
+        """The entry as plain text, before it is fitted to the pane's width."""
+        return rows_to_content(self._rows).plain
 
     def sync(self) -> bool:
         """Re-describe the entry from its activity; True if its height changed."""
@@ -73,8 +75,10 @@ class ToolEntry(Widget):
         return resized
 
     def render(self) -> Content:
-        if self._content is None:
-            self._content = rows_to_content(self._rows)
+        width = self.content_size.width
+        if self._content is None or width != self._width:
+            self._content = rows_to_content(fit_rows(self._rows, width))
+            self._width = width
         return self._content
 
 

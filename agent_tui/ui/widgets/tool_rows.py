@@ -5,6 +5,7 @@ markup) only when painted. Shared by the progress pane's entries and the chat's 
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from textual.content import Content, Span
 
 from agent_tui.ui.views.tool_activity import (
@@ -123,6 +124,32 @@ def body_rows(activity: ToolActivity) -> list[Row]:
         if summary:
             rows.append([(summary, summary_style(activity))])
     return rows
+
+
+#: the parts of a row cut in the middle where it is too wide: their start and their end both
+#: tell calls apart (two searches cut at the end to the same text at 120 columns)
+MIDDLE_CUT = (".tool--subject", ".tool--query")
+#: characters of such a part kept at least (else the row is left to the pane's end ellipsis)
+MIDDLE_KEPT = 12
+
+
+def fit_rows(rows: list[Row], width: int) -> list[Row]:
+    """`rows` for a pane `width` cells wide (0: unknown): in a row too wide, its subject or
+    query keeps its start and its end around a "…", so what follows (a count) shows too."""
+    return rows if width <= 0 else [_fit(row, width) for row in rows]
+
+
+def _fit(row: Row, width: int) -> Row:
+    over = sum(cell_len(text) for text, _ in row) - width
+    if over <= 0:
+        return row
+    for i, (text, style) in enumerate(row):
+        keep = len(text) - over - 1
+        if style in MIDDLE_CUT and keep >= MIDDLE_KEPT:
+            head = (keep + 1) // 2
+            cut = text[:head] + "…" + text[len(text) - (keep - head) :]
+            return [*row[:i], (cut, style), *row[i + 1 :]]
+    return row
 
 
 def rows_to_content(rows: list[Row]) -> Content:
