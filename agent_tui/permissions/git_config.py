@@ -207,7 +207,7 @@ def _submodules(
 ) -> str | None:
     """The checked-out gitlinks `git status` / `git diff` descend into, read like the top."""
     try:
-        links = index_gitlinks(git_dir)
+        links = gitlinks(git_dir)
     except IndexUnreadable as e:
         return f"the index can't be read to find its submodules ({e})"
     for path in links:
@@ -295,22 +295,8 @@ def _config_file(path: Path) -> str | None:
 
 @lru_cache(maxsize=4096)
 def _read_config(path: str, mtime_ns: int, size: int) -> str | None:
-    entries = _entries(path, mtime_ns, size)
-    if isinstance(entries, str):
-        return entries
-    for key, value in entries:
-        if key.lower() == "core.worktree" and _in_superproject(path, value):
-            continue  # `git submodule` points a module's git directory at its folder
-        if not key_runs_nothing(key, value):
-            return f"{path} sets {key}, which can make git run a program"
-    return None
-
-
-@lru_cache(maxsize=4096)
-def _entries(path: str, mtime_ns: int, size: int) -> tuple[tuple[str, str], ...] | str:
-    """The file's (key, value) entries as git lists them, or why they can't be had."""
     if not git_run.available():
-        return ()  # no git: nothing can run it
+        return None  # no git: nothing can run it
     entries = _plain(path)
     if entries is None:
         try:
@@ -324,28 +310,12 @@ def _entries(path: str, mtime_ns: int, size: int) -> tuple[tuple[str, str], ...]
             return f"{path}: git couldn't read it"
         listed = out.decode("utf-8", "replace").split("\0")
         entries = [(k, v) for k, _, v in (e.partition("\n") for e in listed if e)]
-    return tuple(entries)
-
-
-def index_gitlinks(git_dir: Path) -> list[str]:
-    """The gitlinks of the repository's index, read with its object names' length."""
-    return gitlinks(git_dir, _hash_size(git_dir))
-
-
-def _hash_size(git_dir: Path) -> int:
-    """The length of the repository's object names, as git reads its index with them."""
-    config = git_dir / "config"
-    try:
-        st = config.stat()
-    except OSError:
-        return 20
-    entries = _entries(str(config), st.st_mtime_ns, st.st_size)
-    formats = (
-        []
-        if isinstance(entries, str)
-        else [v for k, v in entries if k.lower() == "extensions.objectformat"]
-    )
-    return 32 if formats and formats[-1].strip().lower() == "sha256" else 20
+    for key, value in entries:
+        if key.lower() == "core.worktree" and _in_superproject(path, value):
+            continue  # `git submodule` points a module's git directory at its folder
+        if not key_runs_nothing(key, value):
+            return f"{path} sets {key}, which can make git run a program"
+    return None
 
 
 def _plain(path: str) -> list[tuple[str, str]] | None:

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from permissions.outside_oracle import Project, allowed_by, git
 
-from agent_tui.permissions.git_config import index_gitlinks as gitlinks
+from agent_tui.permissions.git_links import gitlinks
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
