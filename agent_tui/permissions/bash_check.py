@@ -25,13 +25,15 @@ from agent_tui.permissions.git_check import git_risk
 from agent_tui.permissions.links import made_links, through_made_link
 from agent_tui.permissions.meanings import outside_words
 from agent_tui.permissions.outside import Reach
+from agent_tui.permissions.part_rules import allows, match_restricting
 from agent_tui.permissions.protected import protected
 from agent_tui.permissions.readonly import runs_unasked
 from agent_tui.permissions.risk import DELETERS, Highlights, risk_line
-from agent_tui.permissions.rules import Match, Rule, match_command
+from agent_tui.permissions.rules import Match
 from agent_tui.permissions.settings import SourcedRule
 from agent_tui.permissions.shell import Analysis, Part, Word, analyze, show
 from agent_tui.permissions.suggest import suggest_parts
+from agent_tui.permissions.tracers import project_options
 from agent_tui.permissions.types import AskKind, Behavior, Decision
 
 
@@ -199,10 +201,12 @@ class _Check:
         )
 
     def git_configured(self) -> str | None:
-        """Why git in this command may run a program its repository configures."""
+        """Why git in this command may run a program its repository configures (or a tracer
+        take options from a file where it runs: `tracers.project_options`)."""
         if self._git is False:
             targets = [w.target for w in self.writes]
-            self._git = git_risk(self.a.parts, self.dirs(), targets)
+            parts, dirs = self.a.parts, self.dirs()
+            self._git = git_risk(parts, dirs, targets) or project_options(parts, dirs)
         return self._git  # type: ignore[return-value]
 
     # 3. ask rules, protected paths, and whatever can't be known statically or runs code.
@@ -370,43 +374,6 @@ class _Check:
         return self.decision(
             "ask", "; ".join(reasons), suggestions=tuple(dict.fromkeys(suggestions))
         )
-
-
-def match_restricting(rule: Rule, part: Part) -> Match:
-    """Match a deny or ask rule against a part's normalised form and every wrapper around it."""
-    best = Match.NO
-    for i, argv in enumerate((part.argv, *part.outer)):
-        open_args = part.open_args if i == 0 else False
-        raw = match_command(rule, argv, open_args=open_args, basename=True)
-        norm = normalize(argv)
-        m = match_command(rule, norm.argv, open_args=open_args, basename=True)
-        if (
-            m is Match.NO
-            and not norm.certain
-            and len(rule.tokens) > 1
-            and norm.argv[:1] == (rule.tokens[0],)
-        ):
-            m = Match.MAYBE  # the subcommand may be renamed: `git -c alias.p=push p`
-        for found in (raw, m):
-            best = found if found.value > best.value else best
-        if best is Match.YES:
-            break
-    return best
-
-
-def allows(rule: Rule, part: Part) -> bool:
-    """An allow rule covers the part as written, or without value-less global flags."""
-    if match_command(rule, part.argv, open_args=part.open_args) is Match.YES:
-        return True
-    if rule.bare or not part.argv or part.argv[0] is None or "/" in part.argv[0]:
-        return False
-    norm = normalize(part.argv)
-    return (
-        norm.certain
-        and norm.flags_only
-        and norm.argv != part.argv
-        and match_command(rule, norm.argv, open_args=part.open_args) is Match.YES
-    )
 
 
 def _by_rule(

@@ -39,6 +39,8 @@ DEVICES = frozenset(
 )
 _FD = re.compile(r"/(dev|proc/self)/fd/\d+")
 _SAFE_GLOB = re.compile(r"[\w.*?\[\]/@+,=-]+")
+#: what splits a command string into words, roughly as a shell would (quotes, operators)
+STRING_WORDS = re.compile(r"[\s;&|()<>`'\"{}]+")
 
 PathTest = Callable[[Path], bool]
 
@@ -128,7 +130,15 @@ def _writable(p: Path) -> bool:
 def leads(word: str) -> Iterator[str]:
     """The paths a word may name: itself, the value after its `=`, and, for an option, every
     value it may carry attached (after any run of option letters: `-xvf/x`) or in a list
-    (`-Wl,-o,/x`, `--opt=a,/x`); each also without a leading `@` or `<` (`curl -d @F`)."""
+    (`-Wl,-o,/x`, `--opt=a,/x`); each also without a leading `@` or `<` (`curl -d @F`). A word
+    that reads as a command string (`perf stat --pre 'touch /x'`, `sg g 'cp f ~/x'`) leads
+    where each of its words does."""
+    spelled = [w for w in STRING_WORDS.split(word) if w]
+    for path in (word, *spelled) if spelled != [word] else (word,):
+        yield from _unprefixed(path)
+
+
+def _unprefixed(word: str) -> Iterator[str]:
     for path in _leads(word):
         yield path
         if path[:1] in ("@", "<"):

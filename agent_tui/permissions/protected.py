@@ -53,6 +53,7 @@ _FILES = {
     ".zlogin": "a shell start-up file",
     ".kshrc": "a shell start-up file",
     ".inputrc": "readline start-up file",
+    ".valgrindrc": "valgrind's options, read where it runs (its log files can be anywhere)",
     "config.fish": "a shell start-up file",
     "sitecustomize.py": "Python runs it at start-up",
     "parsed-css.pickle": "agent-tui loads it at start-up (its stylesheet cache, a pickle)",
