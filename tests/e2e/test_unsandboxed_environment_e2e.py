@@ -56,7 +56,9 @@ def _results(api: SSEServer) -> list[str]:
     ]
 
 
-async def _run(project: Path, app: Path, calls: list[tuple[str, dict[str, Any]]], *args: str):  # type: ignore[no-untyped-def]
+async def _run(
+    project: Path, app: Path, calls: list[tuple[str, dict[str, Any]]], *args: str
+) -> list[str]:
     async with SSEServer(hostile_model(calls)) as api:
         code, _, err = await run_agent_tui(
             api, project, app, "-p", "go", "--sandbox", "off", *args, key=KEY, extra_env=TOKENS
