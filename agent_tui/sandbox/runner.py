@@ -391,11 +391,17 @@ def _hook_folders(cwd: Path) -> tuple[str, ...]:
     from agent_tui import git_run
 
     try:
-        out = git_run.run(cwd, "config", "--path", "--get", "core.hooksPath", check=False)
+        out = git_run.run(
+            cwd, "config", "--show-origin", "-z", "--path", "--get-all", "core.hooksPath",
+            check=False,
+        )  # fmt: skip
         top = git_run.run(cwd, "rev-parse", "--show-toplevel", check=False)
     except git_run.GitError:
         return ()
-    value = out.decode("utf-8", "replace").strip()
+    # the person's value, not the app's own `-c core.hooksPath=/dev/null` (git_run.NEUTRAL)
+    fields = out.decode("utf-8", "replace").split("\0")
+    values = [v for o, v in zip(fields[::2], fields[1::2], strict=False) if o != "command line:"]
+    value = values[-1].strip() if values else ""
     if not value:
         return ()
     base = Path(top.decode("utf-8", "replace").strip() or cwd)
