@@ -6,7 +6,6 @@ real CLI at the loopback API."""
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -15,6 +14,7 @@ from typing import Any
 
 import pytest
 from e2e.test_security_e2e import hostile_model
+from sandbox.test_deny_by_default_e2e import tool_results
 from sse_server import SSEServer, run_agent_tui
 
 SECRET = "k3y-planted-5e1f"
@@ -46,16 +46,6 @@ def world() -> Iterator[tuple[Path, Path]]:
         shutil.rmtree(root, ignore_errors=True)
 
 
-def _results(api: SSEServer) -> list[str]:
-    return [
-        json.dumps(b["content"])
-        for m in api.requests[-1].json["messages"]
-        if m["role"] == "user" and isinstance(m["content"], list)
-        for b in m["content"]
-        if b.get("type") == "tool_result"
-    ]
-
-
 async def _run(
     project: Path, app: Path, calls: list[tuple[str, dict[str, Any]]], *args: str
 ) -> list[str]:
@@ -64,7 +54,7 @@ async def _run(
             api, project, app, "-p", "go", "--sandbox", "off", *args, key=KEY, extra_env=TOKENS
         )
     assert code == 0, err.decode()
-    results = _results(api)
+    results = tool_results(api)
     assert len(results) == len(calls), results
     return results
 
