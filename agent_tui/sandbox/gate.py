@@ -33,6 +33,8 @@ class Unit:
     title: str
     #: the git directory the unit is the state of ("" for a single change)
     repository: str = ""
+    #: the environment (`.venv`, `node_modules`) the unit is the installed code of
+    environment: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +76,15 @@ def _git_folder(parts: list[str], known: dict[str, bool], root: Path) -> int | N
 
 
 def _repository_title(folder: str, changes: list[Change]) -> str:
-    return f"{folder}/ (git's own files: {len(changes)} changed)"
+    own = sum(1 for c in changes if c.rel.startswith(folder + "/") or c.rel == folder)
+    title = f"{folder}/ (git's own files: {own} changed"
+    if own < len(changes):
+        title += f"; with {len(changes) - own} in its work tree that git's command changed"
+    return title + ")"
+
+
+def _under(rel: str, folder: str) -> bool:
+    return not folder or rel == folder or rel.startswith(folder + "/")
 
 
 @dataclass
@@ -113,6 +123,7 @@ def judge(
     skipped: list[tuple[Change, str]] = []
     unchanged: list[Change] = []
     repos: dict[str, _Repo] = {}
+    places: dict[str, list[tuple[Change, str]]] = {}
     known: dict[str, bool] = {}
     for change in changes:
         if change.same:
@@ -145,19 +156,37 @@ def judge(
                 repo.reasons.append(why)
             continue
         why = files.why(change)
-        if why is not None:
+        place = files.group(change.rel) if why is not None else None
+        if place is not None and why is not None:
+            places.setdefault(place, []).append((change, why))
+        elif why is not None:
             protected.append(Unit((change,), why, change.rel))
         elif change.conflict:
             conflicts.append(Unit((change,), CONFLICT_WHY, change.rel))
         else:
             free.append(change)
-    for folder, repo in repos.items():
+    for place, held in places.items():
+        # the rest of the environment goes with it: it lands whole or not at all
+        with_it = [c for c in free if _under(c.rel, place)]
+        free = [c for c in free if not _under(c.rel, place)]
+        unit = [c for c, _ in held] + with_it
+        unit.sort(key=lambda c: c.rel.split("/"))
+        why = "; ".join(dict.fromkeys(w for _, w in held))
+        title = f"{place or '.'}/ (installed code: {len(unit)} changed)"
+        protected.append(Unit(tuple(unit), why, title, environment=place or "."))
+    for folder, repo in sorted(repos.items(), key=lambda kv: -len(kv[0])):
         repo.reasons += repo.repository.reasons(repo.changes, protected_entry)
+        held_repo = bool(repo.reasons) or any(c.conflict for c in repo.changes)
+        if held_repo:  # what git's command did to the work tree is held with it (a stash's)
+            with_git = repo.repository.work_tree_part(free)
+            taken = {c.rel for c in with_git}
+            free = [c for c in free if c.rel not in taken]
+            repo.changes += with_git
         title = _repository_title(folder, repo.changes)
         if repo.reasons:
             why = "; ".join(dict.fromkeys(repo.reasons))
             protected.append(Unit(tuple(repo.changes), why, title, folder))
-        elif any(c.conflict for c in repo.changes):
+        elif held_repo:
             conflicts.append(Unit(tuple(repo.changes), CONFLICT_WHY, title, folder))
         else:
             free.extend(repo.changes)

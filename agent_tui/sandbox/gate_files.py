@@ -8,9 +8,10 @@ let code run outside the sandbox later, or lose what can't be brought back.
   reach there, but the app (reading CLAUDE.md) and the person could — unless its target is one
   the sandbox itself shows (a virtual environment's `python` → the system's);
 - a folder that becomes a git directory (git's own test, after the change set);
-- in an existing virtual environment: its `pyvenv.cfg`, a changed `bin/` script or interpreter
-  (`.venv/bin/python`, `activate`), a module Python imports at every start (what its `.pth`
-  files import); a new `pyvenv.cfg` is free when its `home` is a Python outside the project;
+- code the person's tools run later, judged by place (`protected.package_place`): anything in a
+  `site-packages/` or `node_modules/` at any depth, a virtual environment's `pyvenv.cfg` and
+  anything in its `bin/` (a new script as well as its `python`); what an environment's changes
+  are held for holds the whole environment (`group`): it lands whole or not at all;
 - a folder git runs hooks from (`core.hooksPath` inside the project);
 - deleting or replacing a file too large to keep for undo (it would be gone for good).
 Byte-code caches (`__pycache__/*.pyc`) are never carried over: Python makes them again, and one
@@ -20,7 +21,6 @@ can stand in for an unchanged source file.
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Callable
 from functools import cached_property
@@ -35,8 +35,6 @@ from agent_tui.sandbox.links import protected_links
 GIT_DIR_NAMES = frozenset(
     {"HEAD", "objects", "refs", "config", "commondir", "index", "info", "hooks", "packed-refs"}
 )
-_IMPORT = re.compile(r"^\s*import\s+([A-Za-z_][\w.]*)", re.MULTILINE)
-_VENV_LOCKED = ("python", "activate", "pip")
 
 
 def is_byte_code(rel: str) -> bool:
@@ -60,7 +58,6 @@ class Files:
         self.visible = visible
         self.hook_folders = hook_folders
         self._venvs: dict[str, bool] = {}
-        self._startup: dict[str, frozenset[str]] = {}
 
     @cached_property
     def links(self) -> list[tuple[str, str, str]]:
@@ -123,8 +120,6 @@ class Files:
         why = protected_reason(change.rel)
         if why is None or (parts[-1].casefold() in HOME_ONLY and not self.home_root):
             return None
-        if parts[-1] == "pyvenv.cfg" and change.created and self._plain_venv(change):
-            return None
         return why
 
     def _git_dir(self, change: Change, parts: list[str]) -> str | None:
@@ -137,18 +132,32 @@ class Files:
         return f"it makes {where} a git directory (git would read its config and hooks)"
 
     def _venv(self, change: Change, parts: list[str]) -> str | None:
-        for n in range(len(parts) - 1, 0, -1):
-            folder = "/".join(parts[:n])
-            if not self._is_venv(folder):
-                continue
-            inner = parts[n:]
-            if inner[0] in ("bin", "Scripts") and change.below != "none":
-                return f"it changes {change.rel}: the virtual environment's own program"
-            if inner[0] in ("bin", "Scripts") and inner[-1].startswith(_VENV_LOCKED):
-                return f"it puts {change.rel} in the virtual environment's place"
-            if self._startup_module(folder, inner):
-                return f"Python imports {change.rel} at every start of {folder}/bin/python"
+        venv = self._venv_of(parts)
+        if venv is None:
             return None
+        return f"it puts {change.rel} among the programs of the environment {venv or '.'}/"
+
+    # --- which environment a change belongs to ---
+
+    def group(self, rel: str) -> str | None:
+        """The environment (a folder: `.venv`, `node_modules`) `rel` is installed code of, whose
+        changes land or are held together; None when it is in none."""
+        from agent_tui.permissions.protected import canonical_parts, package_place
+
+        parts = rel.split("/")
+        place = package_place(canonical_parts(rel))
+        if place is not None:
+            return "/".join(parts[: place[0]])
+        if parts[-1] == "pyvenv.cfg":
+            return "/".join(parts[:-1])
+        return self._venv_of(parts)
+
+    def _venv_of(self, parts: list[str]) -> str | None:
+        """The virtual environment (or conda environment) whose `bin/` (`Scripts/`) holds
+        `parts`, if any: one there already or one the change set makes."""
+        for n in range(len(parts) - 2, -1, -1):
+            if parts[n] in ("bin", "Scripts") and self._is_venv("/".join(parts[:n])):
+                return "/".join(parts[:n])
         return None
 
     # --- helpers ---
@@ -178,45 +187,12 @@ class Files:
         return after and not is_git_dir(self.root / folder)
 
     def _is_venv(self, folder: str) -> bool:
+        """A virtual environment (its `pyvenv.cfg`) or a conda one (`conda-meta/`), there
+        already or made by the change set."""
         if folder not in self._venvs:
-            self._venvs[folder] = (self.root / folder / "pyvenv.cfg").is_file()
+            prefix = f"{folder}/" if folder else ""
+            self._venvs[folder] = any(
+                self.merged_kind(prefix + marker) != "none"
+                for marker in ("pyvenv.cfg", "conda-meta")
+            )
         return self._venvs[folder]
-
-    def _startup_module(self, venv: str, inner: list[str]) -> bool:
-        """`inner` (in the venv) is a module one of its site-packages' .pth files imports."""
-        if "site-packages" not in inner:
-            return False
-        at = inner.index("site-packages")
-        site = "/".join([venv, *inner[: at + 1]])
-        rest = inner[at + 1 :]
-        if not rest:
-            return False
-        if site not in self._startup:
-            names: set[str] = set()
-            try:
-                for entry in os.scandir(self.root / site):
-                    if entry.name.endswith(".pth") and entry.is_file(follow_symlinks=False):
-                        text = Path(entry.path).read_text("utf-8", "replace")
-                        names |= {m.split(".")[0] for m in _IMPORT.findall(text)}
-            except OSError:
-                pass
-            self._startup[site] = frozenset(names)
-        module = rest[0].split(".")[0]
-        return module in self._startup[site]
-
-    def _plain_venv(self, change: Change) -> bool:
-        """A new pyvenv.cfg whose `home` is a Python installation outside the project."""
-        if change.upper is None:
-            return False
-        try:
-            text = change.upper.read_text("utf-8")
-        except (OSError, UnicodeDecodeError):
-            return False
-        values = {
-            k.strip().lower(): v.strip()
-            for k, _, v in (ln.partition("=") for ln in text.splitlines())
-        }
-        home = Path(values.get("home", ""))
-        if not home.is_absolute() or home.resolve().is_relative_to(self.root):
-            return False
-        return any(os.access(home / name, os.X_OK) for name in ("python3", "python"))

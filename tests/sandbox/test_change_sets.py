@@ -121,6 +121,47 @@ def test_what_the_person_writes_meanwhile_is_not_the_commands(project: Path) -> 
         ("mkdir -p s && echo 'gitdir: ../elsewhere' > s/.git", "points git"),
         ("echo 'home = /x' > pyvenv.cfg", "virtual environment"),
         ("mkdir -p GIT~1 && echo x > GIT~1/config", "git"),
+        # R2-3: by place, at any depth
+        (
+            "mkdir -p e/lib/python3.9/site-packages/m && "
+            "echo x > e/lib/python3.9/site-packages/m/a.py",
+            "site-packages",
+        ),
+        ("mkdir -p a/node_modules/p/bin && echo x > a/node_modules/p/bin/cli.js", "node_modules"),
+        ("mkdir -p w/bin && echo x > w/bin/activate.fish", "activation script"),
+        ("mkdir -p vendor/bundle/ruby && echo x > vendor/bundle/ruby/g.rb", "bundler"),
+        ("mkdir -p .yarn/releases && echo x > .yarn/releases/yarn.cjs", "yarn"),
+        # F15: which program a toolchain runs
+        *[
+            (f"mkdir -p d && echo x > d/{n}", "toolchain")
+            for n in (
+                ".tool-versions",
+                ".python-version",
+                ".node-version",
+                ".nvmrc",
+                "global.json",
+                ".ruby-version",
+                ".sdkmanrc",
+                ".bazelversion",
+            )
+        ],
+        ("echo x > bunfig.toml", "preload"),
+        *[
+            (f"mkdir -p d && echo x > d/{n}", "mise")
+            for n in ("mise.toml", ".mise.toml", "mise.dev.toml")
+        ],
+        ("mkdir -p .mise/tasks && echo x > .mise/tasks/t", "mise"),
+        # F26: dotenv files and other tools' configuration
+        *[
+            (f"mkdir -p d && echo LD_PRELOAD=x > d/{n}", "LD_PRELOAD")
+            for n in (".env", ".env.local", ".env.production")
+        ],
+        *[
+            (f"mkdir -p d/{n} && echo x > d/{n}/mcp.json", n)
+            for n in (".amazonq", ".kiro", ".continue", ".windsurf", ".junie", ".idea")
+        ],
+        ("mkdir -p .github/hooks && echo x > .github/hooks/h.json", "Copilot"),
+        ("echo x > .pdbrc", "pdb"),
     ],
 )
 def test_the_gate_holds_protected_names_at_any_depth(
@@ -200,14 +241,38 @@ def test_a_clone_that_runs_nothing_is_free(project: Path) -> None:
     assert any(c.rel == "vendor/src/r.txt" for c in verdict.free)
 
 
-def test_a_new_virtual_environment_is_free_but_a_changed_one_is_not(project: Path) -> None:
+def test_a_virtual_environment_is_held_whole_by_place(project: Path) -> None:
     txn, changes = changes_of(project, f"{sys.executable} -m venv --without-pip .venv")
-    # its python is a link to this Python (one the sandbox shows: it hands nothing new)
+    # code the person's python would run later: the new environment is one unit, held whole
     verdict = judge(changes, project, txn.upper, visible=lambda p: True)
-    assert not verdict.protected, verdict.protected
+    [unit] = verdict.protected
+    assert unit.environment == ".venv" and not verdict.free
+    assert {c.rel for c in unit.changes} == {c.rel for c in changes if not c.same}
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(project / ".venv")])
     txn, changes = changes_of(project, "echo 'home = /project/evil' > .venv/pyvenv.cfg")
     assert judge(changes, project, txn.upper).protected
+
+
+@pytest.mark.parametrize("name", [".env.example", ".env.sample", "scripts/activate_x.sh"])
+def test_templates_and_look_alikes_stay_free(project: Path, name: str) -> None:
+    txn, changes = changes_of(project, f"mkdir -p scripts && echo x > {name}")
+    assert not judge(changes, project, txn.upper).protected
+
+
+def test_an_index_entry_through_a_linked_folder_is_held(project: Path) -> None:
+    """R2-4: `cfg` links to `.claude`; an index entry `cfg/settings.json` is a checkout into
+    .claude (and `./x`, `a//b`, case variants are the same names)."""
+    git(project, "init", "-q")
+    (project / ".claude").mkdir()
+    (project / "cfg").symlink_to(".claude")
+    command = (
+        "echo '{}' > x.json && h=$(git hash-object -w x.json) && "
+        "git update-index --add --cacheinfo 100644,$h,cfg/settings.json && "
+        "git update-index --add --cacheinfo 100644,$h,.ENVRC"
+    )
+    txn, changes = changes_of(project, command)
+    why = " ".join(u.why for u in judge(changes, project, txn.upper).protected)
+    assert "cfg/settings.json (.claude/settings.json)" in why and ".ENVRC" in why, why
 
 
 def test_a_write_through_a_protected_link_is_held(project: Path) -> None:

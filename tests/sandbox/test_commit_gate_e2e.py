@@ -57,6 +57,25 @@ def payloads(marks: Path) -> dict[str, str]:
             f"echo \"import os; os.system('{fire}sitecustomize')\" > {SITE}/sitecustomize.py"
         ),
         "sub-envrc": "mkdir -p pkg && echo 'echo hi' > pkg/.envrc",
+        # R2-3: code the person's tools run later, by place
+        "pth-module": (
+            f"echo \"import os; os.system('{fire}pth-module')\" >> {SITE}/_hack/__init__.py"
+        ),
+        "venv-script": (
+            f"printf '#!/bin/sh\\n{fire}venv-script\\n' > .venv/bin/pytest && "
+            "chmod +x .venv/bin/pytest"
+        ),
+        "node-bin": (
+            "mkdir -p node_modules/.bin && "
+            f"printf '#!/bin/sh\\n{fire}node-bin\\n' > node_modules/.bin/prettier && "
+            "chmod +x node_modules/.bin/prettier"
+        ),
+        # R2-4: an index entry whose recorded name length makes git check out `.envrc`
+        "index-length": (
+            f"echo '{fire}index-length' > .envrcXX && git add .envrcXX && "
+            "python3 evil_index.py .git/index .envrcXX 6 && "
+            "rm .envrcXX"
+        ),
         "sub-claude": "mkdir -p pkg/.claude && echo '{}' > pkg/.claude/settings.json",
     }
 
@@ -84,7 +103,12 @@ def world(root: Path) -> tuple[Path, Path, Path]:
     subprocess.run(
         [sys.executable, "-m", "venv", "--without-pip", str(project / ".venv")], check=True
     )
+    # like setuptools' distutils-precedence.pth: a module every start of the venv's python imports
+    (project / SITE / "_hack").mkdir()
+    (project / SITE / "_hack" / "__init__.py").write_text("")
+    (project / SITE / "hack.pth").write_text("import _hack\n")
     (plain / "notes.txt").write_text("notes\n")
+    shutil.copy(Path(__file__).with_name("evil_index.py"), project / "evil_index.py")
     return project, plain, marks
 
 
@@ -96,6 +120,11 @@ def follow_ups(project: Path, plain: Path) -> None:
             subprocess.run(["git", "status", "--porcelain"], cwd=where, **quiet)  # type: ignore[call-overload]
     subprocess.run(["git", "checkout", "--", "."], cwd=project, **quiet)  # type: ignore[call-overload]
     subprocess.run([str(project / ".venv/bin/python"), "-c", "pass"], **quiet)  # type: ignore[call-overload]
+    for program in (".venv/bin/pytest", "node_modules/.bin/prettier"):
+        if (project / program).exists():
+            subprocess.run([str(project / program)], **quiet)  # type: ignore[call-overload]
+    if (project / ".envrc").exists():
+        subprocess.run(["bash", str(project / ".envrc")], **quiet)  # type: ignore[call-overload]
 
 
 def fired(project: Path, marks: Path) -> set[str]:
@@ -126,6 +155,10 @@ EXPECTED = {
     "pth": {"pth"},
     "sitecustomize": {"sitecustomize"},
     "sub-envrc": {"pkg/.envrc"},
+    "pth-module": {"pth-module"},
+    "venv-script": {"venv-script"},
+    "node-bin": {"node-bin"},
+    "index-length": {"index-length"},
     "sub-claude": {"pkg/.claude/settings.json"},
 }
 
@@ -196,8 +229,11 @@ async def test_the_gate_holds_every_payload_and_the_persons_commands_run_nothing
     assert "(git checkout would write it)" in results["index"]
     assert "its new commits hold .claude, .claude/settings.json" in results["commit"]
     assert "a new repository sub/.git/" in results["new-nested"]
-    assert "a .pth file" in results["pth"]
+    assert "a .pth line runs" in results["pth"]
     assert "makes the project itself a git directory" in results["bare"]
+    assert "site-packages" in results["pth-module"]
+    assert "node_modules" in results["node-bin"]
+    assert "index now holds" in results["index-length"]
     # what was held waits for the person, listed by the CLI
     listing = subprocess.run(
         [sys.executable, "-m", "agent_tui", "changes", "list", "--all"],
@@ -258,3 +294,20 @@ async def test_a_hooks_folder_the_persons_git_config_names_is_held(top: Path) ->
     assert "held back" in text and ".githooks" in text, text
     commit(project)
     assert fired(project, marks) == set()
+
+
+async def test_a_stash_held_keeps_what_it_took_from_the_work_tree(top: Path) -> None:
+    """F12: `git stash -u` of protected files takes the untracked .venv into the stash; the
+    stash is held, and so is the deletion of .venv with it (never half applied)."""
+    project, _, marks = world(top)
+    (project / "README.md").write_text("# mine, uncommitted\n")
+    command = (
+        "mkdir -p .claude && echo '{}' > .claude/settings.json && "
+        f"echo 'touch {marks}/e' > .envrc && git {ID} stash push -q -u -m wip"
+    )
+    [text] = await run_through_agent(project, top / "app", [command])
+    assert "held back: .git/" in text and "work tree" in text, text
+    assert (project / ".venv/bin/python").exists()  # not taken away while its stash is held
+    assert (project / "README.md").read_text() == "# mine, uncommitted\n"
+    stashes = subprocess.run(["git", "stash", "list"], cwd=project, capture_output=True)
+    assert stashes.stdout == b""
