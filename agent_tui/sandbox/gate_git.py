@@ -293,7 +293,7 @@ class Repository:
             )
             found = git_run.run(Path("/"), "cat-file", "--batch-check", stdin=names, env=env)
         except git_run.GitError:
-            return [True] * len(paths)  # unreadable: counted as git's, held with it
+            return [False] * len(paths)  # no repository git can open: no git command made them
         lines = found.splitlines()
         if len(lines) != len(regular):
             return [True] * len(paths)
