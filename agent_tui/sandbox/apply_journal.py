@@ -83,7 +83,10 @@ class ApplyJournal:
     def finished(self) -> None:
         """The apply ended: its entries are the caller's to record."""
         if self._out is not None:
-            self._out.close()
+            # a write the disk refused is still buffered: closing tries it again and fails, but
+            # the file is closed anyway, and the journal goes with its folder
+            with contextlib.suppress(OSError):
+                self._out.close()
             self._out = None
         shutil.rmtree(self.folder, ignore_errors=True)
 
