@@ -199,73 +199,16 @@ def _mise_env(name: str) -> bool:
     return name.startswith(("mise.", ".mise.")) and name.endswith(".toml")
 
 
-_SITE = (
-    "a Python environment's installed packages (site-packages/): its python imports them, "
-    "and a .pth line runs at every start"
-)
-_NODE = (
-    "node's installed packages (node_modules/): npx, npm run and editors run their programs "
-    "(.bin/) and node loads their code"
-)
-#: a Windows virtual environment's `Scripts/` (a project's own `scripts/` folder is not one)
-_WINDOWS_VENV_PROGRAMS = frozenset(
-    {"python.exe", "pythonw.exe", "activate", "activate.bat", "activate.ps1", "activate.fish"}
-)
-_VENV_PROGRAM = "a Python environment's interpreter or activation script: you run it by name"
-#: folders a package manager fills with code (`site-packages/` and `node_modules/` hold it at
-#: any depth below them): name -> why
-_PACKAGE_FOLDERS = {
-    "site-packages": _SITE,
-    "dist-packages": _SITE,
-    "node_modules": _NODE,
-    "__pypackages__": "a project's Python packages (__pypackages__/): python imports them",
-}
-#: runs of folder names that hold installed code (bundler's gems, composer's programs, yarn's)
+#: runs of folder names whose files are code a tool runs whatever the folder held before (what
+#: else a package manager installs is judged by the commit gate, which knows what was there:
+#: `sandbox/gate_envs.py`)
 _PACKAGE_RUNS = {
-    ("vendor", "bundle"): "bundler's installed gems (vendor/bundle/): bundle exec loads them",
     ("vendor", "bin"): "composer's installed programs (vendor/bin/): you run them by name",
     (".yarn", "releases"): "yarn's own release (.yarn/releases/): yarn runs it (yarnPath)",
     (".yarn", "plugins"): "yarn's plugins (.yarn/plugins/): yarn loads them",
-    (".yarn", "cache"): "yarn's package archives (.yarn/cache/): Plug'n'Play loads code from them",
-    (".yarn", "unplugged"): "yarn's unpacked packages (.yarn/unplugged/): node loads them",
 }
-
-
-def package_place(parts: list[str]) -> tuple[int, str] | None:
-    """Where code a package manager installed sits, judged by place, not name: (how many
-    leading `parts` name the environment that holds it, why) — the environment is what lands or
-    is held as one. `parts` are canonical (`_canonical`): a virtual environment's site-packages
-    (`.venv/lib/python3.11/site-packages/**`: the environment is `.venv`), its `bin/python*` and
-    `bin/activate*`, anything in a `node_modules/` (the topmost one), yarn's, bundler's and
-    composer's installed code."""
-    for at, part in enumerate(parts[:-1]):
-        why = _PACKAGE_FOLDERS.get(part)
-        if why is None:
-            continue
-        if part in ("site-packages", "dist-packages"):
-            return _environment(parts, at), why
-        return at + 1, why
-    for run, why in _PACKAGE_RUNS.items():
-        n = len(run)
-        for at in range(len(parts) - n):
-            if tuple(parts[at : at + n]) == run:
-                return at + n, why
-    if len(parts) >= 2 and (
-        (parts[-2] == "bin" and parts[-1].startswith(("python", "activate")))
-        or (parts[-2] == "scripts" and parts[-1] in _WINDOWS_VENV_PROGRAMS)
-    ):
-        return max(len(parts) - 2, 1), _VENV_PROGRAM
-    return None
-
-
-def _environment(parts: list[str], at: int) -> int:
-    """The folder a site-packages at `parts[at]` belongs to: `env` of `env/lib/python3.X/
-    site-packages` (or Windows' `env/Lib/site-packages`), else the site-packages folder."""
-    if at >= 3 and parts[at - 2] in ("lib", "lib64") and parts[at - 1].startswith("python"):
-        return at - 2
-    if at >= 2 and parts[at - 1] == "lib":
-        return at - 1
-    return at + 1
+#: folders Python processes `.pth` files in
+_SITE_FOLDERS = frozenset({"site-packages", "dist-packages", "__pypackages__"})
 
 
 def canonical_parts(path: Path | str) -> list[str]:
@@ -285,9 +228,9 @@ def protected_reason(path: Path | str, config_dir: Path | None = None) -> str | 
     for run, why in _PATHS.items():
         if _holds_run(parts, run):
             return why
-    place = package_place(parts)
-    if place is not None:
-        return place[1]
+    for run, why in _PACKAGE_RUNS.items():
+        if _holds_run(parts[:-1], run):
+            return why
     name = parts[-1] if parts else ""
     if name in _DIRS:
         return _DIRS[name]
@@ -297,7 +240,7 @@ def protected_reason(path: Path | str, config_dir: Path | None = None) -> str | 
         return _GIT_DIR
     if _dotenv(name) or _mise_env(name):
         return _DOTENV if _dotenv(name) else _MISE
-    if name.endswith(".pth") and ("site-packages" in parts or "dist-packages" in parts):
+    if name.endswith(".pth") and _SITE_FOLDERS.intersection(parts):
         return "a .pth file runs code whenever Python starts"
     if name.split(".", 1)[0] in _STARTUP_MODULES:
         return "Python runs it at start-up"

@@ -33,7 +33,7 @@ class Unit:
     title: str
     #: the git directory the unit is the state of ("" for a single change)
     repository: str = ""
-    #: the environment (`.venv`, `node_modules`) the unit is the installed code of
+    #: the environment (`.venv`, `node_modules`) the unit is the programs and start-up code of
     environment: str = ""
 
 
@@ -83,8 +83,11 @@ def _repository_title(folder: str, changes: list[Change]) -> str:
     return title + ")"
 
 
-def _under(rel: str, folder: str) -> bool:
-    return not folder or rel == folder or rel.startswith(folder + "/")
+def _listed(place: str, changes: list[Change]) -> str:
+    """The first few of an environment's changes, by their names inside it."""
+    inner = [c.rel.removeprefix(place + "/") if place != "." else c.rel for c in changes]
+    more = f" and {len(inner) - 3} more" if len(inner) > 3 else ""
+    return ", ".join(inner[:3]) + more
 
 
 @dataclass
@@ -156,9 +159,9 @@ def judge(
                 repo.reasons.append(why)
             continue
         why = files.why(change)
-        place = files.group(change.rel) if why is not None else None
-        if place is not None and why is not None:
-            places.setdefault(place, []).append((change, why))
+        installed = files.installed(change)
+        if installed is not None:
+            places.setdefault(installed[0], []).append((change, why or installed[1]))
         elif why is not None:
             protected.append(Unit((change,), why, change.rel))
         elif change.conflict:
@@ -166,14 +169,16 @@ def judge(
         else:
             free.append(change)
     for place, held in places.items():
-        # the rest of the environment goes with it: it lands whole or not at all
-        with_it = [c for c in free if _under(c.rel, place)]
-        free = [c for c in free if not _under(c.rel, place)]
-        unit = [c for c, _ in held] + with_it
+        # an environment's programs and start-up code land together or not at all; the rest
+        # of what the command installed there lands
+        unit = [c for c, _ in held]
+        if any(c.rel == place for c in unit):  # the environment itself replaced: all of it
+            unit += [c for c in free if c.rel.startswith(place + "/")]
+            free = [c for c in free if not c.rel.startswith(place + "/")]
         unit.sort(key=lambda c: c.rel.split("/"))
         why = "; ".join(dict.fromkeys(w for _, w in held))
-        title = f"{place or '.'}/ (installed code: {len(unit)} changed)"
-        protected.append(Unit(tuple(unit), why, title, environment=place or "."))
+        title = f"{place}/ (its programs and start-up code: {_listed(place, unit)})"
+        protected.append(Unit(tuple(unit), why, title, environment=place))
     for folder, repo in sorted(repos.items(), key=lambda kv: -len(kv[0])):
         repo.reasons += repo.repository.reasons(repo.changes, protected_entry)
         held_repo = bool(repo.reasons) or any(c.conflict for c in repo.changes)

@@ -8,10 +8,10 @@ let code run outside the sandbox later, or lose what can't be brought back.
   reach there, but the app (reading CLAUDE.md) and the person could — unless its target is one
   the sandbox itself shows (a virtual environment's `python` → the system's);
 - a folder that becomes a git directory (git's own test, after the change set);
-- code the person's tools run later, judged by place (`protected.package_place`): anything in a
-  `site-packages/` or `node_modules/` at any depth, a virtual environment's `pyvenv.cfg` and
-  anything in its `bin/` (a new script as well as its `python`); what an environment's changes
-  are held for holds the whole environment (`group`): it lands whole or not at all;
+- a new `pyvenv.cfg` unless its `home` is a Python outside the project (a new virtual
+  environment lands);
+- in an environment the project held before the command (a virtual environment, node_modules,
+  …): its programs and start-up code (`gate_envs.py`), held as one unit per environment;
 - a folder git runs hooks from (`core.hooksPath` inside the project);
 - deleting or replacing a file too large to keep for undo (it would be gone for good).
 Byte-code caches (`__pycache__/*.pyc`) are never carried over: Python makes them again, and one
@@ -29,6 +29,7 @@ from pathlib import Path
 from agent_tui.permissions.protected import HOME_ONLY, protected_reason
 from agent_tui.sandbox.changes import Change
 from agent_tui.sandbox.commit import KEEP_LIMIT
+from agent_tui.sandbox.gate_envs import Environments
 from agent_tui.sandbox.links import protected_links
 
 #: a folder's entries that make it a git directory (git's test), or configure one
@@ -57,7 +58,15 @@ class Files:
         self.home_root = home_root
         self.visible = visible
         self.hook_folders = hook_folders
-        self._venvs: dict[str, bool] = {}
+
+    @cached_property
+    def environments(self) -> Environments:
+        return Environments(self.root, self.by_rel, home_root=self.home_root)
+
+    def installed(self, change: Change) -> tuple[str, str] | None:
+        """(the environment, why) when `change` is a program or start-up code of an environment
+        that was there before the command: held with the rest of what it holds there."""
+        return self.environments.held(change)
 
     @cached_property
     def links(self) -> list[tuple[str, str, str]]:
@@ -71,7 +80,7 @@ class Files:
                 return lost
         if change.kind == "delete":
             return None  # deleting a protected name runs nothing (the analyser asks for `rm`)
-        for check in (self._linked, self._link_out, self._named, self._git_dir, self._venv):
+        for check in (self._linked, self._link_out, self._named, self._git_dir):
             why = check(change, parts)
             if why:
                 return why
@@ -120,6 +129,8 @@ class Files:
         why = protected_reason(change.rel)
         if why is None or (parts[-1].casefold() in HOME_ONLY and not self.home_root):
             return None
+        if parts[-1] == "pyvenv.cfg" and change.created and self._plain_venv(change):
+            return None
         return why
 
     def _git_dir(self, change: Change, parts: list[str]) -> str | None:
@@ -130,35 +141,6 @@ class Files:
             return None
         where = f"{folder}/" if folder else "the project itself"
         return f"it makes {where} a git directory (git would read its config and hooks)"
-
-    def _venv(self, change: Change, parts: list[str]) -> str | None:
-        venv = self._venv_of(parts)
-        if venv is None:
-            return None
-        return f"it puts {change.rel} among the programs of the environment {venv or '.'}/"
-
-    # --- which environment a change belongs to ---
-
-    def group(self, rel: str) -> str | None:
-        """The environment (a folder: `.venv`, `node_modules`) `rel` is installed code of, whose
-        changes land or are held together; None when it is in none."""
-        from agent_tui.permissions.protected import canonical_parts, package_place
-
-        parts = rel.split("/")
-        place = package_place(canonical_parts(rel))
-        if place is not None:
-            return "/".join(parts[: place[0]])
-        if parts[-1] == "pyvenv.cfg":
-            return "/".join(parts[:-1])
-        return self._venv_of(parts)
-
-    def _venv_of(self, parts: list[str]) -> str | None:
-        """The virtual environment (or conda environment) whose `bin/` (`Scripts/`) holds
-        `parts`, if any: one there already or one the change set makes."""
-        for n in range(len(parts) - 2, -1, -1):
-            if parts[n] in ("bin", "Scripts") and self._is_venv("/".join(parts[:n])):
-                return "/".join(parts[:n])
-        return None
 
     # --- helpers ---
 
@@ -186,13 +168,19 @@ class Files:
         after = head and (store or self.merged_kind(prefix + "commondir") != "none")
         return after and not is_git_dir(self.root / folder)
 
-    def _is_venv(self, folder: str) -> bool:
-        """A virtual environment (its `pyvenv.cfg`) or a conda one (`conda-meta/`), there
-        already or made by the change set."""
-        if folder not in self._venvs:
-            prefix = f"{folder}/" if folder else ""
-            self._venvs[folder] = any(
-                self.merged_kind(prefix + marker) != "none"
-                for marker in ("pyvenv.cfg", "conda-meta")
-            )
-        return self._venvs[folder]
+    def _plain_venv(self, change: Change) -> bool:
+        """A new pyvenv.cfg whose `home` is a Python installation outside the project."""
+        if change.upper is None:
+            return False
+        try:
+            text = change.upper.read_text("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return False
+        values = {
+            k.strip().lower(): v.strip()
+            for k, _, v in (ln.partition("=") for ln in text.splitlines())
+        }
+        home = Path(values.get("home", ""))
+        if not home.is_absolute() or home.resolve().is_relative_to(self.root):
+            return False
+        return any(os.access(home / name, os.X_OK) for name in ("python3", "python"))

@@ -187,10 +187,15 @@ def describe_unit(unit: Unit, lower: Path) -> str:
     return text
 
 
+#: an environment's program folders: what is in them is shown whole in a review
+_PROGRAM_FOLDERS = frozenset({"bin", "Scripts", ".bin"})
+
+
 def _shown_in_unit(unit: Unit, change: Change) -> bool:
     if unit.environment:
-        name = change.rel.rsplit("/", 1)[-1]
-        return name == "pyvenv.cfg" or name.endswith(".pth") or name.startswith("activate")
+        *_, folder, name = ["", *change.rel.split("/")]
+        shown = name == "pyvenv.cfg" or name.endswith(".pth") or folder in _PROGRAM_FOLDERS
+        return change.kind != "dir" and shown
     if not change.rel.startswith(unit.repository + "/"):
         return change.kind != "dir"  # the work tree's: the person's files
     inner = change.rel[len(unit.repository) + 1 :]
