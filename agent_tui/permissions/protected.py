@@ -147,6 +147,17 @@ _FILES = {
     ".pdbrc": "pdb runs its commands when it starts in the folder",
     ".gdbinit": "gdb runs its commands when it starts in the folder",
     ".lldbinit": "lldb runs its commands when it starts in the folder",
+    ".irbrc": "irb runs it when it starts in the folder",
+    ".pryrc": "pry runs it when it starts in the folder",
+    ".Rprofile": "R runs it when it starts in the folder",
+    ".octaverc": "Octave runs it when it starts in the folder",
+    ".pylintrc": "pylint's settings (an `init-hook` is Python it runs)",
+    "pylintrc": "pylint's settings (an `init-hook` is Python it runs)",
+    ".pnpmfile.cjs": "pnpm's hooks (.pnpmfile.cjs: code it runs on every install)",
+    ".pnpmfile.mjs": "pnpm's hooks (.pnpmfile.mjs: code it runs on every install)",
+    "gradle.properties": "gradle's settings (`org.gradle.jvmargs`: a -javaagent ./gradlew loads)",
+    ".jvmopts": "sbt's JVM options (a -javaagent runs code when sbt starts)",
+    ".sbtopts": "sbt's options (a -javaagent runs code when sbt starts)",
     # code a package manager installed, run by name later
     "gradle-wrapper.jar": "the gradle wrapper itself: ./gradlew runs it",
     ".pnp.cjs": "yarn's Plug'n'Play loader: node loads it before the project's code",
@@ -156,6 +167,9 @@ _FILES = {
 #: runs of folder names that hold code-running configuration inside an ordinary folder
 _PATHS: dict[tuple[str, ...], str] = {
     (".github", "hooks"): "Copilot's hooks (.github/hooks/: commands its CLI and agent run)",
+    (".hg", "hgrc"): "Mercurial's repository config (hooks and extensions run on `hg status`)",
+    (".hg", "hgrc-not-shared"): "Mercurial's repository config (hooks and extensions run)",
+    (".hg", "sharedpath"): "Mercurial's shared store (its config, hooks and extensions, run)",
     (".github", "mcp.json"): "Copilot CLI's MCP servers: it starts programs",
     (".clinerules", "hooks"): "Cline's hooks (.clinerules/hooks/: scripts it runs)",
     (".config", "mise"): _MISE,
@@ -179,6 +193,11 @@ def _canonical(name: str) -> str:
     name = "".join(c for c in name if unicodedata.category(c) != "Cf")
     name = unicodedata.normalize("NFC", name).casefold().rstrip(". ")
     return ".git" if name == "git~1" else name
+
+
+#: the names as `_canonical` gives them (what a path's parts are compared with: `.Rprofile`)
+_DIRS_CANON = {_canonical(name): why for name, why in _DIRS.items()}
+_FILES_CANON = {_canonical(name): why for name, why in _FILES.items()}
 
 
 def _holds_run(parts: list[str], run: tuple[str, ...]) -> bool:
@@ -221,8 +240,8 @@ def protected_reason(path: Path | str, config_dir: Path | None = None) -> str | 
     p = Path(os.path.normpath(path))
     parts = canonical_parts(p)
     for part in parts[:-1]:
-        if part in _DIRS:
-            return _DIRS[part]
+        if part in _DIRS_CANON:
+            return _DIRS_CANON[part]
         if part.endswith(".git"):
             return _GIT_DIR
     for run, why in _PATHS.items():
@@ -232,10 +251,10 @@ def protected_reason(path: Path | str, config_dir: Path | None = None) -> str | 
         if _holds_run(parts[:-1], run):
             return why
     name = parts[-1] if parts else ""
-    if name in _DIRS:
-        return _DIRS[name]
-    if name in _FILES:
-        return _FILES[name]
+    if name in _DIRS_CANON:
+        return _DIRS_CANON[name]
+    if name in _FILES_CANON:
+        return _FILES_CANON[name]
     if name.endswith(".git"):
         return _GIT_DIR
     if _dotenv(name) or _mise_env(name):

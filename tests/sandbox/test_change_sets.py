@@ -157,6 +157,27 @@ def test_what_the_person_writes_meanwhile_is_not_the_commands(project: Path) -> 
         ],
         ("mkdir -p .github/hooks && echo x > .github/hooks/h.json", "Copilot"),
         ("echo x > .pdbrc", "pdb"),
+        # R3-5: what a tool runs from the folder it starts in
+        *[
+            (f"mkdir -p d && echo x > d/{n}", why)
+            for n, why in (
+                (".irbrc", "irb"),
+                (".pryrc", "pry"),
+                (".Rprofile", "R runs"),
+                (".octaverc", "Octave"),
+                (".pylintrc", "init-hook"),
+                ("pylintrc", "init-hook"),
+                (".pnpmfile.cjs", "pnpm"),
+                ("gradle.properties", "javaagent"),
+                (".jvmopts", "sbt"),
+                (".sbtopts", "sbt"),
+            )
+        ],
+        ("mkdir -p .mvn && echo -javaagent:x.jar > .mvn/jvm.config", "Maven"),
+        *[
+            (f"mkdir -p sub/.hg && echo x > sub/.hg/{n}", "Mercurial")
+            for n in ("hgrc", "hgrc-not-shared", "sharedpath")
+        ],
     ],
 )
 def test_the_gate_holds_protected_names_at_any_depth(
