@@ -141,4 +141,8 @@ def main(argv: list[str]) -> int:
         remove_folder(h.folder)
         print(f"discarded {h.id}")
         return 0
+    from agent_tui.checkpoints.scratch import clean_stale
+    from agent_tui.paths import data_dir
+
+    clean_stale(data_dir())  # a killed apply's temporary files, beside their targets, go first
     return _apply(h, args.paths, args.protected)

@@ -21,7 +21,8 @@ from pathlib import Path
 import pytest
 
 from agent_tui.checkpoints.blobs import MemoryBlobs, blob_id
-from agent_tui.checkpoints.scratch import Scratch
+from agent_tui.checkpoints.confined import is_temp_name
+from agent_tui.checkpoints.scratch import Scratch, clean_stale
 from agent_tui.sandbox.apply_journal import ApplyJournal
 from agent_tui.sandbox.changes import Change, read_changes
 from agent_tui.sandbox.commit import _order, apply_changes
@@ -255,6 +256,9 @@ def test_an_apply_killed_half_way_is_finished_later_and_undone_whole(
     (txn.folder / "manifest.json").write_text(json.dumps(manifest))
     (held,) = held_sets(layers, project)
     assert "while applying it" in held.reason and "landed" in held.reason
+    # the next start takes away the file it was writing beside its target (a copy cut short)
+    clean_stale(txn.folder / "scratch")
+    assert not [p for p in (project / "a").iterdir() if is_temp_name(p.name)]
     # the rest is applied: what landed before reads as unchanged, nothing is undone or doubled
     blobs = MemoryBlobs()
     rest = apply(txn, [c for c in txn.changes() if not c.same], blobs)  # as the gate leaves it
