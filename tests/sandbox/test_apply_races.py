@@ -27,7 +27,7 @@ from agent_tui.sandbox.apply_journal import ApplyJournal
 from agent_tui.sandbox.changes import Change, read_changes
 from agent_tui.sandbox.commit import _order, apply_changes
 from agent_tui.sandbox.snapshot import freeze
-from agent_tui.sandbox.transaction import Transaction, held_sets
+from agent_tui.sandbox.transaction import Transaction, held_sets, remove_folder
 
 
 @pytest.fixture
@@ -40,7 +40,7 @@ def places() -> Iterator[tuple[Path, Path, Path]]:
     try:
         yield project, layers, secret / "id_rsa"
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        remove_folder(root)
 
 
 def begin(project: Path, layers: Path) -> Transaction:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import socket
 import tempfile
 from collections.abc import AsyncIterator
@@ -23,6 +22,7 @@ from agent_tui.permissions.engine import PermissionEngine
 from agent_tui.protocol.events import ChangeRecorded, FilesChanged, Notice
 from agent_tui.sandbox.config import SandboxConfig
 from agent_tui.sandbox.runner import Sandbox
+from agent_tui.sandbox.transaction import remove_folder
 from agent_tui.tools.base import ToolContext
 from agent_tui.tools.bash import BashInput, BashTool
 from agent_tui.tools.shell_ports import forwarded
@@ -82,7 +82,7 @@ async def world(request: pytest.FixtureRequest) -> AsyncIterator[World]:
         if w.sandbox.port_watch is not None:
             await w.sandbox.port_watch.stop()
         w.sandbox.close()
-        shutil.rmtree(root, ignore_errors=True)
+        remove_folder(root)
 
 
 async def until(check: Any, timeout: float = 20) -> None:

@@ -17,7 +17,7 @@ from bwrap_support import needs_bwrap
 from agent_tui.sandbox.bwrap import BwrapBackend
 from agent_tui.sandbox.changes import Change
 from agent_tui.sandbox.gate import judge
-from agent_tui.sandbox.transaction import Transaction, held_sets
+from agent_tui.sandbox.transaction import Transaction, held_sets, remove_folder
 
 pytestmark = needs_bwrap
 
@@ -50,7 +50,7 @@ def project() -> Iterator[Path]:
     try:
         yield root / "p"
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        remove_folder(root)
 
 
 def changes_of(project: Path, command: str, during: str = "") -> tuple[Transaction, list[Change]]:

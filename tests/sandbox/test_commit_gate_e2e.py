@@ -28,6 +28,8 @@ from bwrap_support import needs_bwrap
 from e2e.test_security_e2e import hostile_model
 from sse_server import SSEServer, run_agent_tui
 
+from agent_tui.sandbox.transaction import remove_folder
+
 pytestmark = needs_bwrap
 
 GIT = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@x", "GIT_COMMITTER_NAME": "t"}
@@ -173,7 +175,7 @@ def top() -> Iterator[Path]:
     try:
         yield root
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        remove_folder(root)
 
 
 EXPECTED = {

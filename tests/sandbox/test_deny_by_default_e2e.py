@@ -23,6 +23,8 @@ from bwrap_support import needs_bwrap
 from e2e.test_security_e2e import hostile_model
 from sse_server import SSEServer, run_agent_tui
 
+from agent_tui.sandbox.transaction import remove_folder
+
 pytestmark = needs_bwrap
 
 SECRET = "s3cr3t-planted-value"
@@ -88,7 +90,7 @@ def world() -> Iterator[tuple[Path, Path, Path]]:
     try:
         yield project, home, app
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        remove_folder(root)
 
 
 def tool_results(api: SSEServer) -> list[str]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import subprocess
 import tempfile
 from pathlib import Path
@@ -17,6 +16,7 @@ from agent_tui.permissions.engine import PermissionEngine
 from agent_tui.sandbox.config import SandboxConfig
 from agent_tui.sandbox.git_exclude import exclude_arguments, patterns
 from agent_tui.sandbox.runner import Sandbox
+from agent_tui.sandbox.transaction import remove_folder
 from agent_tui.tools.base import ToolContext
 from agent_tui.tools.bash import BashInput, BashTool
 
@@ -80,4 +80,4 @@ def test_a_sandboxed_commit_holds_no_placeholder() -> None:
         )  # the placeholders are gone and nothing reads as deleted
     finally:
         sandbox.close()
-        shutil.rmtree(top, ignore_errors=True)
+        remove_folder(top)

@@ -18,6 +18,7 @@ from agent_tui.permissions.engine import PermissionEngine
 from agent_tui.sandbox.config import SandboxConfig
 from agent_tui.sandbox.home import write_own
 from agent_tui.sandbox.runner import Sandbox
+from agent_tui.sandbox.transaction import remove_folder
 from agent_tui.tools.base import ToolContext
 from agent_tui.tools.bash import BashInput, BashTool
 
@@ -28,7 +29,7 @@ def root() -> Iterator[Path]:
     try:
         yield path
     finally:
-        shutil.rmtree(path, ignore_errors=True)
+        remove_folder(path)
 
 
 def test_a_link_in_the_files_place_is_replaced_not_followed(root: Path) -> None:

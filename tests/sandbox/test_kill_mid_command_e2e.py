@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -19,6 +18,8 @@ import pytest
 from bwrap_support import needs_bwrap
 from e2e.test_security_e2e import hostile_model
 from sse_server import SSEServer, run_agent_tui
+
+from agent_tui.sandbox.transaction import remove_folder
 
 pytestmark = needs_bwrap
 
@@ -38,7 +39,7 @@ def places() -> Iterator[tuple[Path, Path]]:
     try:
         yield project, home
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        remove_folder(root)
 
 
 def leftovers() -> list[str]:

@@ -17,6 +17,7 @@ from agent_tui.permissions.settings import SourcedRule
 from agent_tui.sandbox.config import SandboxConfig
 from agent_tui.sandbox.layout import plan_layout
 from agent_tui.sandbox.runner import Sandbox
+from agent_tui.sandbox.transaction import remove_folder
 from agent_tui.tools.base import ToolContext
 from agent_tui.tools.bash import BashInput, BashTool
 
@@ -90,7 +91,7 @@ def test_a_hostile_repositorys_links_neither_break_nor_open_the_sandbox() -> Non
         assert sorted(p.name for p in root.iterdir()) == [".envrc", ".husky", ".mcp.json"]
     finally:
         sandbox.close()
-        shutil.rmtree(top, ignore_errors=True)
+        remove_folder(top)
 
 
 def test_a_read_deny_rule_from_the_engine_reaches_the_layout(tmp_path: Path) -> None:
@@ -146,4 +147,4 @@ def test_the_apps_own_python_under_tmp_stays_visible(
         assert project not in layout.read_only_roots  # the project stays writable
         shutil.rmtree(project)
     finally:
-        shutil.rmtree(venv, ignore_errors=True)
+        remove_folder(venv)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -16,6 +15,7 @@ from agent_tui.mcp_servers.tool import McpTool
 from agent_tui.permissions.engine import PermissionEngine
 from agent_tui.sandbox.config import SandboxConfig
 from agent_tui.sandbox.runner import Sandbox
+from agent_tui.sandbox.transaction import remove_folder
 from agent_tui.tools.base import ToolContext
 
 pytestmark = needs_bwrap
@@ -59,7 +59,7 @@ async def test_a_project_server_runs_inside(tmp_path: Path) -> None:
         assert (await probe(tmp_path, "project", hook)).startswith("refused")
         assert not hook.exists()  # no placeholder left in the project either
     finally:
-        shutil.rmtree(outside, ignore_errors=True)
+        remove_folder(outside)
 
 
 async def test_the_persons_own_server_runs_as_configured(tmp_path: Path) -> None:
@@ -67,4 +67,4 @@ async def test_the_persons_own_server_runs_as_configured(tmp_path: Path) -> None
     try:
         assert await probe(tmp_path, "user", outside / "m") == "written"
     finally:
-        shutil.rmtree(outside, ignore_errors=True)
+        remove_folder(outside)

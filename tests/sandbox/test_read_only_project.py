@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -18,7 +17,7 @@ from bwrap_support import needs_bwrap
 from agent_tui.permissions.engine import PermissionEngine
 from agent_tui.sandbox.config import SandboxConfig
 from agent_tui.sandbox.runner import Sandbox
-from agent_tui.sandbox.transaction import held_sets
+from agent_tui.sandbox.transaction import held_sets, remove_folder
 from agent_tui.tools.base import ToolContext
 from agent_tui.tools.bash import BashInput, BashTool
 
@@ -45,7 +44,7 @@ def read_only() -> Iterator[tuple[Path, Path]]:
         if bind.returncode or ro.returncode:
             if not bind.returncode:
                 subprocess.run(["umount", str(project)])
-            shutil.rmtree(root, ignore_errors=True)
+            remove_folder(root)
             pytest.skip("no read-only bind mount here (needs CAP_SYS_ADMIN)")
         mounted = True
     else:
@@ -59,7 +58,7 @@ def read_only() -> Iterator[tuple[Path, Path]]:
             subprocess.run(["umount", str(project)])
         for p in [project, *project.rglob("*")] if not mounted else []:
             p.chmod(p.stat().st_mode | 0o200)
-        shutil.rmtree(root, ignore_errors=True)
+        remove_folder(root)
 
 
 async def test_reads_run_and_a_write_is_refused_with_the_real_reason(

@@ -7,7 +7,6 @@ read-only folder's entries without it); `_unlock` is also called directly, as ro
 from __future__ import annotations
 
 import os
-import shutil
 import stat
 import tempfile
 from collections.abc import Iterator
@@ -27,7 +26,7 @@ def root() -> Iterator[Path]:
         for top, dirs, _ in os.walk(path):
             for d in dirs:
                 os.chmod(os.path.join(top, d), 0o700)
-        shutil.rmtree(path, ignore_errors=True)
+        remove_folder(path)
 
 
 def mode(path: Path) -> int:

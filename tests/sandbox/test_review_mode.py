@@ -4,7 +4,6 @@ only the ticked files reach the project; the model is told what was left out."""
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from collections.abc import Iterator
 from dataclasses import replace
@@ -19,6 +18,7 @@ from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest, ChoiceI
 from agent_tui.sandbox.config import SandboxConfig
 from agent_tui.sandbox.runner import Sandbox
 from agent_tui.sandbox.settle import ChangeReview
+from agent_tui.sandbox.transaction import remove_folder
 from agent_tui.tools.base import ToolContext
 from agent_tui.tools.bash import BashInput, BashTool
 from agent_tui.ui.screens.approval import ApprovalScreen
@@ -32,7 +32,7 @@ def project() -> Iterator[Path]:
     try:
         yield root / "p"
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        remove_folder(root)
 
 
 @needs_bwrap

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +17,8 @@ import pytest
 from bwrap_support import needs_bwrap
 from e2e.test_security_e2e import hostile_model
 from sse_server import SSEServer, run_agent_tui
+
+from agent_tui.sandbox.transaction import remove_folder
 
 pytestmark = needs_bwrap
 
@@ -34,7 +35,7 @@ def world(tmp_path: Path) -> Iterator[tuple[Path, Path, Path, Path]]:
     try:
         yield project, home, outside, app
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        remove_folder(root)
 
 
 async def test_yolo_with_the_sandbox_on_contains_every_escape(

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
@@ -31,6 +30,7 @@ from permissions.test_bash_oracle import (
 from agent_tui.permissions.engine import PermissionEngine
 from agent_tui.sandbox.config import SandboxConfig
 from agent_tui.sandbox.runner import Sandbox
+from agent_tui.sandbox.transaction import remove_folder
 from agent_tui.tools.base import ToolContext
 from agent_tui.tools.bash import BashInput, BashTool
 
@@ -81,7 +81,7 @@ def box() -> Iterator[Contained]:
         yield contained
     finally:
         contained.sandbox.close()
-        shutil.rmtree(root, ignore_errors=True)
+        remove_folder(root)
     print(f"\nsandbox oracle: {STATS['generated']} commands, {STATS['ran_payload']} ran it plain")
     if STATS["generated"] >= 60:
         assert STATS["ran_payload"] * 3 >= STATS["generated"]

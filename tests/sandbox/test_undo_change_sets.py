@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import multiprocessing
 import os
-import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +19,7 @@ from agent_tui.checkpoints.checkpointer import Checkpointer
 from agent_tui.permissions.engine import PermissionEngine
 from agent_tui.sandbox.config import SandboxConfig
 from agent_tui.sandbox.runner import Sandbox
-from agent_tui.sandbox.transaction import held_sets
+from agent_tui.sandbox.transaction import held_sets, remove_folder
 from agent_tui.tools.base import ToolContext
 from agent_tui.tools.bash import BashInput, BashTool
 
@@ -97,4 +96,4 @@ async def test_undo_keeps_what_the_person_wrote_during_the_command(loaded: None)
         try:
             await one_run(root)
         finally:
-            shutil.rmtree(root, ignore_errors=True)
+            remove_folder(root)

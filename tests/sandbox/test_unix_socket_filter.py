@@ -9,7 +9,6 @@ folder off /tmp."""
 from __future__ import annotations
 
 import asyncio
-import shutil
 import sys
 import tempfile
 import textwrap
@@ -23,6 +22,7 @@ from agent_tui.permissions.engine import PermissionEngine
 from agent_tui.sandbox.config import SandboxConfig
 from agent_tui.sandbox.runner import Sandbox
 from agent_tui.sandbox.seccomp import ARCHES, unix_socket_filter
+from agent_tui.sandbox.transaction import remove_folder
 from agent_tui.tools.base import ToolContext
 from agent_tui.tools.bash import BashInput, BashTool
 from agent_tui.tools.shell_tools import BashOutputInput, BashOutputTool
@@ -94,7 +94,7 @@ def project() -> Iterator[Path]:
     try:
         yield root / "p"
     finally:
-        shutil.rmtree(root, ignore_errors=True)
+        remove_folder(root)
 
 
 def test_the_filter_is_built_for_each_known_machine() -> None:
