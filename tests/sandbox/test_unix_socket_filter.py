@@ -151,6 +151,11 @@ async def test_no_nameable_unix_socket_inside_and_pipes_and_network_still_work(
     assert "asyncio ran" in out.content and "bridges 1" in out.content, out.content
 
 
+#: the probe's lines written at once (one write under PIPE_BUF), so no read of the shell's output
+#: cuts one of them in two
+COMMAND = "{python} probe.py > /tmp/probe.out 2>&1; cat /tmp/probe.out; echo probed; sleep 30"
+
+
 @needs_bwrap
 async def test_a_background_shells_bridge_gives_nothing_away_either(project: Path) -> None:
     """A background shell's bridge is the Python one (it also serves the mirror)."""
@@ -160,7 +165,7 @@ async def test_a_background_shells_bridge_gives_nothing_away_either(project: Pat
     python = Path(sys.executable).resolve()
     try:
         started = await BashTool().run(
-            BashInput(command=f"{python} probe.py; echo probed; sleep 30", run_in_background=True),
+            BashInput(command=COMMAND.format(python=python), run_in_background=True),
             ctx,
         )
         assert not started.is_error, started.content
