@@ -228,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return plugin_main(argv[1:])
     if argv[:1] == ["rules"]:
-        from agent_tui.permissions.rules_cli import main as rules_main
+        from agent_tui.sessions.rules_cli import main as rules_main
 
         return rules_main(argv[1:])
     parser = build_parser()

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
     from agent_tui.providers.base import Provider
-    from agent_tui.tools.diffs import Hunk
+    from agent_tui.diffs import Hunk
 
 
 @dataclass(slots=True)

@@ -14,7 +14,7 @@ from pydantic import AliasChoices, BaseModel, Field
 
 from agent_tui import pathutil
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput
-from agent_tui.tools.diffs import (
+from agent_tui.diffs import (
     Hunk,
     HunksChanged,
     diff_stats,
