@@ -76,13 +76,15 @@ def _code(source: str | bytes, filename: Any, mode: Any, flags: int, optimize: i
     taken from the kept file when it was kept."""
     cache = CACHE.cache
     if cache is None or type(source) is not str or type(filename) is not str or flags & ~INHERITED:
-        return builtins.compile(source, filename, mode, flags, True, optimize)
+        compiled: CodeType = builtins.compile(source, filename, mode, flags, True, optimize)
+        return compiled
     key = (source, filename, mode, flags, _OPTIMIZE if optimize == -1 else optimize)
-    code = cache.get(key)
-    if type(code) is not CodeType:  # not kept, or not a code object: compiled as usual
-        code = builtins.compile(source, filename, mode, flags, True, optimize)
-        cache.put(key, code)
-    return code
+    kept = cache.get(key)
+    if type(kept) is CodeType:
+        return kept
+    compiled = builtins.compile(source, filename, mode, flags, True, optimize)  # as usual
+    cache.put(key, compiled)
+    return compiled
 
 
 def _inherited(caller: FrameType) -> int:

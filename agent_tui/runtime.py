@@ -14,7 +14,7 @@ from agent_tui.toml_file import TomlFileError, read_toml
 if TYPE_CHECKING:  # the core is imported when a session is built, not with the options
     from collections.abc import Callable
 
-    from agent_tui.agent.approvals import AskFn
+    from agent_tui.agent.approvals import AskFn, PermissionChecker
     from agent_tui.agent.budget import SpendFn
     from agent_tui.agent.loop import Agent
     from agent_tui.permissions.types import Mode
@@ -374,9 +374,9 @@ def warm_up(agent: Agent) -> None:
         sdk()
 
 
-def project_trusted(options: Options, permissions: Any) -> bool:
+def project_trusted(options: Options, permissions: PermissionChecker) -> bool:
     """The person trusted this project (`--trust-project`, the dialog, a stored answer)."""
-    return options.trust_project or bool(getattr(permissions, "project_trusted", False))
+    return options.trust_project or permissions.project_trusted
 
 
 def add_mcp(agent: Agent, options: Options) -> None:

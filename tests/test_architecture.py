@@ -100,13 +100,17 @@ def test_no_import_cycles() -> None:
 #: nor from above (function-local and TYPE_CHECKING imports included). A new unit is placed here.
 LAYERS: tuple[tuple[str, ...], ...] = (
     # the ground: pure helpers that import nothing of ours
-    ("agent_tui", "protocol", "text", "redact", "diffs", "paths", "pathutil", "toml_file")
-    + ("models", "git_run", "front_matter", "patch_guard", "piped_input", "structured_output"),
+    (
+        *("agent_tui", "protocol", "text", "redact", "diffs", "paths", "pathutil", "toml_file"),
+        *("models", "git_run", "front_matter", "patch_guard", "piped_input", "structured_output"),
+    ),
     # what decides and what streams: the permission engine, the providers, the settings' checks
     ("permissions", "providers", "settings_check", "kept_code", "headless_gc", "headless_denials"),
     # what stands on the engine: pages, undo, Claude Code's skills, flags and worktrees
-    ("web", "checkpoints", "skills", "claude_flags", "worktree")
-    + ("dataclass_code_cache", "expression_code_cache", "regex_code_cache"),
+    (
+        *("web", "checkpoints", "skills", "claude_flags", "worktree"),
+        *("dataclass_code_cache", "expression_code_cache", "regex_code_cache"),
+    ),
     ("sandbox", "slash_commands", "code_caches"),
     ("tools",),
     ("hooks", "mcp_servers"),

@@ -23,10 +23,15 @@ import _socket as S
 import os
 import sys
 
+TYPE_CHECKING = False  # `typing` is never imported here (start-up time); mypy reads this block
+if TYPE_CHECKING:
+    import threading
+    from typing import Any
+
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
 
-def pump(src, dst):
+def pump(src: S.socket, dst: S.socket) -> None:
     try:
         while True:
             data = src.recv(65536)
@@ -42,7 +47,7 @@ def pump(src, dst):
             pass
 
 
-def serve(client, path):
+def serve(client: S.socket, path: str) -> None:
     try:
         upstream = S.socket(S.AF_UNIX, S.SOCK_STREAM)
         upstream.connect(path)
@@ -63,7 +68,7 @@ def serve(client, path):
     upstream.close()
 
 
-def mirror_one(project, entry, content):
+def mirror_one(project: str, entry: "dict[str, Any]", content: bytes) -> None:
     import shutil
 
     rel = entry["rel"]
@@ -93,12 +98,12 @@ def mirror_one(project, entry, content):
     os.replace(tmp, dst)
 
 
-def mirror_serve(conn, project):
+def mirror_serve(conn: S.socket, project: str) -> None:
     """Batches from the app: each is `SIZE\n` then SIZE bytes of entries (one JSON line each,
     then its content); answered `ok N\n`."""
     import json
 
-    def read(n):
+    def read(n: int) -> bytes:
         data = b""
         while len(data) < n:
             got = conn.recv(n - len(data))
@@ -138,7 +143,7 @@ def mirror_serve(conn, project):
             return
 
 
-def mirror_connect(path, project):
+def mirror_connect(path: str, project: str) -> None:
     """Connect to the app's mirror socket (bound in read-only: nothing inside can re-point it)
     and serve what it sends, in a thread."""
     import threading
@@ -148,7 +153,7 @@ def mirror_connect(path, project):
     threading.Thread(target=mirror_serve, args=(conn, project), daemon=True).start()
 
 
-def no_unix_sockets(spec):
+def no_unix_sockets(spec: str) -> None:
     """Install the seccomp filter `PRCTL:HEX` (`seccomp.py`) in this process: no AF_UNIX
     socket from here on, for it and all it starts."""
     import ctypes
@@ -166,7 +171,7 @@ def no_unix_sockets(spec):
         os._exit(126)
 
 
-def main():
+def main() -> None:
     args = sys.argv[1:]
     path, flags = args[0], args[1 : args.index("--")]
     command = args[args.index("--") + 1 :]
@@ -208,7 +213,7 @@ def main():
         waiter = os.pidfd_open(pid)
     except (AttributeError, OSError):
         waiter = None
-    threads = None
+    thread: type[threading.Thread] | None = None
     while True:
         watch = [listener] + ([waiter] if waiter is not None else [])
         try:
@@ -217,14 +222,17 @@ def main():
             ready = []
         if listener in ready:
             try:
-                fd, _ = listener._accept()  # `_socket` has no accept(): it returns the fd
+                # `_socket` has no accept(): `_accept` returns the fd (untyped: a private name)
+                fd, _ = listener._accept()  # type: ignore[attr-defined]
                 client = S.socket(fileno=fd)
             except OSError:
                 client = None
             if client is not None:
-                if threads is None:
-                    import threading as threads
-                threads.Thread(target=serve, args=(client, path), daemon=True).start()
+                if thread is None:
+                    from threading import Thread
+
+                    thread = Thread
+                thread(target=serve, args=(client, path), daemon=True).start()
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
             break

@@ -22,7 +22,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import TextArea
 
+from agent_tui.protocol.dispatch import dispatch
 from agent_tui.runtime import Options, offline_reason
+from agent_tui.ui.controllers.agent_events import AgentEvents
 from agent_tui.ui.controllers.modes import PermissionModes
 from agent_tui.ui.controllers.notifier import load_notifier
 from agent_tui.ui.controllers.palette import palette_commands
@@ -116,6 +118,7 @@ class AgentApp(App[int]):
         self.boot = BootFlow(self, self)  # first: it loads parsed CSS before anything is styled
         #: the one owner of "a turn is running": prompts, the queue, retry, cancel
         self.turns = TurnController(self, self, after_turn=self._after_turn)
+        self.agent_events = AgentEvents(self)
         #: /undo, /rewind and /permissions (their previews, restores and the forked session)
         self.undo = UndoFlow(self, self)
         #: the permission mode as the person switches it (Shift+Tab, /mode)
@@ -199,14 +202,7 @@ class AgentApp(App[int]):
         if not self.is_running:
             return
         self.live_view.handle(event)
-        recorder = self.recorder
-        if event.kind in ("turn_finished", "notice") and recorder is not None:
-            # "not recorded" while the store fails (`sessions/backlog.py`), the id once it works
-            unrecorded = recorder.unrecorded
-            label = recorder.session_id or ("new session" if unrecorded else "")
-            self.status.session = f"{label} (not recorded)" if unrecorded else label
-        if event.kind == "turn_finished":
-            self.turns.finished()
+        dispatch(self.agent_events, event)  # the session's label, a turn's end
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         from textual.worker import WorkerState

@@ -107,7 +107,7 @@ def install() -> bool:
 
 
 def _paragraph_class(base: Any) -> Any:
-    class Paragraph(base):
+    class Paragraph(base):  # type: ignore[misc]  # jusText's class: untyped, found at run time
         """jusText's paragraph with its text kept between changes and its XPath made on demand."""
 
         def __init__(self, path: Any) -> None:

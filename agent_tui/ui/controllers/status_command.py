@@ -89,7 +89,8 @@ class StatusCommand:
         main = self.host.main
         found = main.query("#status-command")
         if found:
-            return found.first(Static)
+            widget: Static = found.first(Static)
+            return widget
         widget = Static(id="status-command", markup=False)
         main.mount(widget, before=main.status)
         return widget

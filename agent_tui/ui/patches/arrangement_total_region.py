@@ -92,8 +92,14 @@ def _deferred_spatial_map(self: DockArrangeResult) -> SpatialMap[Any]:
 _patched = property(_deferred_spatial_map, doc=_spatial_map.__doc__)
 
 
+def _installed() -> object:
+    """What `DockArrangeResult.spatial_map` is now (a property once patched)."""
+    found: object = DockArrangeResult.spatial_map
+    return found
+
+
 def apply() -> bool:
-    if DockArrangeResult.spatial_map is _patched:
+    if _installed() is _patched:
         return True
     if not fits(PATCH):
         return False
@@ -102,4 +108,4 @@ def apply() -> bool:
 
 
 def applied() -> bool:
-    return DockArrangeResult.spatial_map is _patched
+    return _installed() is _patched

@@ -19,6 +19,7 @@ from agent_tui.ui import patches
 from agent_tui.ui.startup import css_cache
 from agent_tui.ui.startup.gc_tuning import freeze_settled, tune_gc
 from agent_tui.ui.startup.preload import READ_AHEAD_MODULES, IdleImports
+from agent_tui.ui.views import activity
 from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
@@ -192,20 +193,20 @@ class BootFlow:
         app.call_from_thread(self.ready, agent, booted.recorder, approvals, booted.note)
         app.call_from_thread(self._settle)  # on the UI thread: it patches how Textual paints
         # the sandbox's probe (a bwrap run or two): here, off the way to a ready prompt
-        sandbox = agent.config.sandbox
-        for note in getattr(sandbox, "start_notices", ()):
+        notes = agent.startup_notes()
+        for note in notes.sandbox_notices():
             app.call_from_thread(host.chat.append, NoticeMessage(note, "warning"))
-        held = sandbox.held_offer() if sandbox is not None else None
+        held = notes.held_changes()
         if held:  # a command's changes that never landed (stopped, or the app was killed)
             app.call_from_thread(host.chat.append, NoticeMessage(held, "info"))
-        from agent_tui.ui.screens.approval import warm_up_dialog
+        from agent_tui.ui.widgets.approval_parts import warm_up_dialog
 
         warm_up_dialog()  # the first approval's dialog and highlighter, loaded ahead of it
         from agent_tui.ui.widgets.markdown_pieces import warm_up_markdown
 
         warm_up_markdown()  # the first answer's markdown parser and lexers
         warm_up(agent)  # tools, shell analysis, the SDK: loaded now, not on the first turn
-        unready = getattr(agent.provider, "setup_error", None)
+        unready = notes.provider_problem()
         if unready:  # Bedrock/Vertex without region or credentials: said now, not at a prompt
             app.call_from_thread(host.chat.append, NoticeMessage(unready, "error"))
         self.save_parsed_css()
@@ -255,7 +256,7 @@ class BootFlow:
         status = host.status
         status.model = agent.provider.label
         status.thinking = agent.config.thinking_budget or 0
-        status.activity = "ready"
+        activity.ready(status)
         if recorder is not None and recorder.session_id:
             status.session = recorder.session_id
         say = host.chat.append
@@ -264,9 +265,10 @@ class BootFlow:
         if agent.memory_files and not agent.messages:
             names = ", ".join(m.label for m in agent.memory_files)
             say(NoticeMessage(f"Memory loaded: {names}", "info"))
-        for warning in getattr(agent.permissions, "load_warnings", ()):
+        notes = agent.startup_notes()
+        for warning in notes.settings():
             say(NoticeMessage(f"Settings: {warning}", "warning"))
-        grants = getattr(agent.permissions, "trust_question", ())
+        grants = notes.trust_question()
         if grants:
             from agent_tui.ui.screens.trust import TrustScreen
 
@@ -289,7 +291,7 @@ class BootFlow:
                 "error",
             )
         )
-        self.host.status.activity = "could not start"
+        activity.could_not_start(self.host.status)
         self._settle()
 
     def _settle(self) -> None:
@@ -322,12 +324,12 @@ class BootFlow:
     # --- what the agent asks of the screen ---
 
     async def ask_approval(self, request: ApprovalRequest) -> ApprovalAnswer:
-        self.host.status.activity = f"waiting for your approval: {request.tool}"
+        activity.awaiting_approval(self.host.status, request.tool)
         assert self.host.approvals is not None, "the agent asks only once it is built"
         try:
             return await self.host.approvals.ask(self.app, request)
         finally:
-            self.host.status.activity = "working…"
+            activity.working(self.host.status)
 
     def _typed_at(self) -> float | None:
         prompt = self.app.query(PromptInput)
@@ -349,13 +351,13 @@ class BootFlow:
         from agent_tui.ui.screens.confirm import ConfirmScreen
 
         answered: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self.host.status.activity = "at the spending cap: waiting for you"
+        activity.at_spending_cap(self.host.status)
         screen = ConfirmScreen(question.text)
         self.app.push_screen(screen, lambda yes: answered.set_result(bool(yes)))
         try:
             return await answered
         finally:
-            self.host.status.activity = "working…"
+            activity.working(self.host.status)
 
     def _send_first(self) -> None:
         """The prompts waiting for the agent: the command line's (`agent-tui "PROMPT"`, sent

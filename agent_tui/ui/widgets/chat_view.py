@@ -16,8 +16,8 @@ from agent_tui.ui.widgets.chat_parking import Parkable, ParkableAnswer
 from agent_tui.ui.widgets.markdown_segment import MarkdownSegment
 
 if TYPE_CHECKING:
-    from textual._arrange import DockArrangeResult
     from textual.dom import DOMNode
+    from textual.layout import DockArrangeResult
 
 #: messages (prompts, answers, tool blocks, notices) kept mounted. Each one's widgets lengthen
 #: every full garbage collection, so a session's memory and pauses level off once this many are
