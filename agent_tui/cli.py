@@ -263,12 +263,6 @@ def main(argv: list[str] | None = None) -> int:
             return 2
     problem = home_problem()
     if problem is None:
-        from agent_tui import code_caches, paths
-
-        # The last start's compiled dataclass methods, patterns, forward references and named
-        # tuples (saved once the agent is ready: the TUI's boot worker, or the end of a headless
-        # run), before the modules that make them: the settings check's first.
-        code_caches.install(paths.cache_dir())
         from agent_tui.settings_check import settings_problem
 
         problem = settings_problem()
@@ -289,7 +283,6 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         print(f"agent-tui: working in {worktree.cwd} (new branch {worktree.branch})")
         cwd = worktree.cwd
-    from agent_tui import code_caches
     from agent_tui.runtime import Options
 
     options = Options(
@@ -335,7 +328,6 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             return 130
         finally:
-            code_caches.save_and_stop()
             _leave(worktree, interactive=False)
     from agent_tui.ui.startup.gc_tuning import for_startup, freeze_imports
 
@@ -348,7 +340,6 @@ def main(argv: list[str] | None = None) -> int:
     freeze_imports()  # the modules just imported: never garbage, never walked again
     app = AgentApp(options, tune_collector=True)
     app.run()
-    code_caches.save_and_stop()  # if the app ended before its boot worker could
     if app.terminated:
         print("agent-tui: stopped by SIGTERM (the turn stopped, its commands' changes held)")
     if app.resume_hint:

@@ -30,8 +30,8 @@ def first_frame():
 """
 
 # Each probe of ours starts as a person's `agent-tui --offline [ARGS]` does: through `cli.main`
-# itself (its argument parsing, the home and settings checks, the code caches, the collector's
-# start-up settings, the widget-class patch, in its order), with the app class it makes given the
+# itself (its argument parsing, the home and settings checks, the collector's start-up settings,
+# in its order), with the app class it makes given the
 # probe's moment (`make_probe(AgentApp)`, put in place as `agent_tui.ui.app` is imported) and run
 # headless. Until 2026-12-05 (fifth session) the probes copied those steps instead, and the copy
 # had left out the argument parsing and the two checks: ~4 ms of CPU the figures didn't count.
@@ -130,9 +130,8 @@ through_the_cli(make_probe)
 )
 
 
-# A whole start, until the app has kept its parsed stylesheets (`css_cache`) and its compiled code
-# (dataclasses' methods, regular expressions, forward references' and named tuples' texts:
-# `code_caches`) for the next one, as every start after a person's first does.
+# A whole start, until the app has kept its parsed stylesheets (`css_cache`) for the next one, as
+# every start after a person's first does.
 SETTLED = (
     """
 import os
@@ -146,7 +145,7 @@ def make_probe(AgentApp):
             super().__init__(*args, **kwargs)
             boot = self.boot._boot
 
-            def booted():  # the whole boot worker: it saves both caches at its end
+            def booted():  # the whole boot worker: it saves the stylesheets at its end
                 boot()
                 os._exit(0)
 
@@ -261,12 +260,7 @@ def main() -> None:
     if session:
         run_once(RESUMED, env, session)
     # what a start keeps for the next: a person's very first start has neither
-    kept_files = (
-        "parsed-css.pickle",
-        "dataclass-code.marshal",
-        "regex-code.marshal",
-        "expression-code.marshal",
-    )
+    kept_files = ("parsed-css.pickle",)
     caches = [Path(home) / "cache" / name for name in kept_files]
     bare: list[float] = []
     agent: list[float] = []

@@ -14,7 +14,6 @@ import threading
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_tui import code_caches
 from agent_tui.ui import patches
 from agent_tui.ui.startup import css_cache
 from agent_tui.ui.startup.gc_tuning import freeze_settled, tune_gc
@@ -209,7 +208,6 @@ class BootFlow:
         if unready:  # Bedrock/Vertex without region or credentials: said now, not at a prompt
             app.call_from_thread(host.chat.append, NoticeMessage(unready, "error"))
         self.save_parsed_css()
-        code_caches.save_and_stop()  # for the next start (`cli.main` installed them)
         if host.tune_collector:
             freeze_settled()
 
