@@ -233,6 +233,10 @@ def main(argv: list[str] | None = None) -> int:
         return rules_main(argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
+    from agent_tui.debug_log import from_args
+
+    if (debug := from_args(args)) is not None:
+        print(f"agent-tui: debug log: {debug}", file=sys.stderr)
     cwd = (args.cwd or Path.cwd()).expanduser()
     if not cwd.is_dir():
         print(f"agent-tui: --cwd {cwd} is not a directory", file=sys.stderr)
@@ -332,9 +336,6 @@ def main(argv: list[str] | None = None) -> int:
     from agent_tui.ui.startup.gc_tuning import for_startup, freeze_imports
 
     for_startup()  # before the UI is imported: start-up's objects live as long as the process
-    from agent_tui.ui.patches import dom_subclass_memo
-
-    dom_subclass_memo.apply()  # before Textual's widget classes are made
     from agent_tui.ui.app import AgentApp
 
     freeze_imports()  # the modules just imported: never garbage, never walked again

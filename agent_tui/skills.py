@@ -24,6 +24,8 @@ FILES_LISTED = 60
 
 @dataclass(frozen=True, slots=True)
 class Skill:
+    """A skill as read from its SKILL.md: its name, description and instructions."""
+
     name: str
     description: str
     #: its SKILL.md

@@ -25,6 +25,8 @@ HTTP_TYPES = ("http", "streamable-http", "sse")
 
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
+    """One MCP server as configured: how it is reached, and where its entry came from."""
+
     name: str
     #: "stdio" or "http"
     transport: str

@@ -48,6 +48,8 @@ class PluginError(ValueError):
 
 @dataclass(frozen=True)
 class Plugin:
+    """A plugin folder as read: its manifest, what it holds, and its digest."""
+
     root: Path
     name: str
     version: str
