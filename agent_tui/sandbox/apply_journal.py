@@ -15,6 +15,7 @@ import contextlib
 import json
 import os
 import shutil
+import stat
 from pathlib import Path
 from typing import IO, Any
 
@@ -71,9 +72,7 @@ class ApplyJournal:
             if not blob:
                 continue
             try:
-                data = (
-                    os.readlink(source).encode() if os.path.islink(source) else source.read_bytes()
-                )
+                data = _read(source, self.folder if key == "before" else self.upper)
             except OSError:
                 return False
             if blob_id(data) != blob:
@@ -84,6 +83,22 @@ class ApplyJournal:
     def finished(self) -> None:
         """The apply ended: its entries are the caller's to record."""
         if self._out is not None:
-            self._out.close()
+            # a write the disk refused is still buffered: closing tries it again and fails, but
+            # the file is closed anyway, and the journal goes with its folder
+            with contextlib.suppress(OSError):
+                self._out.close()
             self._out = None
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _read(path: Path, root: Path) -> bytes:
+    """A file's content or a link's target, reached from `root` without following a link."""
+    from agent_tui.checkpoints import confined
+
+    with confined.open_parent(root, path, create=False) as fd:
+        st = os.stat(path.name, dir_fd=fd, follow_symlinks=False)
+        if stat.S_ISLNK(st.st_mode):
+            return os.fsencode(os.readlink(path.name, dir_fd=fd))
+        src = os.open(path.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+    with os.fdopen(src, "rb") as file:
+        return file.read()

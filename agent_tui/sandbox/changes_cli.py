@@ -89,14 +89,30 @@ def _apply(h: HeldSet, paths: list[str], protected: bool) -> int:
     async def choose(review: ChangeReview) -> tuple[int, ...] | None:
         return tuple(n for n, item in enumerate(review.items) if wanted(item))
 
-    settled = asyncio.run(held_mod.review(h, choose))
+    from agent_tui.sessions.outside_record import outside_record
+
+    with outside_record(h.project) as record:
+        if isinstance(record, str):
+            if (h.folder / "applied").exists():  # what a cut-short apply replaced is kept there
+                print(f"agent-tui changes: not applied: {record}", file=sys.stderr)
+                return 1
+            settled = asyncio.run(held_mod.review(h, choose))
+            note = f"(not recorded for undo: {record}; git can take it back)"
+        else:
+            settled = asyncio.run(held_mod.review(h, choose, blobs=record.blobs))
+            note = "(nothing of it to record for undo)"
+            if settled.entries:
+                subject = f"agent-tui changes apply {h.id}"
+                number = record.files_changed(subject, settled.entries)
+                note = f"(recorded as checkpoint {number}: `agent-tui --continue`, then /undo)"
     if settled.applied:
         print(f"applied {len(settled.applied)}: {', '.join(settled.applied[:20])}")
     if settled.refused:
         print(f"left out (dropped): {', '.join(settled.refused[:20])}")
     for rel, why in settled.failed:
         print(f"could not apply {rel}: {why}", file=sys.stderr)
-    print("(applied outside a session: /undo can't take these back; git can)")
+    if settled.applied:
+        print(note)
     return 1 if settled.failed else 0
 
 

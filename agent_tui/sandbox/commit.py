@@ -19,7 +19,7 @@ import errno
 import os
 import shutil
 import stat
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,12 +28,17 @@ from agent_tui.checkpoints import confined
 from agent_tui.checkpoints.blobs import EXECUTABLE, REGULAR, SYMLINK, BlobStore
 from agent_tui.sandbox.apply_journal import ApplyJournal
 from agent_tui.sandbox.changes import UNSEEN, Change, identity
+from agent_tui.sandbox.filecopy import copy_fd
 
 #: a file larger than this is applied but its contents are not kept for undo
 KEEP_LIMIT = 64 * 1024 * 1024
 #: nor is more than this kept for one command
 COMMAND_LIMIT = 512 * 1024 * 1024
 _NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+#: why a hard link can't be made (another file system, no /proc, a link limit): copied instead
+_NO_LINK = (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.ENOENT)
 
 
 class Changed(OSError):
@@ -99,8 +104,11 @@ class _Apply:
         scratch: Any,
         copy: bool = False,
         journal: ApplyJournal | None = None,
+        source: Path | None = None,
     ) -> None:
         self.root = root
+        #: the folder the changes' `upper` paths are in (read from there without following links)
+        self.source = source
         #: where each change is written down before it is made (None: no store to undo from)
         self.journal = journal if blobs is not None else None
         #: copy from the upper directory, leaving it as it is (a live background shell's)
@@ -157,12 +165,13 @@ class _Apply:
         elif change.kind == "dir":
             if change.below != "dir":
                 self._delete(path, change)
+                assert change.upper is not None
+                made = _mode(self._source_stat(change.upper)) & 0o777
                 with confined.open_parent(self.root, path, create=True) as fd:
-                    assert change.upper is not None
-                    os.mkdir(path.name, _mode(os.lstat(change.upper)) & 0o777, dir_fd=fd)
+                    os.mkdir(path.name, made, dir_fd=fd)
         elif change.kind == "link":
             assert change.upper is not None
-            target = os.readlink(change.upper)
+            target = self._source_link(change.upper)
             before = self._delete_dir_or_keep(path, change)
             after = self._version(os.fsencode(target), SYMLINK)
             if change.below != "dir":
@@ -214,19 +223,61 @@ class _Apply:
         if self.journal is not None:
             self.journal.add(self._entry(path, before, after), before.data)
 
+    # --- the command's side, never followed through a link ---
+
+    @contextlib.contextmanager
+    def _source_parent(self, upper: Path) -> Iterator[int]:
+        """The folder of the command's entry `upper`, opened from the change set's root
+        (`source`) without following a link on the way: nothing swapped in the upper directory
+        since it was read can send a read, link or copy anywhere else."""
+        root = (
+            self.source if self.source is not None and upper.is_relative_to(self.source) else None
+        )
+        with confined.open_parent(root or upper.parent, upper, create=False) as fd:
+            yield fd
+
+    def _source_stat(self, upper: Path) -> os.stat_result:
+        with self._source_parent(upper) as fd:
+            return os.stat(upper.name, dir_fd=fd, follow_symlinks=False)
+
+    def _source_link(self, upper: Path) -> str:
+        with self._source_parent(upper) as fd:
+            return os.readlink(upper.name, dir_fd=fd)
+
     def _install(
         self, path: Path, upper: Path, before: _Version, check: Callable[[], None] | None
     ) -> _Version:
-        st = os.lstat(upper)
-        if self.keeper.fits(st.st_size):
-            after = self._version(upper.read_bytes(), _git_mode(st))
-        else:
-            after = _Version(None, _git_mode(st), False)
+        with self._source_parent(upper) as parent:
+            src = os.open(upper.name, os.O_RDONLY | _NOFOLLOW | os.O_NONBLOCK, dir_fd=parent)
+        try:
+            st = os.fstat(src)
+            if not stat.S_ISREG(st.st_mode):
+                raise Changed(errno.EAGAIN, "no longer a file in the change set")
+            if self.keeper.fits(st.st_size):
+                after = self._version(_read_all(src, st.st_size), _git_mode(st))
+            else:
+                after = _Version(None, _git_mode(st), False)
+            self._place(path, src, st, before, after, check)
+        finally:
+            os.close(src)
+        return after
+
+    def _place(
+        self,
+        path: Path,
+        src: int,
+        st: os.stat_result,
+        before: _Version,
+        after: _Version,
+        check: Callable[[], None] | None,
+    ) -> None:
         with confined.open_parent(self.root, path, create=True) as fd:
             tmp = confined.temp_name(path.name)
             entry = self.scratch.journal(path.parent / tmp)
             try:
-                _put(upper, tmp, fd, link=not self.copy)
+                # a hard link only for a file that is nothing else's (links the command made
+                # between its files would make them one file in the project)
+                _put(src, tmp, fd, link=not self.copy and st.st_nlink == 1)
                 os.chmod(tmp, _mode(st) & 0o777, dir_fd=fd)
                 if check is not None:
                     check()  # last, just before the rename: what it saw is what is replaced
@@ -236,32 +287,47 @@ class _Apply:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp, dir_fd=fd)
                 self.scratch.done(entry)
-        return after
 
 
-def _put(upper: Path, tmp: str, fd: int, *, link: bool) -> None:
-    """The command's file as `tmp` in the folder `fd`: a hard link where both are on one file
-    system (the change set stays whole in the upper directory, so an apply cut short can be
-    read again and finished: what landed reads as unchanged), else a copy."""
+def _read_all(fd: int, size: int) -> bytes:
+    parts: list[bytes] = []
+    at = 0
+    while at < size:
+        data = os.pread(fd, min(size - at, 1 << 20), at)
+        if not data:
+            break
+        parts.append(data)
+        at += len(data)
+    return b"".join(parts)
+
+
+def _put(src: int, tmp: str, fd: int, *, link: bool) -> None:
+    """The command's file (open as `src`) as `tmp` in the folder `fd`: a hard link where both
+    are on one file system (the change set stays whole in the upper directory, so an apply cut
+    short can be read again and finished: what landed reads as unchanged), else a copy."""
     if link:
         try:
-            os.link(upper, tmp, dst_dir_fd=fd, follow_symlinks=False)
+            os.link(f"/proc/self/fd/{src}", tmp, dst_dir_fd=fd, follow_symlinks=True)
             return
         except OSError as exc:
-            if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
+            if exc.errno not in (
+                errno.EXDEV,
+                errno.EPERM,
+                errno.EMLINK,
+                errno.ENOTSUP,
+                errno.ENOENT,
+            ):
                 raise
-    _copy(upper, tmp, fd)
+    out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600, dir_fd=fd)
+    try:
+        copy_fd(src, out)
+    finally:
+        os.close(out)
 
 
 def _mode(st: os.stat_result) -> int:
     """Permission bits to carry over: never setuid, setgid or sticky."""
     return stat.S_IMODE(st.st_mode) & 0o777
-
-
-def _copy(src: Path, name: str, fd: int) -> None:
-    out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600, dir_fd=fd)
-    with open(src, "rb") as inp, os.fdopen(out, "wb") as dst:
-        shutil.copyfileobj(inp, dst, 1 << 20)
 
 
 def _files_under(folder: Path) -> list[Path]:
@@ -281,6 +347,7 @@ def apply_changes(
     scratch: Any,
     copy: bool = False,
     journal: ApplyJournal | None = None,
+    source: Path | None = None,
 ) -> Applied:
     """Apply `changes` to the project `root` (a folder before what it holds; in a repository
     its objects first, its refs after them, HEAD and the index last and deletions after all,
@@ -289,7 +356,7 @@ def apply_changes(
     from the upper directory (it is still mounted). `journal`: each change is written down
     there before it is made, with what it replaces, so an apply cut short can be undone too;
     what an earlier, cut-short apply wrote there comes first in the entries."""
-    work = _Apply(root, blobs, by, scratch, copy, journal)
+    work = _Apply(root, blobs, by, scratch, copy, journal, source)
     if work.journal is not None and blobs is not None:
         work.out.entries.extend(work.journal.earlier(blobs))
     failed_dirs: list[str] = []

@@ -223,7 +223,7 @@ def plan_layout(
             layers,
             environ=environ,
             allow_read=allow_read,
-            keep_visible=[*writable, *roots],
+            keep_visible=[*writable, *roots, *own_install()],
             secrets=[home / s for s in SECRETS],
         )
         notes += home_layout.notes

@@ -35,7 +35,7 @@ from agent_tui.sandbox.apply_journal import ApplyJournal
 from agent_tui.sandbox.changes import Change, read_changes
 from agent_tui.sandbox.commit import apply_changes
 from agent_tui.sandbox.gate import judge
-from agent_tui.sandbox.snapshot import freeze
+from agent_tui.sandbox.snapshot import Frozen, freeze
 from agent_tui.sandbox.transaction import Transaction
 
 #: a file larger than this is not mirrored (the shell sees it when restarted)
@@ -190,12 +190,13 @@ class LiveTransaction:
             out.append(replace(change, conflict=conflict and not change.same))
         return out
 
-    async def sync(self, *, blobs: Any = None, scratch: Any = None) -> Synced:
-        """Apply what the shell changed since the last sync (what needs no one), hold the rest."""
+    async def sync(self, *, blobs: Any = None, scratch: Any = None, ended: bool = False) -> Synced:
+        """Apply what the shell changed since the last sync (what needs no one), hold the rest.
+        `ended`: the shell's processes are gone (its upper directory can't change any more)."""
         async with self._lock:
-            return await asyncio.to_thread(self._sync, blobs, scratch)
+            return await asyncio.to_thread(self._sync, blobs, scratch, ended)
 
-    def _sync(self, blobs: Any, scratch: Any) -> Synced:
+    def _sync(self, blobs: Any, scratch: Any, ended: bool = False) -> Synced:
         out = Synced()
         new = self._new()
         if not new:
@@ -203,15 +204,18 @@ class LiveTransaction:
         self._syncs += 1
         staging = self.txn.folder / f"sync-{self._syncs}"
         try:
-            return self._judge_and_apply(new, staging, blobs, scratch, out)
+            if ended:  # nothing runs in it: judged and applied as it is, like a command's
+                frozen = Frozen(changes=new)
+                return self._judge_and_apply(frozen, self.txn.upper, blobs, scratch, out)
+            # the shell still runs: what is judged and applied is a copy it can't change
+            frozen = freeze(new, self.txn.upper, self.txn.lower, staging)
+            return self._judge_and_apply(frozen, staging, blobs, scratch, out)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
 
     def _judge_and_apply(
-        self, new: list[Change], staging: Path, blobs: Any, scratch: Any, out: Synced
+        self, frozen: Frozen, staging: Path, blobs: Any, scratch: Any, out: Synced
     ) -> Synced:
-        # the shell still runs: what is judged and applied is a copy it can't change (snapshot.py)
-        frozen = freeze(new, self.txn.upper, self.txn.lower, staging)
         verdict = judge(
             frozen.changes,
             self.txn.lower,
@@ -232,6 +236,7 @@ class LiveTransaction:
             by=self.by,
             scratch=scratch,
             journal=journal,
+            source=staging,
         )
         out.entries, out.applied = applied.entries, applied.applied
 
@@ -258,7 +263,7 @@ class LiveTransaction:
     async def finish(self, *, blobs: Any = None) -> Synced:
         """The shell ended: a last sync; what is held stays in the transaction's folder (offered
         with /changes), everything else of it goes."""
-        last = await self.sync(blobs=blobs)
+        last = await self.sync(blobs=blobs, ended=True)
         self.close()
         async with self._lock:
             await asyncio.to_thread(self._keep_only_held)

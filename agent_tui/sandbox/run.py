@@ -4,6 +4,7 @@ settled change set) or outside it under the reaper's guard — and what follows 
 from __future__ import annotations
 
 import asyncio
+import errno
 import os
 import shutil
 from dataclasses import dataclass, field
@@ -19,6 +20,18 @@ if TYPE_CHECKING:
     from agent_tui.sandbox.proxy import Proxy
     from agent_tui.sandbox.settle import ReviewFn, Settled
     from agent_tui.sandbox.transaction import Transaction
+
+
+class CannotStart(RuntimeError):
+    """A command the sandbox could not start; the message says why in one line, for the person
+    and the model (nothing ran)."""
+
+
+def os_error_words(exc: OSError) -> str:
+    """An OS error of the app's own folders in words: a full disk said as one."""
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+        return "the disk is full"
+    return exc.strerror or str(exc)
 
 
 @dataclass

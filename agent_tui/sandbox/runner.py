@@ -25,13 +25,14 @@ from typing import TYPE_CHECKING, Any
 from agent_tui.sandbox.base import Availability, Backend
 from agent_tui.sandbox.config import SandboxConfig
 from agent_tui.sandbox.reaper import Records
-from agent_tui.sandbox.run import SandboxRun, loopback
+from agent_tui.sandbox.run import CannotStart, SandboxRun, loopback, os_error_words
 
 if TYPE_CHECKING:  # the rest loads with the first command, not on the way to a ready agent
     from agent_tui.sandbox.layout import Layout
     from agent_tui.sandbox.netns import Holder
     from agent_tui.sandbox.network import AskHost
     from agent_tui.sandbox.ports import PortWatch
+    from agent_tui.sandbox.transaction import Transaction
 
 
 class Sandbox:
@@ -292,6 +293,31 @@ class Sandbox:
             allow_read=[Path(os.path.expanduser(p)) for p in self.config.allow_read],
         )
 
+    def _boundary(
+        self, argv: list[str], lasting: bool, label: str
+    ) -> tuple[Transaction | None, Layout]:
+        """The command's transaction (where overlays work) and layout. The app's own folders
+        failing (a full disk: no room for the change set) is a `CannotStart`: the command
+        doesn't run, rather than run without its transaction."""
+        txn = None
+        where: Path | str = self.changes_base
+        try:
+            if not lasting and self.transactional:
+                from agent_tui.sandbox.transaction import Transaction
+
+                txn = Transaction.begin(
+                    self.changes_base, self.cwd, " ".join(argv[2:3]), label=label
+                )
+            where = "the session's sandbox folders"
+            return txn, self.layout(lasting=lasting, overlay=txn is not None)
+        except OSError as exc:
+            if txn is not None:
+                txn.discard()
+            raise CannotStart(
+                f"The sandbox could not start the command, so it did not run: {where} can't be "
+                f"written ({os_error_words(exc)})."
+            ) from exc
+
     async def prepare(
         self,
         argv: list[str],
@@ -305,19 +331,20 @@ class Sandbox:
         (`lasting`: a process that runs all session, see `plan_layout`), as a transaction
         where overlays work — a live one (`live.py`) for a `background` shell."""
         if not self.availability.ok:  # never claim a sandbox the process doesn't have
-            raise RuntimeError(f"no sandbox: {self.availability.detail}")
+            raise CannotStart(f"no sandbox: {self.availability.detail}")
         from agent_tui.sandbox.network import HostGate
         from agent_tui.sandbox.proxy import Proxy
         from agent_tui.sandbox.seccomp import bridge_argument
 
-        txn = None
-        if not lasting and self.transactional:
-            from agent_tui.sandbox.transaction import Transaction
-
-            txn = await asyncio.to_thread(
-                Transaction.begin, self.changes_base, self.cwd, " ".join(argv[2:3]), label=label
+        txn, layout = await asyncio.to_thread(self._boundary, argv, lasting, label)
+        program = Path(argv[0]) if argv else Path()
+        if program.is_absolute() and not layout.is_visible(program):
+            if txn is not None:
+                txn.discard()
+            raise CannotStart(
+                f"{program} is in a folder the sandbox doesn't show (your home, or one the "
+                "sandbox hides); to run it inside, list its folder in [sandbox] allowRead"
             )
-        layout = await asyncio.to_thread(self.layout, lasting=lasting, overlay=txn is not None)
         netns = None if lasting else await self.network()
         n = next(self._count)
         work = self.layers_dir() / "work" / str(n) if layout.home is not None else None
@@ -383,11 +410,17 @@ def _hook_folders(cwd: Path) -> tuple[str, ...]:
     from agent_tui import git_run
 
     try:
-        out = git_run.run(cwd, "config", "--path", "--get", "core.hooksPath", check=False)
+        out = git_run.run(
+            cwd, "config", "--show-origin", "-z", "--path", "--get-all", "core.hooksPath",
+            check=False,
+        )  # fmt: skip
         top = git_run.run(cwd, "rev-parse", "--show-toplevel", check=False)
     except git_run.GitError:
         return ()
-    value = out.decode("utf-8", "replace").strip()
+    # the person's value, not the app's own `-c core.hooksPath=/dev/null` (git_run.NEUTRAL)
+    fields = out.decode("utf-8", "replace").split("\0")
+    values = [v for o, v in zip(fields[::2], fields[1::2], strict=False) if o != "command line:"]
+    value = values[-1].strip() if values else ""
     if not value:
         return ()
     base = Path(top.decode("utf-8", "replace").strip() or cwd)

@@ -1,9 +1,13 @@
-"""No Unix socket for a sandboxed command: a seccomp filter refusing `socket(AF_UNIX, …)` (and
-`io_uring_setup`, which could make one past the filter), so a command can neither reach a socket
-of the person's that the file system shows (a read-only bind doesn't stop `connect()`), nor talk
-to another of the session's commands through one — the channel a process would use to hand a
-finished command's overlay to a running one. `socketpair()` stays (programs use it for their
-own pipes), and so does every other socket family (the network is the namespace's).
+"""No Unix socket for a sandboxed command: a seccomp filter refusing every way to make one that
+could be named — `socket(AF_UNIX, …)`, `socketpair(AF_UNIX, SOCK_DGRAM, …)` (a datagram end can
+be disconnected and bound to a name, then reached by `sendmsg` to that name from another
+command) and `io_uring_setup` (which could make one past the filter) — so a command can neither
+reach a socket of the person's that the file system shows (a read-only bind doesn't stop
+`connect()`), nor talk to another of the session's commands through one: the channel a process
+would use to hand a finished command's overlay to a running one. Stream and seqpacket
+`socketpair()`s stay (programs use them for their own pipes): their ends are connected, can't be
+disconnected, can't listen and can't send to a name. Every other socket family stays too (the
+network is the namespace's).
 
 The filter is classic BPF, built here for the machine's architecture and handed to the sandbox's
 bridge, which installs it in the command's process just before the command starts (the bridge
@@ -16,9 +20,10 @@ from __future__ import annotations
 import platform
 import struct
 
-# struct seccomp_data: nr at 0, arch at 4, args at 16 (args[0]'s low 32 bits, little endian)
-_NR, _ARCH, _ARG0 = 0, 4, 16
+# struct seccomp_data: nr at 0, arch at 4, args at 16 + 8 n (the low 32 bits, little endian)
+_NR, _ARCH, _ARG0, _ARG1 = 0, 4, 16, 24
 _LD_W_ABS = 0x20  # BPF_LD | BPF_W | BPF_ABS
+_AND_K = 0x54  # BPF_ALU | BPF_AND | BPF_K
 _JEQ_K = 0x15  # BPF_JMP | BPF_JEQ | BPF_K
 _JGE_K = 0x35  # BPF_JMP | BPF_JGE | BPF_K
 _RET_K = 0x06  # BPF_RET | BPF_K
@@ -26,17 +31,29 @@ _ALLOW = 0x7FFF0000
 _ERRNO = 0x00050000
 EACCES = 13
 AF_UNIX = 1
+SOCK_DGRAM = 2
+_SOCK_TYPE_MASK = 0xF  # the type without SOCK_NONBLOCK / SOCK_CLOEXEC
 _X32 = 0x40000000
 
-#: machine -> (AUDIT_ARCH_*, socket, io_uring_setup, prctl)
+#: machine -> (AUDIT_ARCH_*, socket, socketpair, io_uring_setup, prctl)
 ARCHES = {
-    "x86_64": (0xC000003E, 41, 425, 157),
-    "aarch64": (0xC00000B7, 198, 425, 167),
+    "x86_64": (0xC000003E, 41, 53, 425, 157),
+    "aarch64": (0xC00000B7, 198, 199, 425, 167),
 }
 
+#: an instruction: (code, k, where to go when true, when false) — a label or None (the next)
+_Step = tuple[int, int, str | None, str | None]
 
-def _op(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
-    return struct.pack("=HBBI", code, jt, jf, k)
+
+def _assemble(steps: list[tuple[str, _Step]]) -> bytes:
+    """Classic BPF from labelled steps (jumps count from the next instruction)."""
+    at = {label: n for n, (label, _) in enumerate(steps) if label}
+    out = b""
+    for n, (_, (code, k, yes, no)) in enumerate(steps):
+        jt = at[yes] - n - 1 if yes else 0
+        jf = at[no] - n - 1 if no else 0
+        out += struct.pack("=HBBI", code, jt, jf, k)
+    return out
 
 
 def unix_socket_filter(machine: str | None = None) -> bytes | None:
@@ -45,24 +62,26 @@ def unix_socket_filter(machine: str | None = None) -> bytes | None:
     known = ARCHES.get(machine or platform.machine())
     if known is None:
         return None
-    arch, socket_nr, uring_nr, _ = known
-    deny = _op(_RET_K, _ERRNO | EACCES)
-    allow = _op(_RET_K, _ALLOW)
-    program = [
-        _op(_LD_W_ABS, _ARCH),  # 0
-        _op(_JEQ_K, arch, 1, 0),  # 1: the native ABI? on; else refused
-        deny,  # 2
-        _op(_LD_W_ABS, _NR),  # 3
-        _op(_JGE_K, _X32, 4, 0),  # 4: the x32 ABI's numbers (another socket()): refused
-        _op(_JEQ_K, uring_nr, 3, 0),  # 5
-        _op(_JEQ_K, socket_nr, 0, 3),  # 6: socket()? look at its family; else allowed
-        _op(_LD_W_ABS, _ARG0),  # 7
-        _op(_JEQ_K, AF_UNIX, 0, 1),  # 8: AF_UNIX? refused; else allowed
-        deny,  # 9 (4 and 5 land here too)
-        allow,  # 10
+    arch, socket_nr, pair_nr, uring_nr, _ = known
+    steps: list[tuple[str, _Step]] = [
+        ("", (_LD_W_ABS, _ARCH, None, None)),
+        ("", (_JEQ_K, arch, "native", "deny")),  # another ABI (i386's socketcall): refused
+        ("native", (_LD_W_ABS, _NR, None, None)),
+        ("", (_JGE_K, _X32, "deny", None)),  # the x32 ABI's numbers (another socket())
+        ("", (_JEQ_K, uring_nr, "deny", None)),
+        ("", (_JEQ_K, socket_nr, "family", None)),
+        ("", (_JEQ_K, pair_nr, "pair", "allow")),
+        ("family", (_LD_W_ABS, _ARG0, None, None)),  # socket(): AF_UNIX refused
+        ("", (_JEQ_K, AF_UNIX, "deny", "allow")),
+        ("pair", (_LD_W_ABS, _ARG0, None, None)),  # socketpair(): AF_UNIX datagrams refused
+        ("", (_JEQ_K, AF_UNIX, None, "allow")),
+        ("", (_LD_W_ABS, _ARG1, None, None)),
+        ("", (_AND_K, _SOCK_TYPE_MASK, None, None)),
+        ("", (_JEQ_K, SOCK_DGRAM, "deny", "allow")),
+        ("deny", (_RET_K, _ERRNO | EACCES, None, None)),
+        ("allow", (_RET_K, _ALLOW, None, None)),
     ]
-    # jumps count from the next instruction: 4 → 9, 5 → 9, 6 → 10, 8 → 10
-    return b"".join(program)
+    return _assemble(steps)
 
 
 def bridge_argument(allow_unix: bool) -> str:
@@ -72,4 +91,4 @@ def bridge_argument(allow_unix: bool) -> str:
     program = unix_socket_filter()
     if allow_unix or known is None or program is None:
         return ""
-    return f"{known[3]}:{program.hex()}"
+    return f"{known[4]}:{program.hex()}"

@@ -292,7 +292,14 @@ async def settle(
         scratch = Scratch(data_dir())
     journal = ApplyJournal(txn.folder, txn.upper, txn.lower)
     applied = await asyncio.to_thread(
-        apply_changes, txn.lower, to_apply, blobs=blobs, by=by, scratch=scratch, journal=journal
+        apply_changes,
+        txn.lower,
+        to_apply,
+        blobs=blobs,
+        by=by,
+        scratch=scratch,
+        journal=journal,
+        source=txn.upper,
     )
     out.applied, out.entries = applied.applied, applied.entries
     out.failed, out.not_kept = applied.failed, applied.not_kept

@@ -10,14 +10,16 @@ So each changed entry is read once, without following a link anywhere on the way
 of the upper directory opened `O_NOFOLLOW`, the entry itself too), into a private staging folder
 the sandbox can't see; the gate judges that copy and the copy is what is applied. An entry that
 changed kind since the change set was read (a file that is now a link, a folder on the way now a
-link) is left for the next sync, which reads it again.
+link) is left for the next sync, which reads it again. So is a file over `FREEZE_LIMIT`, and
+what passes `FREEZE_BUDGET` in one sync: copied each time the shell touches them, they would cost
+the person's disk and the machine's time without bound; they land when the shell ends (nothing
+can change its upper directory then: no copy is needed). Holes are kept (`filecopy.py`).
 """
 
 from __future__ import annotations
 
 import errno
 import os
-import shutil
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
@@ -25,7 +27,12 @@ from pathlib import Path
 
 from agent_tui.checkpoints import confined
 from agent_tui.sandbox.changes import Change, same_file
+from agent_tui.sandbox.filecopy import copy_fd
 
+#: a file larger than this is synced when the shell ends, not while it runs
+FREEZE_LIMIT = 64 * 1024 * 1024
+#: nor is more than this frozen in one sync (the rest waits for the next one)
+FREEZE_BUDGET = 256 * 1024 * 1024
 #: an entry's identity as the sync remembers it: inode, size, mtime, mode
 State = tuple[int, int, int, int]
 _READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
@@ -50,6 +57,7 @@ class _Freezer:
         self.upper, self.lower, self.staging = upper, lower, staging
         self.out = Frozen()
         self.failed_dirs: list[str] = []
+        self.budget = FREEZE_BUDGET
 
     def one(self, change: Change) -> None:
         if change.upper is None or change.kind in ("delete", "special"):
@@ -95,24 +103,31 @@ class _Freezer:
             return replace(frozen, same=same, conflict=change.conflict and not same)
         return frozen
 
-    @staticmethod
-    def _copy(name: str, fd: int, target: Path) -> os.stat_result | None:
+    def _copy(self, name: str, fd: int, target: Path) -> os.stat_result | None:
         try:
             src = os.open(name, _READ, dir_fd=fd)
         except OSError as exc:
             if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR):
                 return None  # now a link, a fifo or socket, or a folder
             raise
-        with os.fdopen(src, "rb") as inp:
-            st = os.fstat(inp.fileno())
+        try:
+            st = os.fstat(src)
             if not stat.S_ISREG(st.st_mode):
                 return None
+            used = st.st_blocks * 512  # what the copy takes on disk (holes stay holes)
+            if st.st_size > FREEZE_LIMIT or used > self.budget:
+                return None
+            self.budget -= used
             out = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-            with os.fdopen(out, "wb") as dst:
-                shutil.copyfileobj(inp, dst, 1 << 20)
+            try:
+                copy_fd(src, out)
+            finally:
+                os.close(out)
             os.chmod(target, stat.S_IMODE(st.st_mode) & 0o777)
             # what was copied is what the state says: a write during the copy is read next time
-            after = os.fstat(inp.fileno())
+            after = os.fstat(src)
+        finally:
+            os.close(src)
         return st if after.st_mtime_ns == st.st_mtime_ns and after.st_size == st.st_size else None
 
 

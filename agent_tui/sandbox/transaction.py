@@ -120,15 +120,21 @@ class Transaction:
 
     def forget(self, rels: list[str]) -> None:
         """Take applied (or discarded) paths out of the upper directory, so what is left is
-        exactly what was not applied."""
+        exactly what was not applied. Each folder on the way is opened without following a
+        link (what the command left there is its own: a link in it leads anywhere)."""
+        from agent_tui.checkpoints import confined
+
         for rel in sorted(rels, key=lambda r: r.count("/"), reverse=True):
             path = self.upper / rel
-            with contextlib.suppress(OSError):
-                if path.is_dir() and not path.is_symlink():
-                    with contextlib.suppress(OSError):
-                        path.rmdir()  # a folder still holding held entries stays
+            with (
+                contextlib.suppress(OSError),
+                confined.open_parent(self.upper, path, create=False) as fd,
+            ):
+                st = os.stat(path.name, dir_fd=fd, follow_symlinks=False)
+                if stat.S_ISDIR(st.st_mode):
+                    os.rmdir(path.name, dir_fd=fd)  # a folder still holding held entries stays
                 else:
-                    path.unlink()
+                    os.unlink(path.name, dir_fd=fd)
 
     def discard(self) -> None:
         remove_folder(self.folder)

@@ -129,11 +129,14 @@ class BashTool(Tool):
             from agent_tui.tools.shells import start_background
 
             return await start_background(p.command, ctx, outside=not inside)
-        from agent_tui.sandbox.run import start_command
+        from agent_tui.sandbox.run import CannotStart, start_command
 
         if ctx.shells is not None:  # the background shells' writes land before it looks
             await ctx.shells.sync_all()
-        started = await start_command(p.command, sandbox, ctx.ask_host, inside=inside)
+        try:
+            started = await start_command(p.command, sandbox, ctx.ask_host, inside=inside)
+        except CannotStart as exc:
+            return ToolOutput(str(exc), is_error=True, summary="not started")
         command = CommandRun(p.command, started, ctx, self)
         try:
             ran = await command.execute(timeout_ms)

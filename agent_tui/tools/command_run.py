@@ -283,7 +283,12 @@ class CommandRun:
             run.hold("the command was stopped before it finished")
         else:
             review = ctx.review or ctx.sandbox.config.apply == "review"
-            await run.settle(ctx.review_changes, review=review, blobs=ctx.blobs)
+            try:
+                await run.settle(ctx.review_changes, review=review, blobs=ctx.blobs)
+            except OSError as exc:  # the app's own folders (a full disk): held, output kept
+                from agent_tui.sandbox.run import os_error_words
+
+                run.hold(f"could not be applied: {os_error_words(exc)}")
         self.settled = run.settled
         held = self.settled.held_id if self.settled is not None else ""
         if stopped and held:

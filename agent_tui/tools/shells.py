@@ -320,8 +320,12 @@ async def start_background(command: str, ctx: Any, *, outside: bool) -> Any:
 
     if ctx.shells is None:
         return ToolOutput("Background shells are not available here.", is_error=True)
+    from agent_tui.sandbox.run import CannotStart
+
     try:
         shell = await ctx.shells.start(command, ctx, outside=outside)
+    except CannotStart as exc:
+        return ToolOutput(str(exc), is_error=True, summary="not started")
     except OSError as exc:
         return ToolOutput(f"Could not start bash: {exc}", is_error=True, summary="not started")
     where = " (in the sandbox)" if shell.sandboxed else ""

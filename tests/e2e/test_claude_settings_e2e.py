@@ -1,6 +1,8 @@
-"""A Claude Code user's set-up through the real CLI at the loopback API, with the sandbox at its
-default: a trusted project's `.claude/settings.json` allow rule applies and its PreToolUse hook
-(exit 2) blocks `curl`; an untrusted project's file grants and runs nothing (and says so);
+"""A Claude Code user's set-up through the real CLI at the loopback API: a trusted project's
+`.claude/settings.json` allow rule applies and its PreToolUse hook (exit 2) blocks `curl`; an
+untrusted project's file grants and runs nothing (and says so) — in the sandbox's asking mode
+(`on`) its `touch` is denied, at the default (`auto`) it runs in the sandbox on the sandbox's
+say, never on the project's rule;
 a `~/.claude/settings.json` PostToolUse hook gets the call's JSON; the person's own hook under
 /tmp (outside the sandbox) blocks `curl`, and one that can't start blocks the call with a
 reason."""
@@ -48,9 +50,10 @@ async def test_a_trusted_projects_claude_settings_allow_and_its_hook_blocks_curl
         ("Bash", {"command": "touch allowed.marker"}),
         ("Bash", {"command": "curl -s http://127.0.0.1:9/ && touch curled.marker"}),
     )
-    # untrusted: the allow rule grants nothing (headless: denied) and the hook runs nothing
+    # untrusted, the sandbox asking (`on`): the allow rule grants nothing (headless: denied) and
+    # the hook runs nothing
     async with SSEServer(responder) as server:
-        code, _out, err = await run_agent_tui(server, work, home, "-p", "go")
+        code, _out, err = await run_agent_tui(server, work, home, "-p", "go", "--sandbox", "on")
         assert code == 0, err.decode()
         said = "\n".join(tool_results(server))
     assert not (work / "allowed.marker").exists() and "needs approval" in said
@@ -58,14 +61,35 @@ async def test_a_trusted_projects_claude_settings_allow_and_its_hook_blocks_curl
     stderr = err.decode()
     assert "ignoring this project's own grants (Bash(touch:*), Bash(curl:*))" in stderr
     assert "hook PreToolUse(Bash): python3 .claude/hooks/block_curl.py" in stderr
-    # trusted: the rule allows `touch`; the hook blocks `curl` (the rule allowed it too)
-    async with SSEServer(responder) as server:
-        code, _out, err = await run_agent_tui(server, work, home, "-p", "go", "--trust-project")
-        assert code == 0, err.decode()
-        said = "\n".join(tool_results(server))
-    assert (work / "allowed.marker").exists()
+    # untrusted, the sandbox at its default (`auto`): `touch` runs inside it unasked, decided by
+    # the sandbox, not by the project's rule; the hook still runs nothing
+    decisions, said = await permissions_of(responder, work, home)
+    assert decisions[0]["by"] == "sandbox" and decisions[0]["rule"] is None
+    assert (work / "allowed.marker").exists() and "curl is blocked" not in said
+    (work / "allowed.marker").unlink()
+    # trusted (the default sandbox): the project's rule allows `touch`; the hook blocks `curl`
+    # (the rule allowed it too)
+    decisions, said = await permissions_of(responder, work, home, "--trust-project")
+    assert (decisions[0]["by"], decisions[0]["rule"]) == ("rule", "Bash(touch:*)")
+    assert decisions[0]["rule_source"] == "project" and (work / "allowed.marker").exists()
+    assert (decisions[1]["decision"], decisions[1]["by"]) == ("deny", "hook")
     assert "blocked by a PreToolUse hook: curl is blocked by the team's policy" in said
     assert not (work / "curled.marker").exists()
+
+
+async def permissions_of(
+    responder: Any, work: Path, home: Path, *args: str
+) -> tuple[list[dict[str, Any]], str]:
+    """One headless run at the default sandbox: its `permission` events, and the tool results
+    the model was sent."""
+    async with SSEServer(responder) as server:
+        code, out, err = await run_agent_tui(
+            server, work, home, "-p", "go", "--output-format", "stream-json", *args
+        )
+        assert code == 0, err.decode()
+        said = "\n".join(tool_results(server))
+    events = [json.loads(line) for line in out.decode().splitlines() if line.strip()]
+    return [e for e in events if e.get("type") == "permission"], said
 
 
 async def test_a_user_post_tool_use_hook_gets_the_calls_json(tmp_path: Path) -> None:

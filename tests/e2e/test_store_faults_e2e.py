@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -14,6 +15,7 @@ from typing import Any
 
 import pytest
 from conversation_rules import reply, text, tool_use
+from scripted_calls import tool_results
 from sse_server import SSEServer, run_agent_tui
 from store_faults import damage, make_newer, make_sessions, small_tmpfs
 
@@ -58,9 +60,14 @@ async def test_the_disk_filling_mid_turn_keeps_the_answer_and_says_so_once(tmp_p
         fill = "dd if=/dev/zero of=filler bs=64k; echo filled"
         steps = [
             to_sse(reply(tool_use("toolu_01", "Bash", {"command": fill}), stop_reason="tool_use")),
+            to_sse(
+                reply(
+                    tool_use("toolu_02", "Bash", {"command": "echo again"}), stop_reason="tool_use"
+                )
+            ),
             to_sse(reply(text("All done, the disk is full now."))),
         ]
-        async with SSEServer(lambda i, body: steps[min(i, 1)]) as server:
+        async with SSEServer(lambda i, body: steps[min(i, 2)]) as server:
             code, out, err = await run_agent_tui(
                 server, project, home, "-p", "fill the disk", "--allow", "Bash"
             )
@@ -72,9 +79,16 @@ async def test_the_disk_filling_mid_turn_keeps_the_answer_and_says_so_once(tmp_p
         one_line_said(stderr, "Not recording this session", "the disk is full")
         assert "All done, the disk is full now." in out.decode()  # the answer still printed
         assert code == 1  # README: the answer is printed, but the session is not all recorded
-        assert len(server.requests) == 2  # the tool ran and its result went to the model
-        assert "filled" in json.dumps(server.requests[1].json["messages"][-1])
-        (project / "filler").unlink()
+        assert len(server.requests) == 3  # both calls' results went to the model
+        filled, again = tool_results(server)
+        # the command ran in the sandbox (its change set on the same disk): its output is kept,
+        # its file held back, not half applied
+        assert "filled" in filled and "held back: filler" in filled
+        assert not (project / "filler").exists()
+        # the next command can't begin its change set: one line says so, and nothing ran
+        assert again.startswith("The sandbox could not start the command, so it did not run")
+        assert again.endswith("can't be written (the disk is full).") and "\n" not in again
+        shutil.rmtree(home / "changes")  # the held change set: room for the store again
         with SessionStore(home / "sessions.db") as store:  # what was written before is intact
             (info,) = store.sessions.recent()
             messages = store.messages.load(info.id)

@@ -24,7 +24,9 @@ from sse_server import SSEServer, run_agent_tui
 
 CALLS = (
     ("Bash", {"command": "echo hello-stream"}),
-    ("Bash", {"command": "touch made.txt"}),  # no rule allows it: denied, headless
+    # no rule allows it: headless, a question is a denial (in the sandbox's asking mode, `on`: by
+    # default, `auto`, a write inside the project runs in the sandbox unasked)
+    ("Bash", {"command": "touch made.txt"}),
 )
 
 
@@ -33,7 +35,7 @@ async def test_every_line_of_a_real_run_parses_for_a_claude_code_consumer(tmp_pa
     async with SSEServer(calls_then_done(*CALLS)) as server:
         code, out, err = await run_agent_tui(
             server, work, home, "-p", "go", "--output-format", "stream-json", "--verbose",
-            "--allowedTools", "Bash(echo *)", "--model", "sonnet",
+            "--allowedTools", "Bash(echo *)", "--model", "sonnet", "--sandbox", "on",
         )  # fmt: skip
         sent = [r.json for r in server.requests]
     assert code == 0, err.decode()

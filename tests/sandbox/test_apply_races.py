@@ -268,3 +268,108 @@ def test_an_apply_killed_half_way_is_finished_later_and_undone_whole(
         assert entry["before"] == blob_id(f"person {n}\n".encode())
         assert blobs.get_blob(entry["before"]) == f"person {n}\n".encode()
     assert not (txn.folder / "applied").exists()  # a finished apply leaves no journal
+
+
+# --- R2-1's second wall: the upper directory is read without following a link ---
+
+
+def test_a_folder_swapped_for_a_link_after_the_read_sends_nothing_anywhere(
+    places: tuple[Path, Path, Path],
+) -> None:
+    project, layers, secret = places
+    txn = begin(project, layers)
+    (txn.upper / "zzz").mkdir()
+    (txn.upper / "zzz" / "id_rsa").write_text("decoy\n")
+    changes = [c for c in read_changes(txn.upper, txn.lower, txn.started_ns) if c.kind == "file"]
+    shutil.rmtree(txn.upper / "zzz")  # as a process holding the overlay could, after the read
+    (txn.upper / "zzz").symlink_to(secret.parent)
+    applied = apply_changes(
+        txn.lower,
+        changes,
+        blobs=MemoryBlobs(),
+        by="t",
+        scratch=Scratch(txn.folder / "scratch"),
+        source=txn.upper,
+    )
+    assert [rel for rel, _ in applied.failed] == ["zzz/id_rsa"]
+    assert not (project / "zzz" / "id_rsa").exists()
+    txn.forget(["zzz/id_rsa", "zzz"])  # nor does taking it out of the change set reach the key
+    assert secret.read_text() == "SECRET-SSH-KEY\n"
+
+
+def test_files_the_command_hard_linked_are_separate_files_in_the_project(
+    places: tuple[Path, Path, Path],
+) -> None:
+    project, layers, _ = places
+    txn = begin(project, layers)
+    (txn.upper / "notes.txt").write_text("model\n")
+    os.link(txn.upper / "notes.txt", txn.upper / "run.sh")
+    changes = read_changes(txn.upper, txn.lower, txn.started_ns)
+    applied = apply(txn, changes)
+    assert sorted(applied.applied) == ["notes.txt", "run.sh"]  # type: ignore[attr-defined]
+    a, b = os.stat(project / "notes.txt"), os.stat(project / "run.sh")
+    assert a.st_ino != b.st_ino and a.st_nlink == 1 and b.st_nlink == 1
+    (project / "run.sh").write_text("the person's edit\n")
+    assert (project / "notes.txt").read_text() == "model\n"
+
+
+def test_a_running_shells_sparse_or_huge_file_waits_for_its_end(
+    places: tuple[Path, Path, Path],
+) -> None:
+    from agent_tui.sandbox.filecopy import copy_fd
+    from agent_tui.sandbox.snapshot import FREEZE_LIMIT
+
+    project, layers, _ = places
+    txn = begin(project, layers)
+    with open(txn.upper / "big.bin", "wb") as f:
+        f.truncate(FREEZE_LIMIT + 1)  # nothing in it, and more than a sync freezes
+    with open(txn.upper / "sparse.bin", "wb") as f:
+        f.truncate(32 * 1024 * 1024)
+        f.seek(16 * 1024 * 1024)
+        f.write(b"data")
+    changes = read_changes(txn.upper, txn.lower, txn.started_ns)
+    frozen = freeze(changes, txn.upper, txn.lower, txn.folder / "staging")
+    assert frozen.later == ["big.bin"]
+    copy = txn.folder / "staging" / "sparse.bin"
+    assert copy.stat().st_size == 32 * 1024 * 1024 and copy.stat().st_blocks * 512 < 1024 * 1024
+    with open(copy, "rb") as f:
+        f.seek(16 * 1024 * 1024)
+        assert f.read(4) == b"data"
+    # the copy keeps holes across file systems too (a plain read and write where needed)
+    out = txn.folder / "again.bin"
+    with open(copy, "rb") as src, open(out, "wb") as dst:
+        copy_fd(src.fileno(), dst.fileno())
+    assert out.read_bytes() == copy.read_bytes()
+
+
+def test_changes_apply_from_the_command_line_is_recorded_for_undo(
+    places: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agent_tui.protocol.events import FilesChanged
+    from agent_tui.sandbox.transaction import changes_dir
+    from agent_tui.sessions.store import SessionStore
+
+    project, layers, _ = places
+    app = layers / "app"
+    monkeypatch.setenv("AGENT_TUI_HOME", str(app))
+    (project / "mine.txt").write_text("the person's\n")
+    with SessionStore.open_default() as store:
+        session = store.sessions.create(project, "offline", title="work")
+    txn = Transaction.begin(changes_dir(app, project), project, "cmd")
+    (txn.upper / "mine.txt").write_text("the command's\n")
+    (txn.upper / "new.txt").write_text("new\n")
+    txn.hold("the person was away")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run(
+        [sys.executable, "-m", "agent_tui", "changes", "apply", txn.id],
+        capture_output=True, text=True, env=env, cwd=project,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "recorded as checkpoint 1" in done.stdout, done.stdout
+    assert (project / "mine.txt").read_text() == "the command's\n"
+    with SessionStore.open_default() as store:
+        [event] = store.events.load_kinds(session, ("files_changed",))
+        assert isinstance(event, FilesChanged)
+        by = {Path(f["path"]).name: f for f in event.files}
+        assert set(by) == {"mine.txt", "new.txt"} and by["new.txt"]["before"] is None
+        assert store.checkpoints.get_blob(by["mine.txt"]["before"]) == b"the person's\n"

@@ -130,11 +130,23 @@ EXPECTED = {
 }
 
 
+def _system_sitecustomize(project: Path) -> bool:
+    """The venv's Python finds a sitecustomize of the system's before any in site-packages."""
+    where = subprocess.run(
+        [str(project / ".venv/bin/python"), "-c",
+         "import importlib.util as u; s = u.find_spec('sitecustomize'); print(s and s.origin)"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    return where not in ("", "None")
+
+
 def test_each_payload_really_plants_code_when_run_unguarded(top: Path) -> None:
     """The oracle: bash alone, then the person's follow-ups: each payload fires."""
     env = {**GIT, "PATH": "/usr/bin:/bin"}
     for name, expected in EXPECTED.items():
         project, plain, marks = world(top / name)
+        if name == "sitecustomize" and _system_sitecustomize(project):
+            expected = set()  # Debian's Python imports its own first: a venv's can't run there
         subprocess.run(["bash", "-c", payloads(marks)[name]], cwd=project, env=env, check=True)
         follow_ups(project, plain)
         assert fired(project, marks) >= expected, name
@@ -147,13 +159,15 @@ def test_each_payload_really_plants_code_when_run_unguarded(top: Path) -> None:
     assert fired(project, marks) == {"bare"}
 
 
-async def run_through_agent(cwd: Path, home: Path, commands: list[str]) -> list[str]:
+async def run_through_agent(
+    cwd: Path, home: Path, commands: list[str], env: dict[str, str] | None = None
+) -> list[str]:
     """One headless run whose model asks for each command in turn: each tool result's text."""
     calls = [("Bash", {"command": c}) for c in commands]
     async with SSEServer(hostile_model(calls)) as api:
         code, _, err = await run_agent_tui(
             api, cwd, home, "-p", "go", "--mode", "yolo", "--sandbox", "on",
-            extra_env={**GIT},
+            extra_env={**GIT, **(env or {})},
         )  # fmt: skip
     assert code == 0, err.decode()
     results = [
@@ -212,3 +226,35 @@ async def test_an_ordinary_command_lands_whole(top: Path) -> None:
     )
     assert status.stdout == b""  # the index, the commit and the files landed together
     await asyncio.sleep(0)
+
+
+async def test_a_hooks_folder_the_persons_git_config_names_is_held(top: Path) -> None:
+    """The person's ~/.gitconfig sets core.hooksPath to a folder in the project: a hook the
+    command writes there runs at the person's next commit (bash shows it), so it is held."""
+    person = top / "person"
+    person.mkdir(parents=True)
+    (person / ".gitconfig").write_text("[core]\n\thooksPath = .githooks\n")
+    env = {**GIT, "HOME": str(person), "PATH": "/usr/bin:/bin"}
+
+    def plant(marks: Path) -> str:
+        hook = f"#!/bin/sh\\ntouch {marks}/hookspath\\n"
+        made = ".githooks/pre-commit"
+        return f"mkdir -p .githooks && printf '{hook}' > {made} && chmod +x {made}"
+
+    def commit(project: Path) -> None:
+        subprocess.run(
+            ["git", "commit", "-q", "--allow-empty", "-m", "mine"], cwd=project, env=env,
+            capture_output=True,
+        )  # fmt: skip
+
+    oracle, _, marks = world(top / "oracle")
+    subprocess.run(["bash", "-c", plant(marks)], cwd=oracle, env=env, check=True)
+    commit(oracle)
+    assert fired(oracle, marks) == {"hookspath"}  # unguarded, the person's commit runs it
+    project, _, marks = world(top / "guarded")
+    [text] = await run_through_agent(
+        project, top / "app", [plant(marks)], env={"HOME": str(person)}
+    )
+    assert "held back" in text and ".githooks" in text, text
+    commit(project)
+    assert fired(project, marks) == set()
