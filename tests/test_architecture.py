@@ -9,8 +9,9 @@ from pathlib import Path
 import agent_tui
 
 ROOT = Path(agent_tui.__file__).parent
-#: a module may be this long; the few that are longer say why here
-MAX_LINES = 420
+#: a module may be this long (what keeps one concept together; complexity is limited per function,
+#: by ruff's C901); the few that are longer say why here
+MAX_LINES = 600
 LONGER: dict[str, str] = {
     # the event vocabulary: many small classes, each with its docstring (issue 34)
     "agent_tui.protocol.events": "one short, documented class per event",
