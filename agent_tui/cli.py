@@ -243,7 +243,7 @@ def _sessions(argv: list[str]) -> int:
 
 
 def _changes(argv: list[str]) -> int:
-    from agent_tui.sandbox.changes_cli import main as changes_main
+    from agent_tui.sessions.changes_cli import main as changes_main
 
     return changes_main(argv)
 
@@ -290,6 +290,10 @@ def main(argv: list[str] | None = None) -> int:
         return SUBCOMMANDS[argv[0]](argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
+    from agent_tui.debug_log import from_args
+
+    if (debug := from_args(args)) is not None:
+        print(f"agent-tui: debug log: {debug}", file=sys.stderr)
     try:
         return _start(args)
     except _Refused as exc:
@@ -343,15 +347,9 @@ def _headless_prompt(prompt: str, initial: str | None) -> tuple[str, str | None]
 
 
 def _check_setup() -> None:
-    """The config/data directory, then the person's settings (after the code caches are in)."""
+    """The config/data directory, then the person's settings."""
     problem = home_problem()
     if problem is None:
-        from agent_tui import code_caches, paths
-
-        # The last start's compiled dataclass methods, patterns, forward references and named
-        # tuples (saved once the agent is ready: the TUI's boot worker, or the end of a headless
-        # run), before the modules that make them: the settings check's first.
-        code_caches.install(paths.cache_dir())
         from agent_tui.settings_check import settings_problem
 
         problem = settings_problem()
@@ -405,7 +403,6 @@ def _options(args: argparse.Namespace, cwd: Path, claude: dict[str, Any]) -> Opt
 
 
 def _headless(options: Options, prompt: str, output_format: str, worktree: Worktree | None) -> int:
-    from agent_tui import code_caches
     from agent_tui.headless import run_headless
 
     try:
@@ -416,24 +413,18 @@ def _headless(options: Options, prompt: str, output_format: str, worktree: Workt
     except KeyboardInterrupt:
         return 130
     finally:
-        code_caches.save_and_stop()
         _leave(worktree, interactive=False)
 
 
 def _app(options: Options, worktree: Worktree | None) -> int:
-    from agent_tui import code_caches
     from agent_tui.ui.startup.gc_tuning import for_startup, freeze_imports
 
     for_startup()  # before the UI is imported: start-up's objects live as long as the process
-    from agent_tui.ui.patches import dom_subclass_memo
-
-    dom_subclass_memo.apply()  # before Textual's widget classes are made
     from agent_tui.ui.app import AgentApp
 
     freeze_imports()  # the modules just imported: never garbage, never walked again
     app = AgentApp(options, tune_collector=True)
     app.run()
-    code_caches.save_and_stop()  # if the app ended before its boot worker could
     if app.terminated:
         print("agent-tui: stopped by SIGTERM (the turn stopped, its commands' changes held)")
     if app.resume_hint:

@@ -1,5 +1,6 @@
 """The shape of the code base, checked: no import cycles (function-local and TYPE_CHECKING imports
-included), imports that point down the layers only, no Textual below `ui/`, and small modules."""
+included), imports that point down the layers only, no Textual below `ui/` (but for the speed-ups
+to it), and small modules."""
 
 from __future__ import annotations
 
@@ -102,16 +103,15 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     # the ground: pure helpers that import nothing of ours
     (
         *("agent_tui", "protocol", "text", "redact", "diffs", "paths", "pathutil", "toml_file"),
-        *("models", "git_run", "front_matter", "patch_guard", "piped_input", "structured_output"),
+        *("models", "git_run", "front_matter", "piped_input", "structured_output"),
     ),
-    # what decides and what streams: the permission engine, the providers, the settings' checks
-    ("permissions", "providers", "settings_check", "kept_code", "headless_gc", "headless_denials"),
+    # what decides and what streams: the permission engine, the providers, the settings' checks;
+    # the debug log, and the speed-ups to Textual (behind their guard)
+    ("permissions", "providers", "settings_check", "headless_gc", "headless_denials"),
+    ("debug_log", "speedups"),
     # what stands on the engine: pages, undo, Claude Code's skills, flags and worktrees
-    (
-        *("web", "checkpoints", "skills", "claude_flags", "worktree"),
-        *("dataclass_code_cache", "expression_code_cache", "regex_code_cache"),
-    ),
-    ("sandbox", "slash_commands", "code_caches"),
+    ("web", "checkpoints", "skills", "claude_flags", "worktree"),
+    ("sandbox", "slash_commands"),
     ("tools",),
     ("hooks", "mcp_servers"),
     # the turn, and the plugins that bring hooks and servers to it
@@ -154,9 +154,13 @@ def test_the_layer_checker_sees_an_upward_import_and_an_unplaced_unit() -> None:
     assert upward(g, layers) == ["new: no layer", "x.low.a -> x.high.b"]
 
 
+#: the one place outside `ui/` that imports Textual: the speed-ups to it, behind their guard
+TEXTUAL_SPEEDUPS = "agent_tui.speedups."
+
+
 def test_the_core_never_imports_textual() -> None:
     for name, path in modules().items():
-        if name.startswith("agent_tui.ui"):
+        if name.startswith(("agent_tui.ui", TEXTUAL_SPEEDUPS)):
             continue
         tree = ast.parse(path.read_text("utf-8"))
         for node in ast.walk(tree):
@@ -168,6 +172,58 @@ def test_the_core_never_imports_textual() -> None:
                 else []
             )
             assert not any(n.split(".")[0] == "textual" for n in names), name
+
+
+def _names_of_ours(tree: ast.AST) -> set[str]:
+    """Every name a module of ours defines, binds or stores as an attribute."""
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            found.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            found.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found.add(node.id)
+        elif isinstance(node, ast.alias):
+            found.add(node.asname or node.name.split(".")[-1])
+        elif isinstance(node, ast.arg):
+            found.add(node.arg)
+    return found
+
+
+def private_reads(prefix: str) -> dict[str, list[str]]:
+    """`obj._name` read in the modules under `prefix` where no module of ours (the speed-ups
+    aside) defines `_name`: someone else's private -> where."""
+    trees = {
+        name: ast.parse(path.read_text("utf-8"))
+        for name, path in modules().items()
+        if not name.startswith(TEXTUAL_SPEEDUPS)
+    }
+    ours = set().union(*(_names_of_ours(tree) for tree in trees.values()))
+    found: dict[str, list[str]] = {}
+    for name, tree in trees.items():
+        if not name.startswith(prefix):
+            continue
+        for node in ast.walk(tree):
+            attr = node.attr if isinstance(node, ast.Attribute) else ""
+            if attr.startswith("_") and not attr.startswith("__") and attr not in ours:
+                found.setdefault(attr, []).append(f"{name}:{node.lineno}")
+    return found
+
+
+def test_the_ui_reads_no_textual_private_outside_the_speedups() -> None:
+    """What the chat reads of Textual's internals (`_layout_updates`, `_nodes._updates`,
+    `styles._cache_key`, the driver) is read through `speedups.textual_privates`, behind the
+    guard: nowhere else in `ui/`."""
+    assert private_reads("agent_tui.ui") == {}
+
+
+def test_the_private_read_check_sees_one() -> None:
+    tree = ast.parse("def f(widget):\n    return widget._layout_updates\n")
+    assert "_layout_updates" not in _names_of_ours(tree)
+    assert "_mine" in _names_of_ours(
+        ast.parse("class A:\n    def f(self):\n        self._mine = 1\n")
+    )
 
 
 def test_modules_stay_small() -> None:

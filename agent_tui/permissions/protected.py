@@ -55,7 +55,7 @@ _FILES = {
     ".inputrc": "readline start-up file",
     "config.fish": "a shell start-up file",
     "sitecustomize.py": "Python runs it at start-up",
-    "parsed-css.pickle": "agent-tui loads it at start-up (its stylesheet cache, a pickle)",
+    "parsed-css.pickle": "an earlier agent-tui loads it at start-up (a pickle)",
     "usercustomize.py": "Python runs it at start-up",
     "pyvenv.cfg": "a virtual environment's configuration: it decides which Python runs",
     ".nvim.lua": "Neovim runs it on opening the folder (exrc)",

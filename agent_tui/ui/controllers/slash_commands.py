@@ -168,6 +168,11 @@ class SlashCommands:
 
     # --- the built-ins ---
 
+    def _slash_doctor(self, args: str) -> None:
+        from agent_tui.ui.views.doctor import doctor_text
+
+        self._say(doctor_text())
+
     def _slash_help(self, args: str) -> None:
         lines = [f"/{c.name} {c.args}".rstrip() + f" — {c.help}" for c in self.commands]
         self._say("Commands:\n" + "\n".join(lines) + "\nF1 shows the keys.")

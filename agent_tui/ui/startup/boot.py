@@ -3,9 +3,8 @@ the screen; what the person is told when part of it can't be had — a session d
 open (the session runs, unrecorded), an unknown `--resume` id (a new session), or a build that
 fails outright (said in the chat, rather than "starting…" for ever). The build itself is a
 function (`booting.boot_agent`) run in the boot worker; this is its UI side, with the questions
-the agent asks of the screen (approvals, the spending cap, trusting the project's settings) and
-the parsed stylesheets kept for the next start (`css_cache`). A collaborator of the app, through
-a small host protocol (`BootHost`)."""
+the agent asks of the screen (approvals, the spending cap, trusting the project's settings). A
+collaborator of the app, through a small host protocol (`BootHost`)."""
 
 from __future__ import annotations
 
@@ -14,9 +13,7 @@ import threading
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_tui import code_caches
-from agent_tui.ui import patches
-from agent_tui.ui.startup import css_cache
+from agent_tui import debug_log, speedups
 from agent_tui.ui.startup.gc_tuning import freeze_settled, tune_gc
 from agent_tui.ui.startup.preload import READ_AHEAD_MODULES, IdleImports
 from agent_tui.ui.views import activity
@@ -95,10 +92,6 @@ class BootFlow:
         self.error: str | None = None
         #: the session database couldn't be opened at the start (`retry_recording` tries again)
         self.store_unavailable = False
-        #: the sources whose parsed rules came from the last run: before anything is styled
-        self.css_loaded = css_cache.load(app.stylesheet)
-        #: the sources this run has kept for the next one (`keep_first_screen_css`)
-        self.css_kept: frozenset[tuple[object, ...]] = frozenset()
         #: the boot's modules, imported while the first frame waits (`preload`)
         self.idle_imports = IdleImports()
         #: a new session's `git status`, begun before the first frame (`_start_git`)
@@ -209,8 +202,6 @@ class BootFlow:
         unready = notes.provider_problem()
         if unready:  # Bedrock/Vertex without region or credentials: said now, not at a prompt
             app.call_from_thread(host.chat.append, NoticeMessage(unready, "error"))
-        self.save_parsed_css()
-        code_caches.save_and_stop()  # for the next start (`cli.main` installed them)
         if host.tune_collector:
             freeze_settled()
 
@@ -262,6 +253,8 @@ class BootFlow:
         say = host.chat.append
         if error:
             say(NoticeMessage(error, "error"))
+        if (debug := debug_log.current()) is not None:
+            say(NoticeMessage(f"Debug log: {debug} (/doctor: what this run stands on)", "info"))
         if agent.memory_files and not agent.messages:
             names = ", ".join(m.label for m in agent.memory_files)
             say(NoticeMessage(f"Memory loaded: {names}", "info"))
@@ -296,8 +289,8 @@ class BootFlow:
 
     def _settle(self) -> None:
         """On the UI thread, once the first frame is painted and the agent built (or not):
-        Textual's patches, and the collector's settings if the entry point asked for them."""
-        patches.apply_all()
+        the speed-ups to Textual, and the collector's settings if the entry point asked for them."""
+        speedups.apply_textual()
         if self.host.tune_collector:
             tune_gc()
 
@@ -386,26 +379,6 @@ class BootFlow:
                 )
             )
         self._send_first()
-
-    # --- the parsed stylesheets, kept for the next start ---
-
-    def keep_first_screen_css(self) -> None:
-        """On the UI thread, once the first screen is styled and before it is painted: keep what
-        a first start had to parse (~3 ms, first starts only), so that the next start takes it
-        even if this one is cut short before the agent is ready (a quick quit, a kill, a probe
-        that leaves at its first frame)."""
-        data = css_cache.snapshot(self.app.stylesheet, self.css_loaded)
-        if data is not None:
-            css_cache.save(data)
-            self.css_kept = frozenset(data["rules"])
-
-    def save_parsed_css(self) -> None:
-        """From the boot thread once the app is ready: keep the stylesheets parsed so far, for
-        the next start (`css_cache`), unless they all came from the last one or were kept."""
-        kept = self.css_loaded | self.css_kept
-        data = self.app.call_from_thread(css_cache.snapshot, self.app.stylesheet, kept)
-        if data is not None:
-            css_cache.save(data)
 
 
 def _ask_yes_no(app: Any, question: str) -> bool:
