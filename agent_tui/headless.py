@@ -160,7 +160,7 @@ def _say_start(agent: Agent, options: Options) -> None:
             "--approve-asks is off for this run: the settings above could not be read, so "
             "calls they might deny will be refused instead"
         )
-    withheld = getattr(permissions, "untrusted_grants", ())
+    withheld = permissions.untrusted_grants
     if withheld:
         rules = ", ".join(r.rule.text for r in withheld)
         _say(
@@ -168,8 +168,8 @@ def _say_start(agent: Agent, options: Options) -> None:
             "with --trust-project to honour them"
         )
     shaping = [
-        *getattr(permissions, "untrusted_hooks", ()),
-        *getattr(permissions, "untrusted_files", ()),
+        *permissions.untrusted_hooks,
+        *permissions.untrusted_files,
     ]
     if shaping:
         _say(

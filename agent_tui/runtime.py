@@ -196,7 +196,7 @@ def make_permissions(options: Options) -> Any:
 def system_prompt(
     options: Options,
     model: str,
-    permissions: Any,
+    permissions: PermissionChecker,
     git_status: Callable[[], str | None] | None = None,
 ) -> tuple[str, list[Any]]:
     """Today's date, the folder, the platform, git and the project's memory (a resumed session
@@ -206,7 +206,7 @@ def system_prompt(
     from agent_tui.paths import config_dir
 
     # Grants still withheld means the project isn't trusted (yet, or the person said ignore).
-    trusted = not getattr(permissions, "untrusted_grants", ())
+    trusted = not permissions.untrusted_grants
     memory = find_memory(options.cwd, config_dir())
     prompt = build_system_prompt(
         model, options.cwd, memory, project_trusted=trusted, git_status=git_status

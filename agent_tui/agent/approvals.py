@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from agent_tui.agent.provenance import ProvenanceIndex
 from agent_tui.agent.verdict import HunkChoice, Verdict
+from agent_tui.permissions.settings import SourcedRule
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest, Behavior, Decision
 from agent_tui.protocol.events import ApprovalDecided, ApprovalRequested, Event, Notice
 from agent_tui.tools.base import Tool, ToolContext, ToolInputError, ToolOutput
@@ -34,6 +35,10 @@ class PermissionChecker(Protocol):
     save_error: str | None
     #: problems in the settings files read, said once at the start
     load_warnings: tuple[str, ...]
+    #: what the project's own files would grant, run or shape, held until it is trusted
+    untrusted_grants: tuple[SourcedRule, ...]
+    untrusted_hooks: tuple[str, ...]
+    untrusted_files: tuple[str, ...]
 
     def check(self, tool: str, input: dict[str, Any], *, read_only: bool) -> Decision: ...
 
@@ -70,6 +75,9 @@ class AllowAll:
     mode = "default"
     save_error: str | None = None
     load_warnings: tuple[str, ...] = ()
+    untrusted_grants: tuple[SourcedRule, ...] = ()
+    untrusted_hooks: tuple[str, ...] = ()
+    untrusted_files: tuple[str, ...] = ()
     local_settings = Path(".agent-tui/settings.local.toml")
     trust_question: tuple[str, ...] = ()
     project_trusted = False

@@ -171,8 +171,9 @@ def no_unix_sockets(spec: str) -> None:
         os._exit(126)
 
 
-def main() -> None:
-    args = sys.argv[1:]
+def _flags(args: list[str]) -> tuple[str, list[str], str]:
+    """The socket path, the command, and the seccomp filter's file ("" for none) from argv
+    (`PATH [--mirror A B] [--seccomp FILE] -- COMMAND…`); a mirror asked for is connected."""
     path, flags = args[0], args[1 : args.index("--")]
     command = args[args.index("--") + 1 :]
     seccomp = ""
@@ -184,15 +185,11 @@ def main() -> None:
             seccomp, flags = flags[1], flags[2:]
         else:
             flags = flags[1:]
-    listener = S.socket(S.AF_INET, S.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(128)
-    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
-    env = dict(os.environ)
-    for name in PROXY_VARS:
-        env[name] = url
-    # NO_PROXY comes from the app: the sandbox's own loopback, unless the person named a
-    # loopback host (then that goes through the proxy to the host's)
+    return path, command, seccomp
+
+
+def _start(command: list[str], env: dict[str, str], seccomp: str, listener: S.socket) -> int:
+    """The command, forked and run (in the child: the filter installed, then exec); its pid."""
     pid = os.fork()
     if pid == 0:
         listener.close()
@@ -204,9 +201,21 @@ def main() -> None:
         except OSError as e:
             os.write(2, f"agent-tui sandbox: cannot run {command[0]}: {e}\n".encode())
         os._exit(127)
-    # A timeout's SIGTERM reaches the whole group: stay until the command has ended, so it gets
-    # its grace period (our exit ends the pid namespace, killing everything in it).
-    _signal.signal(_signal.SIGTERM, _signal.SIG_IGN)
+    return pid
+
+
+def _accept(listener: S.socket) -> S.socket | None:
+    try:
+        # `_socket` has no accept(): `_accept` returns the fd (untyped: a private name)
+        fd, _ = listener._accept()  # type: ignore[attr-defined]
+        return S.socket(fileno=fd)
+    except OSError:
+        return None
+
+
+def _serve_until_done(listener: S.socket, pid: int, path: str) -> int:
+    """Each connection to the proxy's listener served in a thread of its own, until the command
+    has ended; its wait status."""
     import select
 
     try:
@@ -220,22 +229,34 @@ def main() -> None:
             ready, _, _ = select.select(watch, [], [], 0.2 if waiter is None else None)
         except InterruptedError:
             ready = []
-        if listener in ready:
-            try:
-                # `_socket` has no accept(): `_accept` returns the fd (untyped: a private name)
-                fd, _ = listener._accept()  # type: ignore[attr-defined]
-                client = S.socket(fileno=fd)
-            except OSError:
-                client = None
-            if client is not None:
-                if thread is None:
-                    from threading import Thread
+        client = _accept(listener) if listener in ready else None
+        if client is not None:
+            if thread is None:
+                from threading import Thread
 
-                    thread = Thread
-                thread(target=serve, args=(client, path), daemon=True).start()
+                thread = Thread
+            thread(target=serve, args=(client, path), daemon=True).start()
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
-            break
+            return status
+
+
+def main() -> None:
+    path, command, seccomp = _flags(sys.argv[1:])
+    listener = S.socket(S.AF_INET, S.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(128)
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    env = dict(os.environ)
+    for name in PROXY_VARS:
+        env[name] = url
+    # NO_PROXY comes from the app: the sandbox's own loopback, unless the person named a
+    # loopback host (then that goes through the proxy to the host's)
+    pid = _start(command, env, seccomp, listener)
+    # A timeout's SIGTERM reaches the whole group: stay until the command has ended, so it gets
+    # its grace period (our exit ends the pid namespace, killing everything in it).
+    _signal.signal(_signal.SIGTERM, _signal.SIG_IGN)
+    status = _serve_until_done(listener, pid, path)
     if os.WIFSIGNALED(status):
         os._exit(128 + os.WTERMSIG(status))
     os._exit(os.WEXITSTATUS(status))

@@ -53,7 +53,7 @@ class StatusCommand:
         from agent_tui.status_line import payload
 
         recorder = self.host.recorder
-        session = str(getattr(recorder, "session_id", "") or "")
+        session = (recorder.session_id if recorder is not None else None) or ""
         data = json.dumps(payload(agent, session, __version__)).encode()
         if data == self._last and time.monotonic() - self._last_at < REFRESH_S:
             return
