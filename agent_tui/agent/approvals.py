@@ -14,14 +14,16 @@ from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.agent.provenance import ProvenanceIndex
 from agent_tui.agent.verdict import HunkChoice, Verdict
-from agent_tui.permissions.settings import SourcedRule
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest, Behavior, Decision
 from agent_tui.protocol.events import ApprovalDecided, ApprovalRequested, Event, Notice
 from agent_tui.tools.base import Tool, ToolContext, ToolInputError, ToolOutput
+
+if TYPE_CHECKING:
+    from agent_tui.permissions.settings import SourcedRule
 
 AskFn = Callable[[ApprovalRequest], Awaitable[ApprovalAnswer]]
 
