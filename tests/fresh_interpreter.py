@@ -17,3 +17,23 @@ def child_env(**changes: str) -> dict[str, str]:
     env = {**os.environ, **changes}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
     return env
+
+
+#: A child's opening lines for the TUI as a terminal starts it (`isatty`), headless, leaving
+#: once its boot worker is done (`BootFlow._boot` wrapped); `App.run` and `BootFlow` bound.
+UNTIL_BOOTED = r"""
+import sys
+sys.stdin.isatty = sys.stdout.isatty = lambda: True
+from agent_tui.ui.startup.boot import BootFlow
+
+boot = BootFlow._boot
+
+def booted(self):
+    boot(self)
+    self.app.call_from_thread(self.app.exit)
+
+BootFlow._boot = booted
+from textual.app import App
+run = App.run
+App.run = lambda self, **kwargs: run(self, headless=True, size=(100, 30))
+"""

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fresh_interpreter import child_env
+from fresh_interpreter import UNTIL_BOOTED, child_env
 
 from agent_tui import debug_log
 from agent_tui.speedups.guard import OFF_VARIABLE
@@ -59,23 +59,10 @@ def test_without_our_handler_the_same_warning_would_show(tmp_path: Path) -> None
 
 # The TUI as `agent-tui --offline [ARGS]` starts it (headless), until its boot worker is done;
 # the chat's notices printed at the end.
-TUI = r"""
-import sys
-sys.stdin.isatty = sys.stdout.isatty = lambda: True
-from agent_tui.ui.startup.boot import BootFlow
-
-boot = BootFlow._boot
-
-def booted(self):
-    boot(self)
-    self.app.call_from_thread(self.app.exit)
-
-BootFlow._boot = booted
-from textual.app import App
-run = App.run
+TUI = (
+    UNTIL_BOOTED
+    + r"""
 notices = []
-
-App.run = lambda self, **kwargs: run(self, headless=True, size=(100, 30))
 from agent_tui.ui.widgets.chat import ChatView
 append = ChatView.append
 
@@ -89,6 +76,7 @@ code = main(["--offline", *sys.argv[1:]])
 print(repr(notices))
 raise SystemExit(code)
 """
+)
 
 
 def test_a_plain_start_prints_nothing_on_stderr(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ import json
 import subprocess
 import sys
 
-from fresh_interpreter import child_env
+from fresh_interpreter import UNTIL_BOOTED, child_env
 
 # The checks, in the child: `check()` at a moment of the start, and once it is done (`REPORT`).
 CHECK = r"""
@@ -91,18 +91,8 @@ print(json.dumps({"during": during, "after": check()}))
 
 TUI = (
     CHECK
+    + UNTIL_BOOTED
     + r"""
-import os, sys
-sys.stdin.isatty = sys.stdout.isatty = lambda: True
-from agent_tui.ui.startup.boot import BootFlow
-
-boot = BootFlow._boot
-
-def booted(self):
-    boot(self)
-    self.app.call_from_thread(self.app.exit)
-
-BootFlow._boot = booted
 start = BootFlow.start
 during = {}
 
@@ -111,9 +101,6 @@ def started(self):  # the first frame is painted; the agent not built yet
     start(self)
 
 BootFlow.start = started
-from textual.app import App
-run = App.run
-App.run = lambda self, **kwargs: run(self, headless=True, size=(100, 30))
 from agent_tui.cli import main
 assert main(["--offline"]) == 0
 from agent_tui.web.convert import html_to_markdown
