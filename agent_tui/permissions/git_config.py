@@ -267,3 +267,27 @@ def _lower_key(key: str) -> str:
         if dot
         else f"{section.lower()}.{rest.lower()}"
     )
+
+
+def hooks_folders(cwd: Path) -> tuple[str, ...]:
+    """The folder inside `cwd` the person's `core.hooksPath` names (a project folder git runs
+    hooks from), as a relative path; none when it names none there."""
+    try:
+        out = git_run.run(
+            cwd, "config", "--show-origin", "-z", "--path", "--get-all", "core.hooksPath",
+            check=False,
+        )  # fmt: skip
+        top = git_run.run(cwd, "rev-parse", "--show-toplevel", check=False)
+    except git_run.GitError:
+        return ()
+    # the person's value, not the app's own `-c core.hooksPath=/dev/null` (git_run.NEUTRAL)
+    fields = out.decode("utf-8", "replace").split("\0")
+    values = [v for o, v in zip(fields[::2], fields[1::2], strict=False) if o != "command line:"]
+    value = values[-1].strip() if values else ""
+    if not value:
+        return ()
+    base = Path(top.decode("utf-8", "replace").strip() or cwd)
+    folder = Path(os.path.normpath(base / value))
+    if folder.is_relative_to(cwd) and folder != cwd:
+        return (folder.relative_to(cwd).as_posix(),)
+    return ()

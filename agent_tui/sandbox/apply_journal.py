@@ -3,7 +3,7 @@ set of thousands of files) can still be undone.
 
 Before each change is made its checkpoint entry is appended to `applied/entries.jsonl` in the
 transaction's folder, with the content it replaces saved beside it (by blob id); the command's
-own content stays in the upper directory (files land as hard links or copies of it). When the
+own content stays in the upper directory (files land as copies of it). When the
 held rest is applied later, the entries of the cut-short apply come first in what that apply
 records, so one undo takes back the whole command. A finished apply removes its journal (its
 entries are recorded by the caller).

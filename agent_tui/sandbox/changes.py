@@ -25,6 +25,7 @@ change whose target someone changed since it was judged (`identity`).
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -161,6 +162,10 @@ def _same_link(up: Path, lower: Path) -> bool:
         return False
 
 
+#: a temporary name of the bridge's mirror (`inside.py`'s MIRROR_TEMP and 8 hex digits)
+_MIRROR_TEMP = re.compile(r"\.agent-tui-mirror-[0-9a-f]{8}")
+
+
 def read_changes(upper: Path, lower: Path, started_ns: int) -> list[Change]:
     """The change set in `upper` for the project `lower`, sorted by path (a folder before what
     it holds). `started_ns`: the command's start (ns since the epoch, the file system's clock)."""
@@ -173,6 +178,8 @@ def _walk(upper: Path, lower: Path, prefix: str, started_ns: int) -> Iterator[Ch
     except OSError:
         return
     for entry in entries:
+        if _MIRROR_TEMP.fullmatch(entry.name):
+            continue  # the bridge's own, left by a shell stopped while it mirrored (inside.py)
         rel = f"{prefix}{entry.name}"
         low = lower / rel
         below, below_st = _below(low)

@@ -3,8 +3,9 @@
 Every write goes where the change set says and nowhere else: each folder on the way is opened
 without following a symbolic link (`checkpoints.confined`), so a link planted in the project
 meanwhile can't carry a write outside it. A file is moved from the upper directory into place
-when both are on one file system (else copied), beside its target first and renamed over it.
-Setuid, setgid and sticky bits never carry over.
+as a copy of its own, beside its target first and renamed over it: never a hard link to the
+upper directory's file, which a process that still holds it open could write to after the gate
+judged it. Setuid, setgid and sticky bits never carry over.
 
 What each change replaced is kept (its content by blob id, in the session's store) so undo puts
 exactly that back: the record of a command is O(what it changed). A file over `KEEP_LIMIT` (or a
@@ -35,10 +36,6 @@ KEEP_LIMIT = 64 * 1024 * 1024
 #: nor is more than this kept for one command
 COMMAND_LIMIT = 512 * 1024 * 1024
 _NOFOLLOW = os.O_NOFOLLOW | os.O_CLOEXEC
-
-
-#: why a hard link can't be made (another file system, no /proc, a link limit): copied instead
-_NO_LINK = (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP, errno.ENOENT)
 
 
 class Changed(OSError):
@@ -102,7 +99,6 @@ class _Apply:
         blobs: BlobStore | None,
         by: str,
         scratch: Any,
-        copy: bool = False,
         journal: ApplyJournal | None = None,
         source: Path | None = None,
     ) -> None:
@@ -111,8 +107,6 @@ class _Apply:
         self.source = source
         #: where each change is written down before it is made (None: no store to undo from)
         self.journal = journal if blobs is not None else None
-        #: copy from the upper directory, leaving it as it is (a live background shell's)
-        self.copy = copy
         self.keeper = _Keeper(blobs)
         self.by = by
         self.scratch = scratch
@@ -275,9 +269,7 @@ class _Apply:
             tmp = confined.temp_name(path.name)
             entry = self.scratch.journal(path.parent / tmp)
             try:
-                # a hard link only for a file that is nothing else's (links the command made
-                # between its files would make them one file in the project)
-                _put(src, tmp, fd, link=not self.copy and st.st_nlink == 1)
+                _copy_in(src, tmp, fd)
                 os.chmod(tmp, _mode(st) & 0o777, dir_fd=fd)
                 if check is not None:
                     check()  # last, just before the rename: what it saw is what is replaced
@@ -301,23 +293,11 @@ def _read_all(fd: int, size: int) -> bytes:
     return b"".join(parts)
 
 
-def _put(src: int, tmp: str, fd: int, *, link: bool) -> None:
-    """The command's file (open as `src`) as `tmp` in the folder `fd`: a hard link where both
-    are on one file system (the change set stays whole in the upper directory, so an apply cut
-    short can be read again and finished: what landed reads as unchanged), else a copy."""
-    if link:
-        try:
-            os.link(f"/proc/self/fd/{src}", tmp, dst_dir_fd=fd, follow_symlinks=True)
-            return
-        except OSError as exc:
-            if exc.errno not in (
-                errno.EXDEV,
-                errno.EPERM,
-                errno.EMLINK,
-                errno.ENOTSUP,
-                errno.ENOENT,
-            ):
-                raise
+def _copy_in(src: int, tmp: str, fd: int) -> None:
+    """The command's file (open as `src`) copied as `tmp` into the folder `fd`: a file of the
+    project's own (holes kept, blocks shared where the file system can), so nothing that holds
+    the command's file open reaches it; the upper directory keeps its file, so an apply cut
+    short reads again as a change set whose landed part is unchanged (same content)."""
     out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600, dir_fd=fd)
     try:
         copy_fd(src, out)
@@ -345,18 +325,16 @@ def apply_changes(
     blobs: BlobStore | None,
     by: str,
     scratch: Any,
-    copy: bool = False,
     journal: ApplyJournal | None = None,
     source: Path | None = None,
 ) -> Applied:
     """Apply `changes` to the project `root` (a folder before what it holds; in a repository
     its objects first, its refs after them, HEAD and the index last and deletions after all,
     so an apply cut short never leaves a ref naming an object that isn't there). A change that
-    fails is named in `failed` with why and left in the change set. `copy`: files are copied
-    from the upper directory (it is still mounted). `journal`: each change is written down
-    there before it is made, with what it replaces, so an apply cut short can be undone too;
-    what an earlier, cut-short apply wrote there comes first in the entries."""
-    work = _Apply(root, blobs, by, scratch, copy, journal, source)
+    fails is named in `failed` with why and left in the change set. `journal`: each change is
+    written down there before it is made, with what it replaces, so an apply cut short can be
+    undone too; what an earlier, cut-short apply wrote there comes first in the entries."""
+    work = _Apply(root, blobs, by, scratch, journal, source)
     if work.journal is not None and blobs is not None:
         work.out.entries.extend(work.journal.earlier(blobs))
     failed_dirs: list[str] = []

@@ -33,6 +33,8 @@ class Unit:
     title: str
     #: the git directory the unit is the state of ("" for a single change)
     repository: str = ""
+    #: the environment (`.venv`, `node_modules`) the unit is the programs and start-up code of
+    environment: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +76,18 @@ def _git_folder(parts: list[str], known: dict[str, bool], root: Path) -> int | N
 
 
 def _repository_title(folder: str, changes: list[Change]) -> str:
-    return f"{folder}/ (git's own files: {len(changes)} changed)"
+    own = sum(1 for c in changes if c.rel.startswith(folder + "/") or c.rel == folder)
+    title = f"{folder}/ (git's own files: {own} changed"
+    if own < len(changes):
+        title += f"; with {len(changes) - own} in its work tree that git's command changed"
+    return title + ")"
+
+
+def _listed(place: str, changes: list[Change]) -> str:
+    """The first few of an environment's changes, by their names inside it."""
+    inner = [c.rel.removeprefix(place + "/") if place != "." else c.rel for c in changes]
+    more = f" and {len(inner) - 3} more" if len(inner) > 3 else ""
+    return ", ".join(inner[:3]) + more
 
 
 @dataclass
@@ -113,6 +126,7 @@ def judge(
     skipped: list[tuple[Change, str]] = []
     unchanged: list[Change] = []
     repos: dict[str, _Repo] = {}
+    places: dict[str, list[tuple[Change, str]]] = {}
     known: dict[str, bool] = {}
     for change in changes:
         if change.same:
@@ -145,26 +159,64 @@ def judge(
                 repo.reasons.append(why)
             continue
         why = files.why(change)
-        if why is not None:
+        installed = files.installed(change)
+        if installed is not None:
+            places.setdefault(installed[0], []).append((change, why or installed[1]))
+        elif why is not None:
             protected.append(Unit((change,), why, change.rel))
         elif change.conflict:
             conflicts.append(Unit((change,), CONFLICT_WHY, change.rel))
         else:
             free.append(change)
-    for folder, repo in repos.items():
-        repo.reasons += repo.repository.reasons(repo.changes, protected_entry)
-        title = _repository_title(folder, repo.changes)
-        if repo.reasons:
-            why = "; ".join(dict.fromkeys(repo.reasons))
-            protected.append(Unit(tuple(repo.changes), why, title, folder))
-        elif any(c.conflict for c in repo.changes):
-            conflicts.append(Unit(tuple(repo.changes), CONFLICT_WHY, title, folder))
-        else:
-            free.extend(repo.changes)
+    free = _environments(places, free, protected)
+    free = _repositories(repos, free, protected, conflicts)
     free.sort(key=lambda c: c.rel.split("/"))
     return Verdict(
         tuple(free), tuple(protected), tuple(conflicts), tuple(skipped), tuple(unchanged)
     )
+
+
+def _environments(
+    places: dict[str, list[tuple[Change, str]]], free: list[Change], protected: list[Unit]
+) -> list[Change]:
+    """Each environment the command installed into (`.venv`, `node_modules`) held as one unit
+    (added to `protected`); what is left free."""
+    for place, held in places.items():
+        # an environment's programs and start-up code land together or not at all; the rest
+        # of what the command installed there lands
+        unit = [c for c, _ in held]
+        if any(c.rel == place for c in unit):  # the environment itself replaced: all of it
+            unit += [c for c in free if c.rel.startswith(place + "/")]
+            free = [c for c in free if not c.rel.startswith(place + "/")]
+        unit.sort(key=lambda c: c.rel.split("/"))
+        why = "; ".join(dict.fromkeys(w for _, w in held))
+        title = f"{place}/ (its programs and start-up code: {_listed(place, unit)})"
+        protected.append(Unit(tuple(unit), why, title, environment=place))
+    return free
+
+
+def _repositories(
+    repos: dict[str, _Repo], free: list[Change], protected: list[Unit], conflicts: list[Unit]
+) -> list[Change]:
+    """Each repository's changes held whole (with what git's command did to its work tree) when
+    any of them is protected or conflicts, else landed; innermost first. What is left free."""
+    for folder, repo in sorted(repos.items(), key=lambda kv: -len(kv[0])):
+        repo.reasons += repo.repository.reasons(repo.changes, protected_entry)
+        held_repo = bool(repo.reasons) or any(c.conflict for c in repo.changes)
+        if held_repo:  # what git's command did to the work tree is held with it (a stash's)
+            with_git = repo.repository.work_tree_part(free)
+            taken = {c.rel for c in with_git}
+            free = [c for c in free if c.rel not in taken]
+            repo.changes += with_git
+        title = _repository_title(folder, repo.changes)
+        if repo.reasons:
+            why = "; ".join(dict.fromkeys(repo.reasons))
+            protected.append(Unit(tuple(repo.changes), why, title, folder))
+        elif held_repo:
+            conflicts.append(Unit(tuple(repo.changes), CONFLICT_WHY, title, folder))
+        else:
+            free.extend(repo.changes)
+    return free
 
 
 def _the_entry(change: Change, folder: str, existing: bool) -> str | None:

@@ -8,9 +8,10 @@ let code run outside the sandbox later, or lose what can't be brought back.
   reach there, but the app (reading CLAUDE.md) and the person could — unless its target is one
   the sandbox itself shows (a virtual environment's `python` → the system's);
 - a folder that becomes a git directory (git's own test, after the change set);
-- in an existing virtual environment: its `pyvenv.cfg`, a changed `bin/` script or interpreter
-  (`.venv/bin/python`, `activate`), a module Python imports at every start (what its `.pth`
-  files import); a new `pyvenv.cfg` is free when its `home` is a Python outside the project;
+- a new `pyvenv.cfg` unless its `home` is a Python outside the project (a new virtual
+  environment lands);
+- in an environment the project held before the command (a virtual environment, node_modules,
+  …): its programs and start-up code (`gate_envs.py`), held as one unit per environment;
 - a folder git runs hooks from (`core.hooksPath` inside the project);
 - deleting or replacing a file too large to keep for undo (it would be gone for good).
 Byte-code caches (`__pycache__/*.pyc`) are never carried over: Python makes them again, and one
@@ -20,7 +21,6 @@ can stand in for an unchanged source file.
 from __future__ import annotations
 
 import os
-import re
 import stat
 from collections.abc import Callable
 from functools import cached_property
@@ -29,14 +29,13 @@ from pathlib import Path
 from agent_tui.permissions.protected import HOME_ONLY, protected_reason
 from agent_tui.sandbox.changes import Change
 from agent_tui.sandbox.commit import KEEP_LIMIT
+from agent_tui.sandbox.gate_envs import Environments
 from agent_tui.sandbox.links import protected_links
 
 #: a folder's entries that make it a git directory (git's test), or configure one
 GIT_DIR_NAMES = frozenset(
     {"HEAD", "objects", "refs", "config", "commondir", "index", "info", "hooks", "packed-refs"}
 )
-_IMPORT = re.compile(r"^\s*import\s+([A-Za-z_][\w.]*)", re.MULTILINE)
-_VENV_LOCKED = ("python", "activate", "pip")
 
 
 def is_byte_code(rel: str) -> bool:
@@ -59,8 +58,15 @@ class Files:
         self.home_root = home_root
         self.visible = visible
         self.hook_folders = hook_folders
-        self._venvs: dict[str, bool] = {}
-        self._startup: dict[str, frozenset[str]] = {}
+
+    @cached_property
+    def environments(self) -> Environments:
+        return Environments(self.root, self.by_rel, home_root=self.home_root)
+
+    def installed(self, change: Change) -> tuple[str, str] | None:
+        """(the environment, why) when `change` is a program or start-up code of an environment
+        that was there before the command: held with the rest of what it holds there."""
+        return self.environments.held(change)
 
     @cached_property
     def links(self) -> list[tuple[str, str, str]]:
@@ -74,7 +80,7 @@ class Files:
                 return lost
         if change.kind == "delete":
             return None  # deleting a protected name runs nothing (the analyser asks for `rm`)
-        for check in (self._linked, self._link_out, self._named, self._git_dir, self._venv):
+        for check in (self._linked, self._link_out, self._named, self._git_dir):
             why = check(change, parts)
             if why:
                 return why
@@ -136,21 +142,6 @@ class Files:
         where = f"{folder}/" if folder else "the project itself"
         return f"it makes {where} a git directory (git would read its config and hooks)"
 
-    def _venv(self, change: Change, parts: list[str]) -> str | None:
-        for n in range(len(parts) - 1, 0, -1):
-            folder = "/".join(parts[:n])
-            if not self._is_venv(folder):
-                continue
-            inner = parts[n:]
-            if inner[0] in ("bin", "Scripts") and change.below != "none":
-                return f"it changes {change.rel}: the virtual environment's own program"
-            if inner[0] in ("bin", "Scripts") and inner[-1].startswith(_VENV_LOCKED):
-                return f"it puts {change.rel} in the virtual environment's place"
-            if self._startup_module(folder, inner):
-                return f"Python imports {change.rel} at every start of {folder}/bin/python"
-            return None
-        return None
-
     # --- helpers ---
 
     def merged_kind(self, rel: str) -> str:
@@ -176,33 +167,6 @@ class Files:
         )
         after = head and (store or self.merged_kind(prefix + "commondir") != "none")
         return after and not is_git_dir(self.root / folder)
-
-    def _is_venv(self, folder: str) -> bool:
-        if folder not in self._venvs:
-            self._venvs[folder] = (self.root / folder / "pyvenv.cfg").is_file()
-        return self._venvs[folder]
-
-    def _startup_module(self, venv: str, inner: list[str]) -> bool:
-        """`inner` (in the venv) is a module one of its site-packages' .pth files imports."""
-        if "site-packages" not in inner:
-            return False
-        at = inner.index("site-packages")
-        site = "/".join([venv, *inner[: at + 1]])
-        rest = inner[at + 1 :]
-        if not rest:
-            return False
-        if site not in self._startup:
-            names: set[str] = set()
-            try:
-                for entry in os.scandir(self.root / site):
-                    if entry.name.endswith(".pth") and entry.is_file(follow_symlinks=False):
-                        text = Path(entry.path).read_text("utf-8", "replace")
-                        names |= {m.split(".")[0] for m in _IMPORT.findall(text)}
-            except OSError:
-                pass
-            self._startup[site] = frozenset(names)
-        module = rest[0].split(".")[0]
-        return module in self._startup[site]
 
     def _plain_venv(self, change: Change) -> bool:
         """A new pyvenv.cfg whose `home` is a Python installation outside the project."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import zlib
 from collections.abc import Callable
 from pathlib import Path
@@ -180,7 +181,7 @@ class Repository:
 
     def index_adds(self, protected: Callable[[str], bool]) -> list[str]:
         """Protected paths the command's new index adds (all of a new repository's)."""
-        from agent_tui.sandbox.git_index import IndexUnreadable, added, read_index
+        from agent_tui.sandbox.git_index import IndexAmbiguous, IndexUnreadable, added, read_index
 
         new_index = self.upper_dir / "index"
         if not new_index.exists():
@@ -189,9 +190,115 @@ class Repository:
         try:
             old = read_index(self.lower_dir / "index", self.lower_dir) if self.existing else {}
             new = read_index(new_index, git_dir)
+        except IndexAmbiguous:
+            return ["(names git lists one way and checks out another)"]
         except (OSError, IndexUnreadable):
             return ["(git can't read the new index)"]
-        return [p for p in added(old, new) if protected(p)]
+        found = []
+        for path in added(old, new):
+            followed = self._followed(path)
+            if followed is None:
+                found.append(f"{path} (through a link out of the project)")
+            elif protected(path) or protected(followed):
+                found.append(path if followed == self._in_tree(path) else f"{path} ({followed})")
+        return found
+
+    def _in_tree(self, path: str) -> str:
+        """`path` (in the work tree) relative to the project."""
+        tree = self.folder.rsplit("/", 1)[0] if "/" in self.folder else ""
+        return os.path.normpath(f"{tree}/{path}" if tree else path)
+
+    def _followed(self, path: str) -> str | None:
+        """Where an index entry lands, relative to the project: `path` in the work tree with
+        every folder on the way that is (after the change set) a symbolic link replaced by
+        where it points; None when that is outside the project."""
+        todo = self._in_tree(path).split("/")
+        name = todo.pop()
+        done: list[str] = []
+        hops = 0
+        while todo:
+            part = todo.pop(0)
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if not done:
+                    return None
+                done.pop()
+                continue
+            done.append(part)
+            target = self._link_at("/".join(done))
+            if target is None:
+                continue
+            hops += 1
+            if hops > 40:
+                return None
+            done.pop()
+            if target.startswith("/"):
+                if not Path(target).is_relative_to(self.root):
+                    return None
+                done = []
+                target = Path(target).relative_to(self.root).as_posix()
+            todo = target.split("/") + todo
+        return "/".join([*done, name])
+
+    def _link_at(self, rel: str) -> str | None:
+        """What the symbolic link at `rel` points to after the change set (None: no link)."""
+        for base in (self.upper, self.root):
+            try:
+                st = os.lstat(base / rel)
+            except OSError:
+                continue
+            return os.readlink(base / rel) if stat.S_ISLNK(st.st_mode) else None
+        return None
+
+    def work_tree_part(self, changes: list[Change]) -> list[Change]:
+        """Of `changes` (outside git directories), those in this repository's work tree that a
+        git command of the change set made, so they land with its state or not at all: every
+        deletion (`git stash -u` takes untracked files away into the stash), and every file whose
+        content before or after is an object git holds (a stash or reset put the person's version
+        away, or a checkout wrote one). A repository that is no `.git` folder has none."""
+        parts = self.folder.split("/")
+        if parts[-1] != ".git":
+            return []
+        tree = "/".join(parts[:-1])
+        mine = [c for c in changes if not tree or c.rel.startswith(tree + "/")]
+        out = [c for c in mine if c.kind == "delete"]
+        files: list[tuple[Change, Path]] = []
+        for change in mine:
+            if change.kind == "file" and change.upper is not None:
+                files.append((change, change.upper))
+            if change.kind != "delete" and change.below == "file":
+                files.append((change, self.root / change.rel))
+        known = self._known_blobs([p for _, p in files])
+        out += list({c.rel: c for (c, _), k in zip(files, known, strict=True) if k}.values())
+        return out
+
+    def _known_blobs(self, paths: list[Path]) -> list[bool]:
+        """For each regular file of `paths`: whether its content is an object of the repository
+        (its own objects or the command's new ones)."""
+        from agent_tui import git_run
+
+        regular = [p for p in paths if _regular(p)]
+        if not regular or not git_run.available():
+            return [False] * len(paths)
+        env = {"GIT_DIR": str(self.lower_dir if self.existing else self.upper_dir)}
+        env |= {"GIT_OBJECT_DIRECTORY": str(self.upper_dir / "objects")}
+        env |= {"GIT_CONFIG_NOSYSTEM": "1"}
+        if self.existing:
+            env["GIT_ALTERNATE_OBJECT_DIRECTORIES"] = str(self.lower_dir / "objects")
+        listing = "".join(f"{p}\n" for p in regular).encode("utf-8", "surrogateescape")
+        try:
+            names = git_run.run(
+                Path("/"), "hash-object", "--no-filters", "--stdin-paths", stdin=listing, env=env
+            )
+            found = git_run.run(Path("/"), "cat-file", "--batch-check", stdin=names, env=env)
+        except git_run.GitError:
+            return [False] * len(paths)  # no repository git can open: no git command made them
+        lines = found.splitlines()
+        if len(lines) != len(regular):
+            return [True] * len(paths)
+        there = dict(zip(regular, (not ln.endswith(b" missing") for ln in lines), strict=True))
+        return [there.get(p, False) for p in paths]
 
     def reasons(self, changes: list[Change], protected: Callable[[str], bool]) -> list[str]:
         """What the repository's changes as a whole would bring: its index, what its refs and
@@ -225,6 +332,13 @@ class Repository:
                     "would write it)"
                 )
         return out
+
+
+def _regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode) and "\n" not in str(path)
+    except OSError:
+        return False
 
 
 def _pack_objects(idx: Path) -> set[str] | None:

@@ -16,7 +16,10 @@ needs is put back), `/tmp` and `/var/tmp` are the session's own, `/run` is empty
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
+import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -219,10 +222,7 @@ def home_arguments(layout: HomeLayout, work: Path) -> list[str]:
     before the project's overlay). `work`: an empty folder of this command's own for the cache
     overlays' work dirs, on the file system of the cache layers."""
     for rel, text in layout.written:
-        target = layout.own / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if not target.exists() or target.read_text("utf-8", "replace") != text:
-            target.write_text(text, "utf-8")
+        write_own(layout.own, rel, text.encode())
     args = ["--bind", str(layout.own), str(layout.home)]
     for p in layout.read:
         args += ["--ro-bind", str(p), str(p)]
@@ -232,6 +232,62 @@ def home_arguments(layout: HomeLayout, work: Path) -> list[str]:
         w.mkdir(parents=True, exist_ok=True)
         args += ["--overlay-src", str(cache), "--overlay", str(upper), str(w), str(cache)]
     return args
+
+
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def write_own(own: Path, rel: str, data: bytes) -> None:
+    """Put `data` at `rel` in the session's home `own`, which commands write to: never through
+    a link one planted (`~/.gitconfig` → `~/.ssh/id_rsa`, `~/.config/git` → the project's
+    .git): each folder is opened without following a link, and a link or file in a folder's
+    place is taken away first; the file is written beside its name and renamed over it (a link
+    there is replaced, never followed)."""
+    *folders, name = Path(rel).parts
+    fd = os.open(own, _DIR)
+    try:
+        for folder in folders:
+            fd = _own_folder(fd, folder)
+        try:
+            current = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+        except OSError:
+            current = -1
+        if current >= 0:
+            try:
+                st = os.fstat(current)
+                same = stat.S_ISREG(st.st_mode) and st.st_size == len(data)
+                if same and os.pread(current, len(data) + 1, 0) == data:
+                    return
+            finally:
+                os.close(current)
+        tmp = f".{name}.{os.urandom(4).hex()}"
+        out = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=fd)
+        with os.fdopen(out, "wb") as f:
+            f.write(data)
+        try:
+            os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
+        except IsADirectoryError:  # a folder a command made in the file's place
+            shutil.rmtree(name, dir_fd=fd)
+            os.replace(tmp, name, src_dir_fd=fd, dst_dir_fd=fd)
+    finally:
+        os.close(fd)
+
+
+def _own_folder(parent: int, name: str) -> int:
+    """The folder `name` in `parent` (closed here), made a folder again if a command put a link
+    or a file in its place."""
+    try:
+        try:
+            return os.open(name, _DIR, dir_fd=parent)
+        except FileNotFoundError:
+            pass
+        except OSError:  # a link (ELOOP) or a file (ENOTDIR) where the folder was
+            os.unlink(name, dir_fd=parent)
+        with contextlib.suppress(FileExistsError):
+            os.mkdir(name, 0o755, dir_fd=parent)
+        return os.open(name, _DIR, dir_fd=parent)
+    finally:
+        os.close(parent)
 
 
 def seal_arguments(layout: HomeLayout) -> list[str]:

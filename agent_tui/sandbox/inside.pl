@@ -5,7 +5,8 @@
 # the command's status (which ends every process left in the sandbox's pid namespace).
 # Usage: perl inside.pl SOCKET [--seccomp PRCTL:HEX] -- COMMAND...
 # With --seccomp the command (not this bridge) starts under that filter (seccomp.py: no Unix
-# sockets).
+# sockets; none when HEX is empty), and the bridge makes itself undumpable (PR_SET_DUMPABLE 0:
+# the command can't ptrace it, read its /proc/1/fd or take its sockets with pidfd_getfd).
 my $path = shift @ARGV;
 my $seccomp = '';
 while (@ARGV && $ARGV[0] ne '--') {
@@ -14,6 +15,10 @@ while (@ARGV && $ARGV[0] ne '--') {
 }
 shift @ARGV;
 my @cmd = @ARGV;
+my ($prctl, $filter) = split /:/, $seccomp, 2;
+if ($seccomp ne '' && syscall($prctl + 0, 4, 0, 0, 0, 0) != 0) {    # PR_SET_DUMPABLE, 0
+    die "agent-tui sandbox: the bridge could not make itself undumpable: $!\n";
+}
 socket(my $listener, 2, 1, 0) or die "agent-tui sandbox: socket: $!\n";    # AF_INET, STREAM
 bind($listener, pack("S n C4 x8", 2, 0, 127, 0, 0, 1)) or die "agent-tui sandbox: bind: $!\n";
 listen($listener, 128) or die "agent-tui sandbox: listen: $!\n";
@@ -26,11 +31,12 @@ die "agent-tui sandbox: fork: $!\n" unless defined $pid;
 if ($pid == 0) {
     close $listener; close $wake_r; close $wake_w;
     $SIG{TERM} = 'DEFAULT';    # bwrap and we were started with it ignored; the command isn't
-    if ($seccomp ne '') {
-        my ($nr, $hex) = split /:/, $seccomp, 2;
-        my $code = pack("H*", $hex);
+    if ($seccomp ne '' && $filter ne '') {
+        my $code = pack("H*", $filter);
         my $prog = pack("S x6", length($code) / 8) . pack("p", $code);
-        if (syscall($nr + 0, 38, 1, 0, 0, 0) != 0 || syscall($nr + 0, 22, 2, $prog, 0, 0) != 0) {
+        if (syscall($prctl + 0, 38, 1, 0, 0, 0) != 0          # PR_SET_NO_NEW_PRIVS
+            || syscall($prctl + 0, 22, 2, $prog, 0, 0) != 0)  # PR_SET_SECCOMP, FILTER
+        {
             print STDERR "agent-tui sandbox: the socket filter could not be installed: $!\n";
             exit 126;
         }

@@ -68,6 +68,10 @@ def serve(client: S.socket, path: str) -> None:
     upstream.close()
 
 
+#: the mirror's temporary names (never part of a shell's change set: `changes.read_changes`)
+MIRROR_TEMP = ".agent-tui-mirror-"
+
+
 def mirror_one(project: str, entry: "dict[str, Any]", content: bytes) -> None:
     import shutil
 
@@ -86,16 +90,20 @@ def mirror_one(project: str, entry: "dict[str, Any]", content: bytes) -> None:
         os.makedirs(dst, exist_ok=True)
         return
     os.makedirs(os.path.dirname(dst) or ".", exist_ok=True)
-    tmp = os.path.join(os.path.dirname(dst), ".agent-tui-mirror-" + os.urandom(4).hex())
-    if kind == "link":
-        os.symlink(content.decode("utf-8", "surrogateescape"), tmp)
-    else:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, entry.get("mode", 0o644) & 0o777)
-        with os.fdopen(fd, "wb") as out:
-            out.write(content)
-    if os.path.isdir(dst) and not os.path.islink(dst):
-        shutil.rmtree(dst, ignore_errors=True)
-    os.replace(tmp, dst)
+    tmp = os.path.join(os.path.dirname(dst), MIRROR_TEMP + os.urandom(4).hex())
+    try:
+        if kind == "link":
+            os.symlink(content.decode("utf-8", "surrogateescape"), tmp)
+        else:
+            mode = entry.get("mode", 0o644) & 0o777
+            with os.fdopen(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode), "wb") as out:
+                out.write(content)
+        if os.path.isdir(dst) and not os.path.islink(dst):
+            shutil.rmtree(dst, ignore_errors=True)
+        os.replace(tmp, dst)
+    finally:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
 
 
 def mirror_serve(conn: S.socket, project: str) -> None:
@@ -153,13 +161,25 @@ def mirror_connect(path: str, project: str) -> None:
     threading.Thread(target=mirror_serve, args=(conn, project), daemon=True).start()
 
 
+def undumpable() -> None:
+    """PR_SET_DUMPABLE 0 for the bridge: the command can't ptrace it, read its /proc/1/fd or
+    take its sockets with pidfd_getfd (the kernel refuses them all on an undumpable process)."""
+    import ctypes
+
+    if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:
+        os.write(2, b"agent-tui sandbox: the bridge could not make itself undumpable\n")
+        os._exit(126)
+
+
 def no_unix_sockets(spec: str) -> None:
     """Install the seccomp filter `PRCTL:HEX` (`seccomp.py`) in this process: no AF_UNIX
-    socket from here on, for it and all it starts."""
+    socket from here on, for it and all it starts (none when HEX is empty)."""
     import ctypes
 
     _, code = spec.split(":", 1)
     program = bytes.fromhex(code)
+    if not program:
+        return
 
     class Prog(ctypes.Structure):
         _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
@@ -243,6 +263,7 @@ def _serve_until_done(listener: S.socket, pid: int, path: str) -> int:
 
 def main() -> None:
     path, command, seccomp = _flags(sys.argv[1:])
+    undumpable()
     listener = S.socket(S.AF_INET, S.SOCK_STREAM)
     listener.bind(("127.0.0.1", 0))
     listener.listen(128)

@@ -175,7 +175,9 @@ class Sandbox:
         """Folders of the project git runs hooks from: the effective `core.hooksPath` (the
         person's global config, usually), when it names one inside the project (read once)."""
         if self._hook_folders is None:
-            self._hook_folders = _hook_folders(self.cwd)
+            from agent_tui.permissions.git_config import hooks_folders
+
+            self._hook_folders = hooks_folders(self.cwd)
         return self._hook_folders
 
     def held_offer(self, *, tui: bool = True) -> str | None:
@@ -403,27 +405,3 @@ class Sandbox:
         from agent_tui.sandbox.describe import describe
 
         return describe(self)
-
-
-def _hook_folders(cwd: Path) -> tuple[str, ...]:
-    from agent_tui import git_run
-
-    try:
-        out = git_run.run(
-            cwd, "config", "--show-origin", "-z", "--path", "--get-all", "core.hooksPath",
-            check=False,
-        )  # fmt: skip
-        top = git_run.run(cwd, "rev-parse", "--show-toplevel", check=False)
-    except git_run.GitError:
-        return ()
-    # the person's value, not the app's own `-c core.hooksPath=/dev/null` (git_run.NEUTRAL)
-    fields = out.decode("utf-8", "replace").split("\0")
-    values = [v for o, v in zip(fields[::2], fields[1::2], strict=False) if o != "command line:"]
-    value = values[-1].strip() if values else ""
-    if not value:
-        return ()
-    base = Path(top.decode("utf-8", "replace").strip() or cwd)
-    folder = Path(os.path.normpath(base / value))
-    if folder.is_relative_to(cwd) and folder != cwd:
-        return (folder.relative_to(cwd).as_posix(),)
-    return ()

@@ -9,7 +9,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 from agent_tui.permissions.git_config import is_git_dir
-from agent_tui.permissions.protected import PROTECTED_DIRS, PROTECTED_FILES, protected_reason
+from agent_tui.permissions.protected import (
+    PROTECTED_DIRS,
+    PROTECTED_FILES,
+    PROTECTED_RUN_NAMES,
+    protected_reason,
+)
 
 #: directories the scan for nested protected names doesn't enter (big, and not where hooks live)
 _SKIP = frozenset({"node_modules", ".venv", "venv", "__pycache__", ".tox", ".mypy_cache"})
@@ -28,6 +33,7 @@ def _abs(raw: str, cwd: Path, home: Path) -> Path:
 
 #: protected names that don't start with a dot (most don't need the analyser's full test)
 _PLAIN = frozenset(n.casefold() for n in PROTECTED_DIRS | PROTECTED_FILES if n[0] != ".")
+_PLAIN_PREFIXES = tuple(n for n in PROTECTED_RUN_NAMES if n[0] != ".")
 
 
 def _maybe_protected(name: str) -> bool:
@@ -36,7 +42,7 @@ def _maybe_protected(name: str) -> bool:
     if not name.isascii() or name.startswith(".") or "~" in name:
         return True
     bare = name.casefold().rstrip(". ")
-    return bare in _PLAIN or bare.endswith((".git", ".pth"))
+    return bare in _PLAIN or bare.endswith((".git", ".pth")) or bare.startswith(_PLAIN_PREFIXES)
 
 
 def _protected(path: str, root: Path) -> bool:

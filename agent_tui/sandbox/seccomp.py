@@ -1,7 +1,9 @@
 """No Unix socket for a sandboxed command: a seccomp filter refusing every way to make one that
-could be named — `socket(AF_UNIX, …)`, `socketpair(AF_UNIX, SOCK_DGRAM, …)` (a datagram end can
-be disconnected and bound to a name, then reached by `sendmsg` to that name from another
-command) and `io_uring_setup` (which could make one past the filter) — so a command can neither
+could be named — `socket(AF_UNIX, …)`, a `socketpair(AF_UNIX, …)` of any type but stream and
+seqpacket (a datagram end can be disconnected and bound to a name, then reached by `sendmsg` to
+that name from another command; the kernel makes a `SOCK_RAW` or `SOCK_RDM` pair a datagram
+one), `io_uring_setup` (which could make one past the filter) and `pidfd_getfd` (taking a
+descriptor out of another process) — so a command can neither
 reach a socket of the person's that the file system shows (a read-only bind doesn't stop
 `connect()`), nor talk to another of the session's commands through one: the channel a process
 would use to hand a finished command's overlay to a running one. Stream and seqpacket
@@ -11,8 +13,11 @@ network is the namespace's).
 
 The filter is classic BPF, built here for the machine's architecture and handed to the sandbox's
 bridge, which installs it in the command's process just before the command starts (the bridge
-itself keeps its own sockets: the proxy's, the mirror's). Where the person lists sockets
-(`allowUnixSockets`) the filter is off: a filter can't tell one path from another.
+itself keeps its own sockets: the proxy's, the mirror's, and makes itself undumpable, so the
+command can't ptrace it, read its `/proc/1/fd` or take its sockets with `pidfd_getfd`: the
+kernel allows none of those on a process that isn't dumpable). Where the person lists sockets
+(`allowUnixSockets`) the filter is off: a filter can't tell one path from another; the bridge
+still makes itself undumpable.
 """
 
 from __future__ import annotations
@@ -31,7 +36,10 @@ _ALLOW = 0x7FFF0000
 _ERRNO = 0x00050000
 EACCES = 13
 AF_UNIX = 1
-SOCK_DGRAM = 2
+SOCK_STREAM = 1
+SOCK_SEQPACKET = 5
+#: the same number on every architecture (the syscalls added since 5.x share one table)
+PIDFD_GETFD = 438
 _SOCK_TYPE_MASK = 0xF  # the type without SOCK_NONBLOCK / SOCK_CLOEXEC
 _X32 = 0x40000000
 
@@ -69,15 +77,17 @@ def unix_socket_filter(machine: str | None = None) -> bytes | None:
         ("native", (_LD_W_ABS, _NR, None, None)),
         ("", (_JGE_K, _X32, "deny", None)),  # the x32 ABI's numbers (another socket())
         ("", (_JEQ_K, uring_nr, "deny", None)),
+        ("", (_JEQ_K, PIDFD_GETFD, "deny", None)),
         ("", (_JEQ_K, socket_nr, "family", None)),
         ("", (_JEQ_K, pair_nr, "pair", "allow")),
         ("family", (_LD_W_ABS, _ARG0, None, None)),  # socket(): AF_UNIX refused
         ("", (_JEQ_K, AF_UNIX, "deny", "allow")),
-        ("pair", (_LD_W_ABS, _ARG0, None, None)),  # socketpair(): AF_UNIX datagrams refused
+        ("pair", (_LD_W_ABS, _ARG0, None, None)),  # socketpair(): AF_UNIX stream or seqpacket
         ("", (_JEQ_K, AF_UNIX, None, "allow")),
         ("", (_LD_W_ABS, _ARG1, None, None)),
         ("", (_AND_K, _SOCK_TYPE_MASK, None, None)),
-        ("", (_JEQ_K, SOCK_DGRAM, "deny", "allow")),
+        ("", (_JEQ_K, SOCK_STREAM, "allow", None)),
+        ("", (_JEQ_K, SOCK_SEQPACKET, "allow", "deny")),
         ("deny", (_RET_K, _ERRNO | EACCES, None, None)),
         ("allow", (_RET_K, _ALLOW, None, None)),
     ]
@@ -85,10 +95,11 @@ def unix_socket_filter(machine: str | None = None) -> bytes | None:
 
 
 def bridge_argument(allow_unix: bool) -> str:
-    """The filter for the bridge's command line, `PRCTL:HEX` (prctl's syscall number and the
-    instructions); "" for none."""
+    """The bridge's `PRCTL:HEX`: prctl's syscall number (the bridge makes itself undumpable
+    with it) and the filter's instructions (none when the person lists sockets); "" where this
+    architecture isn't known."""
     known = ARCHES.get(platform.machine())
     program = unix_socket_filter()
-    if allow_unix or known is None or program is None:
+    if known is None or program is None:
         return ""
-    return f"{known[4]}:{program.hex()}"
+    return f"{known[4]}:{'' if allow_unix else program.hex()}"

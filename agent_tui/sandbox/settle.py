@@ -168,22 +168,38 @@ _SHOWN_IN_GIT = ("config", "config.worktree", "HEAD", "commondir", "gitdir")
 
 def describe_unit(unit: Unit, lower: Path) -> str:
     """A unit for a review: a file's diff; for a repository, the diffs of what configures it
-    and the list of the rest (objects, refs, logs: data, not code)."""
-    if not unit.repository:
+    (and of what git's command changed in its work tree) and the list of the rest (objects,
+    refs, logs: data, not code); for an environment, the diffs of what runs at start-up and the
+    list of the rest."""
+    if not unit.repository and not unit.environment:
         text = describe(unit.changes[0], lower)
     else:
         shown: list[str] = []
         rest: list[str] = []
         for change in unit.changes:
-            inner = change.rel[len(unit.repository) + 1 :]
-            if inner in _SHOWN_IN_GIT or inner.startswith(("hooks/", "info/")):
+            if _shown_in_unit(unit, change):
                 shown.append(describe(change, lower))
             elif change.kind != "dir":
                 rest.append(f"{change.action}: {change.rel}")
-        text = "\n".join(shown + ([f"and {len(rest)} more of git's files:"] if rest else []) + rest)
+        text = "\n".join(shown + ([f"and {len(rest)} more:"] if rest else []) + rest)
     if len(text) > DIFF_CHARS:
         text = text[:DIFF_CHARS] + f"\n[… {len(text) - DIFF_CHARS:,} more characters …]"
     return text
+
+
+#: an environment's program folders: what is in them is shown whole in a review
+_PROGRAM_FOLDERS = frozenset({"bin", "Scripts", ".bin"})
+
+
+def _shown_in_unit(unit: Unit, change: Change) -> bool:
+    if unit.environment:
+        *_, folder, name = ["", *change.rel.split("/")]
+        shown = name == "pyvenv.cfg" or name.endswith(".pth") or folder in _PROGRAM_FOLDERS
+        return change.kind != "dir" and shown
+    if not change.rel.startswith(unit.repository + "/"):
+        return change.kind != "dir"  # the work tree's: the person's files
+    inner = change.rel[len(unit.repository) + 1 :]
+    return inner in _SHOWN_IN_GIT or inner.startswith(("hooks/", "info/"))
 
 
 def review_of(
@@ -198,7 +214,7 @@ def review_of(
     items = tuple(
         ReviewItem(
             unit.title,
-            unit.changes[0].action if not unit.repository else "",
+            unit.changes[0].action if not (unit.repository or unit.environment) else "",
             unit.why,
             describe_unit(unit, txn.lower),
             kept,

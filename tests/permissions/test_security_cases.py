@@ -212,6 +212,10 @@ def test_harmless_global_flags_still_match_allow_rules(tmp_path: Path) -> None:
         "sub/.git/config",
         ".bashrc",
         "cache/parsed-css.pickle",  # releases before issue 48 unpickled it at every start
+        ".venv/lib/python3.11/site-packages/evil.pth",
+        ".venv/lib/python3.11/site-packages/sitecustomize.py",
+        ".yarn/releases/yarn-4.cjs",
+        "vendor/bin/phpunit",
     ],
 )
 def test_protected_paths_ask_in_every_mode_but_yolo(tmp_path: Path, path: str) -> None:
@@ -227,7 +231,16 @@ def test_protected_paths_ask_in_every_mode_but_yolo(tmp_path: Path, path: str) -
 
 def test_ordinary_files_are_not_protected(tmp_path: Path) -> None:
     e = engine(tmp_path, mode="accept-edits")
-    for path in ("src/app.py", "git/config", "docs/.gitkeep", ".github/workflows/ci.yml"):
+    # what an install writes into an environment is the gate's to judge (it knows what was
+    # there before): to the analyser it is a file like the project's own
+    installed = ("node_modules/x/index.js", ".venv/lib/python3.11/site-packages/x/__init__.py")
+    for path in (
+        "src/app.py",
+        "git/config",
+        "docs/.gitkeep",
+        ".github/workflows/ci.yml",
+        *installed,
+    ):
         assert e.check("Write", {"path": path, "content": "x"}, read_only=False).behavior == "allow"
 
 

@@ -313,6 +313,25 @@ def test_files_the_command_hard_linked_are_separate_files_in_the_project(
     assert (project / "notes.txt").read_text() == "model\n"
 
 
+def test_a_file_that_landed_is_not_the_one_a_process_still_holds_open(
+    places: tuple[Path, Path, Path],
+) -> None:
+    """R3-3: what lands is a copy, so a process that kept the command's file open (a background
+    shell handed its descriptor) writes to the change set's file, never into the project."""
+    project, layers, _ = places
+    txn = begin(project, layers)
+    (txn.upper / "notes.txt").write_text("harmless\n")
+    held_open = os.open(txn.upper / "notes.txt", os.O_WRONLY)
+    try:
+        applied = apply(txn, read_changes(txn.upper, txn.lower, txn.started_ns))
+        assert applied.applied == ["notes.txt"]  # type: ignore[attr-defined]
+        os.pwrite(held_open, b"EVIL-AFTER-APPLY\n", 0)
+    finally:
+        os.close(held_open)
+    assert (project / "notes.txt").read_text() == "harmless\n"
+    assert os.stat(project / "notes.txt").st_ino != os.stat(txn.upper / "notes.txt").st_ino
+
+
 def test_a_running_shells_sparse_or_huge_file_waits_for_its_end(
     places: tuple[Path, Path, Path],
 ) -> None:

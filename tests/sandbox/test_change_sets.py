@@ -121,6 +121,63 @@ def test_what_the_person_writes_meanwhile_is_not_the_commands(project: Path) -> 
         ("mkdir -p s && echo 'gitdir: ../elsewhere' > s/.git", "points git"),
         ("echo 'home = /x' > pyvenv.cfg", "virtual environment"),
         ("mkdir -p GIT~1 && echo x > GIT~1/config", "git"),
+        # R2-3: what a tool runs whatever was there before, at any depth
+        ("mkdir -p a/vendor/bin && echo x > a/vendor/bin/phpunit", "composer"),
+        ("mkdir -p .yarn/releases && echo x > .yarn/releases/yarn.cjs", "yarn"),
+        ("mkdir -p w/.yarn/plugins && echo x > w/.yarn/plugins/p.cjs", "yarn"),
+        ("mkdir -p n/__pypackages__ && echo 'import os' > n/__pypackages__/x.pth", ".pth"),
+        # F15: which program a toolchain runs
+        *[
+            (f"mkdir -p d && echo x > d/{n}", "toolchain")
+            for n in (
+                ".tool-versions",
+                ".python-version",
+                ".node-version",
+                ".nvmrc",
+                "global.json",
+                ".ruby-version",
+                ".sdkmanrc",
+                ".bazelversion",
+            )
+        ],
+        ("echo x > bunfig.toml", "preload"),
+        *[
+            (f"mkdir -p d && echo x > d/{n}", "mise")
+            for n in ("mise.toml", ".mise.toml", "mise.dev.toml")
+        ],
+        ("mkdir -p .mise/tasks && echo x > .mise/tasks/t", "mise"),
+        # F26: dotenv files and other tools' configuration
+        *[
+            (f"mkdir -p d && echo LD_PRELOAD=x > d/{n}", "LD_PRELOAD")
+            for n in (".env", ".env.local", ".env.production")
+        ],
+        *[
+            (f"mkdir -p d/{n} && echo x > d/{n}/mcp.json", n)
+            for n in (".amazonq", ".kiro", ".continue", ".windsurf", ".junie", ".idea")
+        ],
+        ("mkdir -p .github/hooks && echo x > .github/hooks/h.json", "Copilot"),
+        ("echo x > .pdbrc", "pdb"),
+        # R3-5: what a tool runs from the folder it starts in
+        *[
+            (f"mkdir -p d && echo x > d/{n}", why)
+            for n, why in (
+                (".irbrc", "irb"),
+                (".pryrc", "pry"),
+                (".Rprofile", "R runs"),
+                (".octaverc", "Octave"),
+                (".pylintrc", "init-hook"),
+                ("pylintrc", "init-hook"),
+                (".pnpmfile.cjs", "pnpm"),
+                ("gradle.properties", "javaagent"),
+                (".jvmopts", "sbt"),
+                (".sbtopts", "sbt"),
+            )
+        ],
+        ("mkdir -p .mvn && echo -javaagent:x.jar > .mvn/jvm.config", "Maven"),
+        *[
+            (f"mkdir -p sub/.hg && echo x > sub/.hg/{n}", "Mercurial")
+            for n in ("hgrc", "hgrc-not-shared", "sharedpath")
+        ],
     ],
 )
 def test_the_gate_holds_protected_names_at_any_depth(
@@ -205,9 +262,169 @@ def test_a_new_virtual_environment_is_free_but_a_changed_one_is_not(project: Pat
     # its python is a link to this Python (one the sandbox shows: it hands nothing new)
     verdict = judge(changes, project, txn.upper, visible=lambda p: True)
     assert not verdict.protected, verdict.protected
+    assert any(c.rel == ".venv/pyvenv.cfg" for c in verdict.free)
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(project / ".venv")])
     txn, changes = changes_of(project, "echo 'home = /project/evil' > .venv/pyvenv.cfg")
-    assert judge(changes, project, txn.upper).protected
+    [unit] = judge(changes, project, txn.upper).protected
+    assert unit.environment == ".venv" and "which Python runs" in unit.why
+
+
+#: setuptools' distutils-precedence.pth, as a venv's pip install of setuptools writes it
+DISTUTILS_PTH = (
+    "import os; var = 'SETUPTOOLS_USE_DISTUTILS'; enabled = os.environ.get(var, 'local') == "
+    "'local'; enabled and __import__('_distutils_hack').add_shim(); \n"
+)
+
+
+def existing_venv(project: Path) -> Path:
+    """A virtual environment the person made, with a module its .pth imports by `__import__`:
+    its site-packages."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(project / ".venv")])
+    (site,) = (project / ".venv/lib").glob("python*/site-packages")
+    (site / "distutils-precedence.pth").write_text(DISTUTILS_PTH)
+    (site / "_distutils_hack").mkdir()
+    (site / "_distutils_hack/__init__.py").write_text("def add_shim(): pass\n")
+    return site
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo 'import os' >> SITE/_distutils_hack/__init__.py",  # what the .pth imports
+        "mkdir -p SITE/pip && echo x > SITE/pip/__init__.py",  # `pip --version` runs it
+        "echo '#!/bin/sh' > .venv/bin/ls && chmod +x .venv/bin/ls",  # before your ls, activated
+        "rm .venv/bin/python && echo x > .venv/bin/python",
+        "echo 'import os' > SITE/new.pth",
+        "echo x > SITE/sitecustomize.py",
+        # where it finds its packages, or the environment itself, made a link to the project's
+        "rm -rf SITE && mkdir -p evil && ln -s $PWD/evil SITE",
+        "rm -rf .venv && mkdir -p evil && ln -s evil .venv",
+    ],
+)
+def test_an_existing_environments_programs_and_start_up_code_are_held(
+    project: Path, command: str
+) -> None:
+    site = existing_venv(project)
+    command = command.replace("SITE", str(site.relative_to(project)))
+    txn, changes = changes_of(project, command)
+    verdict = judge(changes, project, txn.upper)
+    [unit] = verdict.protected
+    assert unit.environment == ".venv", unit
+    assert not [c for c in verdict.free if c.kind not in ("dir", "delete")], verdict.free
+
+
+def test_what_an_install_adds_to_an_existing_environment_lands(project: Path) -> None:
+    site = existing_venv(project)
+    rel = site.relative_to(project)
+    command = (
+        f"mkdir -p {rel}/tinypkg {rel}/tinypkg-0.1.dist-info && echo 'x = 1' > "
+        f"{rel}/tinypkg/__init__.py && echo 'Name: tinypkg' > {rel}/tinypkg-0.1.dist-info/METADATA"
+        f" && echo '# more' >> {rel}/_distutils_hack_extra.py"
+    )
+    txn, changes = changes_of(project, command)
+    verdict = judge(changes, project, txn.upper)
+    assert not verdict.protected, verdict.protected
+    assert f"{rel}/tinypkg/__init__.py" in {c.rel for c in verdict.free}
+
+
+def test_node_modules_a_first_install_lands_an_existing_ones_programs_are_held(
+    project: Path,
+) -> None:
+    make = (
+        "mkdir -p node_modules/.bin node_modules/prettier/bin node_modules/lodash && "
+        "echo x > node_modules/prettier/bin/prettier.cjs && echo x > node_modules/lodash/index.js"
+        " && ln -s ../prettier/bin/prettier.cjs node_modules/.bin/prettier && mkdir -p "
+        "node_modules/shimmed && echo x > node_modules/shimmed/cli.js && echo 'exec node "
+        '"$basedir/../shimmed/cli.js" "$@"\' > node_modules/.bin/shimmed'  # pnpm's shims
+    )
+    txn, changes = changes_of(project, make)
+    assert not judge(changes, project, txn.upper).protected  # a first `npm install`
+    subprocess.run(["bash", "-c", make], cwd=project, check=True)
+    command = (
+        "echo y > node_modules/lodash/index.js && mkdir -p node_modules/.cache/babel "
+        "node_modules/.vite/deps node_modules/left-pad && echo c > node_modules/.cache/babel/x && "
+        "echo d > node_modules/.vite/deps/d.js && echo p > node_modules/left-pad/index.js && "
+        "rm node_modules/.bin/prettier && echo '#!/bin/sh' > node_modules/.bin/prettier && "
+        "echo z > node_modules/.bin/eslint && echo t >> node_modules/prettier/bin/prettier.cjs"
+        " && echo t >> node_modules/shimmed/cli.js"
+    )
+    txn, changes = changes_of(project, command)
+    verdict = judge(changes, project, txn.upper)
+    [unit] = verdict.protected
+    assert unit.environment == "node_modules"
+    held = {c.rel for c in unit.changes if c.kind != "dir"}
+    assert held == {
+        "node_modules/.bin/prettier",
+        "node_modules/.bin/eslint",
+        "node_modules/prettier/bin/prettier.cjs",  # what .bin/prettier linked to
+        "node_modules/shimmed/cli.js",  # what the shim .bin/shimmed runs
+    }, held
+    free = {c.rel for c in verdict.free}
+    assert {"node_modules/lodash/index.js", "node_modules/.cache/babel/x"} <= free
+    assert {"node_modules/.vite/deps/d.js", "node_modules/left-pad/index.js"} <= free
+    # node_modules itself made a link to a folder of the command's: all of it is held
+    txn, changes = changes_of(
+        project, "mkdir -p nm/.bin && mv node_modules old && ln -s nm node_modules"
+    )
+    [unit] = judge(changes, project, txn.upper).protected
+    assert unit.environment == "node_modules" and "node_modules" in {c.rel for c in unit.changes}
+
+
+@pytest.mark.parametrize(
+    "folder, command, held",
+    [
+        ("vendor/bundle/ruby/3.2.0/gems", "echo x > vendor/bundle/ruby/3.2.0/bin/rspec", True),
+        ("vendor/bundle/ruby/3.2.0/gems", "echo x > vendor/bundle/ruby/3.2.0/gems/g.rb", False),
+        (".yarn/cache", "echo x > .yarn/cache/a.zip && echo y > .yarn/cache/b.zip", True),
+        (".yarn/cache", "echo y > .yarn/cache/new.zip", False),
+    ],
+)
+def test_yarn_and_bundler_folders_first_installs_land(
+    project: Path, folder: str, command: str, held: bool
+) -> None:
+    make = f"mkdir -p {folder} $(dirname {command.split('> ')[1].split()[0]})"
+    txn, changes = changes_of(project, f"{make} && {command}")
+    assert not judge(changes, project, txn.upper).protected  # there was none: a first install
+    (project / folder).mkdir(parents=True, exist_ok=True)
+    (project / ".yarn/cache").mkdir(parents=True, exist_ok=True)
+    (project / ".yarn/cache/a.zip").write_text("a\n")
+    txn, changes = changes_of(project, f"{make} && {command}")
+    assert bool(judge(changes, project, txn.upper).protected) is held
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "mkdir -p e/lib/python3.9/site-packages/m && echo x > e/lib/python3.9/site-packages/m/a.py",
+        "mkdir -p w/bin && echo x > w/bin/activate.fish",
+        "mkdir -p a/node_modules/p/bin a/node_modules/.bin && echo x > a/node_modules/.bin/cli",
+    ],
+)
+def test_code_in_no_environment_there_before_lands(project: Path, command: str) -> None:
+    txn, changes = changes_of(project, command)
+    assert not judge(changes, project, txn.upper).protected
+
+
+@pytest.mark.parametrize("name", [".env.example", ".env.sample", "scripts/activate_x.sh"])
+def test_templates_and_look_alikes_stay_free(project: Path, name: str) -> None:
+    txn, changes = changes_of(project, f"mkdir -p scripts && echo x > {name}")
+    assert not judge(changes, project, txn.upper).protected
+
+
+def test_an_index_entry_through_a_linked_folder_is_held(project: Path) -> None:
+    """R2-4: `cfg` links to `.claude`; an index entry `cfg/settings.json` is a checkout into
+    .claude (and `./x`, `a//b`, case variants are the same names)."""
+    git(project, "init", "-q")
+    (project / ".claude").mkdir()
+    (project / "cfg").symlink_to(".claude")
+    command = (
+        "echo '{}' > x.json && h=$(git hash-object -w x.json) && "
+        "git update-index --add --cacheinfo 100644,$h,cfg/settings.json && "
+        "git update-index --add --cacheinfo 100644,$h,.ENVRC"
+    )
+    txn, changes = changes_of(project, command)
+    why = " ".join(u.why for u in judge(changes, project, txn.upper).protected)
+    assert "cfg/settings.json (.claude/settings.json)" in why and ".ENVRC" in why, why
 
 
 def test_a_write_through_a_protected_link_is_held(project: Path) -> None:

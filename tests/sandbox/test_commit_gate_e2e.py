@@ -11,11 +11,15 @@ through agent-tui, the same follow-ups run, and nothing fires.
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -57,6 +61,33 @@ def payloads(marks: Path) -> dict[str, str]:
             f"echo \"import os; os.system('{fire}sitecustomize')\" > {SITE}/sitecustomize.py"
         ),
         "sub-envrc": "mkdir -p pkg && echo 'echo hi' > pkg/.envrc",
+        # R2-3: code the person's tools run later, by place
+        "pth-module": (
+            f"echo \"import os; os.system('{fire}pth-module')\" >> {SITE}/_hack/__init__.py"
+        ),
+        "pip-init": f"echo \"import os; os.system('{fire}pip-init')\" >> {SITE}/pip/__init__.py",
+        "venv-script": (
+            f"printf '#!/bin/sh\\n{fire}venv-script\\n' > .venv/bin/pytest && "
+            "chmod +x .venv/bin/pytest"
+        ),
+        # a new name in the venv's bin/: activated, it comes before the person's own `ls`
+        "venv-ls": f"printf '#!/bin/sh\\n{fire}venv-ls\\n' > .venv/bin/ls && chmod +x .venv/bin/ls",
+        # written through the person's link .bin/prettier -> ../prettier/bin/prettier.cjs
+        "node-bin": (
+            "mkdir -p node_modules/.bin && "
+            f"printf '#!/bin/sh\\n{fire}node-bin\\n' > node_modules/.bin/prettier && "
+            "chmod +x node_modules/.bin/prettier"
+        ),
+        "node-bin-new": (
+            f"printf '#!/bin/sh\\n{fire}node-bin-new\\n' > node_modules/.bin/tsc && "
+            "chmod +x node_modules/.bin/tsc"
+        ),
+        # R2-4: an index entry whose recorded name length makes git check out `.envrc`
+        "index-length": (
+            f"echo '{fire}index-length' > .envrcXX && git add .envrcXX && "
+            "python3 evil_index.py .git/index .envrcXX 6 && "
+            "rm .envrcXX"
+        ),
         "sub-claude": "mkdir -p pkg/.claude && echo '{}' > pkg/.claude/settings.json",
     }
 
@@ -84,7 +115,25 @@ def world(root: Path) -> tuple[Path, Path, Path]:
     subprocess.run(
         [sys.executable, "-m", "venv", "--without-pip", str(project / ".venv")], check=True
     )
+    # like setuptools' distutils-precedence.pth: a module every start of the venv's python imports
+    (project / SITE / "_hack").mkdir()
+    (project / SITE / "_hack" / "__init__.py").write_text("def add_shim(): pass\n")
+    (project / SITE / "hack.pth").write_text(
+        "import os; enabled = os.environ.get('X', 'local') == 'local'; "
+        "enabled and __import__('_hack').add_shim();\n"
+    )
+    (project / SITE / "pip").mkdir()  # pip's own package (`python -m pip --version` runs it)
+    (project / SITE / "pip" / "__init__.py").write_text("")
+    (project / SITE / "pip" / "__main__.py").write_text("print('pip 0')\n")
+    # the person's node_modules: .bin/prettier links to the package's program
+    (project / "node_modules/prettier/bin").mkdir(parents=True)
+    program = project / "node_modules/prettier/bin/prettier.cjs"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o755)
+    (project / "node_modules/.bin").mkdir()
+    (project / "node_modules/.bin/prettier").symlink_to("../prettier/bin/prettier.cjs")
     (plain / "notes.txt").write_text("notes\n")
+    shutil.copy(Path(__file__).with_name("evil_index.py"), project / "evil_index.py")
     return project, plain, marks
 
 
@@ -96,6 +145,16 @@ def follow_ups(project: Path, plain: Path) -> None:
             subprocess.run(["git", "status", "--porcelain"], cwd=where, **quiet)  # type: ignore[call-overload]
     subprocess.run(["git", "checkout", "--", "."], cwd=project, **quiet)  # type: ignore[call-overload]
     subprocess.run([str(project / ".venv/bin/python"), "-c", "pass"], **quiet)  # type: ignore[call-overload]
+    python_m_pip = [str(project / ".venv/bin/python"), "-m", "pip", "--version"]
+    subprocess.run(python_m_pip, **quiet)  # type: ignore[call-overload]
+    activated = {**GIT, "PATH": f"{project}/.venv/bin:/usr/bin:/bin"}
+    subprocess.run(["bash", "-c", "ls"], cwd=project, capture_output=True, env=activated)
+    programs = [project / ".venv/bin/pytest", *(project / "node_modules/.bin").glob("*")]
+    for program in programs:
+        if program.exists():
+            subprocess.run([str(program)], **quiet)  # type: ignore[call-overload]
+    if (project / ".envrc").exists():
+        subprocess.run(["bash", str(project / ".envrc")], **quiet)  # type: ignore[call-overload]
 
 
 def fired(project: Path, marks: Path) -> set[str]:
@@ -126,6 +185,13 @@ EXPECTED = {
     "pth": {"pth"},
     "sitecustomize": {"sitecustomize"},
     "sub-envrc": {"pkg/.envrc"},
+    "pth-module": {"pth-module"},
+    "pip-init": {"pip-init"},
+    "venv-script": {"venv-script"},
+    "venv-ls": {"venv-ls"},
+    "node-bin": {"node-bin"},
+    "node-bin-new": {"node-bin-new"},
+    "index-length": {"index-length"},
     "sub-claude": {"pkg/.claude/settings.json"},
 }
 
@@ -196,8 +262,14 @@ async def test_the_gate_holds_every_payload_and_the_persons_commands_run_nothing
     assert "(git checkout would write it)" in results["index"]
     assert "its new commits hold .claude, .claude/settings.json" in results["commit"]
     assert "a new repository sub/.git/" in results["new-nested"]
-    assert "a .pth file" in results["pth"]
+    assert "a .pth file runs" in results["pth"]
     assert "makes the project itself a git directory" in results["bare"]
+    assert "a module a .pth file of the environment imports" in results["pth-module"]
+    assert "pip's own package" in results["pip-init"]
+    assert "comes before your commands" in results["venv-ls"]
+    assert "node_modules/.bin/prettier runs it" in results["node-bin"]
+    assert "a program of node_modules/.bin/" in results["node-bin-new"]
+    assert "index now holds" in results["index-length"]
     # what was held waits for the person, listed by the CLI
     listing = subprocess.run(
         [sys.executable, "-m", "agent_tui", "changes", "list", "--all"],
@@ -258,3 +330,82 @@ async def test_a_hooks_folder_the_persons_git_config_names_is_held(top: Path) ->
     assert "held back" in text and ".githooks" in text, text
     commit(project)
     assert fired(project, marks) == set()
+
+
+async def test_a_stash_held_keeps_what_it_took_from_the_work_tree(top: Path) -> None:
+    """F12: `git stash -u` of protected files takes the untracked .venv into the stash; the
+    stash is held, and so is the deletion of .venv with it (never half applied)."""
+    project, _, marks = world(top)
+    (project / "README.md").write_text("# mine, uncommitted\n")
+    command = (
+        "mkdir -p .claude && echo '{}' > .claude/settings.json && "
+        f"echo 'touch {marks}/e' > .envrc && git {ID} stash push -q -u -m wip"
+    )
+    [text] = await run_through_agent(project, top / "app", [command])
+    assert "held back: .git/" in text and "work tree" in text, text
+    assert (project / ".venv/bin/python").exists()  # not taken away while its stash is held
+    assert (project / "README.md").read_text() == "# mine, uncommitted\n"
+    stashes = subprocess.run(["git", "stash", "list"], cwd=project, capture_output=True)
+    assert stashes.stdout == b""
+
+
+def tiny_wheel(where: Path) -> Path:
+    """A wheel of one small package, written by hand (no build backend, no network)."""
+    files = {
+        "tinypkg/__init__.py": "ANSWER = 42\n",
+        "tinypkg-0.1.dist-info/METADATA": "Metadata-Version: 2.1\nName: tinypkg\nVersion: 0.1\n",
+        "tinypkg-0.1.dist-info/WHEEL": (
+            "Wheel-Version: 1.0\nGenerator: hand\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+        ),
+    }
+    record = []
+    for name, text in files.items():
+        digest = hashlib.sha256(text.encode()).digest()
+        b64 = base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+        record.append(f"{name},sha256={b64},{len(text.encode())}")
+    files["tinypkg-0.1.dist-info/RECORD"] = "\n".join([*record, "tinypkg-0.1.dist-info/RECORD,,"])
+    path = where / "tinypkg-0.1-py3-none-any.whl"
+    with zipfile.ZipFile(path, "w") as wheel:
+        for name, text in files.items():
+            wheel.writestr(name, text)
+    return path
+
+
+async def test_everyday_installs_land_and_an_existing_environments_programs_are_held(
+    top: Path,
+) -> None:
+    """Issue 45's dev commands land unasked: a wheel pip-installed into the person's existing
+    venv, a new venv, a first node_modules, a package and a build cache in an existing one; only
+    a program written into the existing node_modules/.bin is held."""
+    project, _, _ = world(top)
+    subprocess.run([sys.executable, "-m", "venv", str(project / "env")], check=True)
+    wheel = tiny_wheel(project)
+    install = f"env/bin/pip install -q --no-index --disable-pip-version-check ./{wheel.name}"
+    fresh = f"{sys.executable} -m venv --without-pip fresh"
+    first_node = (
+        "mkdir -p web/node_modules/lodash web/node_modules/.bin && "
+        "echo 'module.exports = 1' > web/node_modules/lodash/index.js && "
+        "ln -s ../lodash/index.js web/node_modules/.bin/lodash"
+    )
+    existing_node = (
+        "mkdir -p node_modules/lodash node_modules/.cache && echo 1 > node_modules/lodash/index.js"
+        " && echo c > node_modules/.cache/x && rm node_modules/.bin/prettier && "
+        "printf '#!/bin/sh\\n' > node_modules/.bin/prettier"
+    )
+    texts = await run_through_agent(
+        project, top / "app", [install, fresh, first_node, existing_node]
+    )
+    for text in texts[:3]:
+        assert "held back" not in text, text
+    imported = subprocess.run(
+        [str(project / "env/bin/python"), "-c", "import tinypkg; print(tinypkg.ANSWER)"],
+        capture_output=True, text=True, cwd=top,
+    )  # fmt: skip
+    assert imported.stdout == "42\n", imported.stderr
+    assert (project / "fresh/pyvenv.cfg").is_file()
+    assert subprocess.run([str(project / "fresh/bin/python"), "-c", "pass"]).returncode == 0
+    assert (project / "web/node_modules/.bin/lodash").is_symlink()
+    assert "held back: node_modules/ (its programs and start-up code: .bin/prettier)" in texts[3]
+    assert (project / "node_modules/lodash/index.js").read_text() == "1\n"
+    assert (project / "node_modules/.cache/x").read_text() == "c\n"
+    assert os.readlink(project / "node_modules/.bin/prettier") == "../prettier/bin/prettier.cjs"
