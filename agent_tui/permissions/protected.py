@@ -239,6 +239,11 @@ def protected_reason(path: Path | str, config_dir: Path | None = None) -> str | 
     """Why writing `path` (absolute or relative) needs the person, or None."""
     p = Path(os.path.normpath(path))
     parts = canonical_parts(p)
+    return _by_folders(parts) or _by_name(parts) or _by_place(p, config_dir)
+
+
+def _by_folders(parts: list[str]) -> str | None:
+    """A protected folder on the way, or a protected run of names (`.github/workflows`)."""
     for part in parts[:-1]:
         if part in _DIRS_CANON:
             return _DIRS_CANON[part]
@@ -250,6 +255,12 @@ def protected_reason(path: Path | str, config_dir: Path | None = None) -> str | 
     for run, why in _PACKAGE_RUNS.items():
         if _holds_run(parts[:-1], run):
             return why
+    return None
+
+
+def _by_name(parts: list[str]) -> str | None:
+    """The file's own name: a protected folder or file, a git directory, an environment file,
+    a .pth in a site folder, a module Python runs at start-up."""
     name = parts[-1] if parts else ""
     if name in _DIRS_CANON:
         return _DIRS_CANON[name]
@@ -263,6 +274,11 @@ def protected_reason(path: Path | str, config_dir: Path | None = None) -> str | 
         return "a .pth file runs code whenever Python starts"
     if name.split(".", 1)[0] in _STARTUP_MODULES:
         return "Python runs it at start-up"
+    return None
+
+
+def _by_place(p: Path, config_dir: Path | None) -> str | None:
+    """Where an absolute path is: inside a bare repository, or the app's user settings."""
     if p.is_absolute() and any(is_git_dir(parent) for parent in p.parents):
         return _GIT_DIR  # a bare repository: HEAD, objects/ and refs/ beside its config
     if config_dir is not None and p.is_absolute():
