@@ -369,7 +369,7 @@ def warm_up(agent: Agent) -> None:
     from agent_tui.permissions.shell import analyze
 
     analyze("true")
-    sdk = getattr(agent.provider, "warm_up", None)
+    sdk = getattr(agent.provider, "warm_up", None)  # a capability: the SDK's providers have it
     if sdk is not None:
         sdk()
 
