@@ -85,6 +85,8 @@ def has_program(args: Sequence[Word]) -> bool:
     for a in args:
         if a is None:
             return True  # something is passed; the part itself still needs a rule
+        if a in ("--version", "--help"):
+            return True  # it prints and ends: nothing is read from standard input
         if a in _CODE_FLAGS:
             return a != "-"
         if not a.startswith("-"):

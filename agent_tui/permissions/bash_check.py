@@ -18,17 +18,22 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from agent_tui.pathutil import resolve
+from agent_tui.permissions.builtins import runs_written_file
 from agent_tui.permissions.command_risks import normalize
 from agent_tui.permissions.decisions import by_rule, edit_rule, plan_denied, rule_reason
 from agent_tui.permissions.git_check import git_risk
 from agent_tui.permissions.links import made_links, through_made_link
+from agent_tui.permissions.meanings import outside_words
+from agent_tui.permissions.outside import Reach
+from agent_tui.permissions.part_rules import allows, match_restricting
 from agent_tui.permissions.protected import protected
 from agent_tui.permissions.readonly import runs_unasked
 from agent_tui.permissions.risk import DELETERS, Highlights, risk_line
-from agent_tui.permissions.rules import Match, Rule, match_command
+from agent_tui.permissions.rules import Match
 from agent_tui.permissions.settings import SourcedRule
 from agent_tui.permissions.shell import Analysis, Part, Word, analyze, show
 from agent_tui.permissions.suggest import suggest_parts
+from agent_tui.permissions.tracers import project_options
 from agent_tui.permissions.types import AskKind, Behavior, Decision
 
 
@@ -37,6 +42,7 @@ class PermissionEngine(Protocol):
 
     cwd: Path
     config_dir: Path | None
+    add_dirs: tuple[Path, ...]
 
     @property
     def mode(self) -> str: ...
@@ -48,6 +54,8 @@ class PermissionEngine(Protocol):
     def fallback_reason(self, tool: str) -> str | None: ...
 
     def read_denied(self, path: Path) -> bool: ...
+
+    def read_allowed(self, path: Path) -> bool: ...
 
     def edit_rule_for(
         self, behavior: Behavior, resolved: Path | None, lexical: Path | None = None
@@ -96,8 +104,7 @@ class _Check:
     def _write(self, target: Word, text: str, redirect: bool) -> _Write:
         if target is None:
             return _Write(None, text, None, None, redirect)
-        expanded = os.path.expanduser(target)
-        if self.a.changes_dir and not os.path.isabs(expanded):
+        if self.a.changes_dir and not os.path.isabs(os.path.expanduser(target)):
             return _Write(target, text, None, None, redirect)  # relative to an unknown directory
         resolved, lexical = self.e.paths_of(target)
         return _Write(target, text, resolved, lexical, redirect)
@@ -194,10 +201,12 @@ class _Check:
         )
 
     def git_configured(self) -> str | None:
-        """Why git in this command may run a program its repository configures."""
+        """Why git in this command may run a program its repository configures (or a tracer
+        take options from a file where it runs: `tracers.project_options`)."""
         if self._git is False:
             targets = [w.target for w in self.writes]
-            self._git = git_risk(self.a.parts, self.dirs(), targets)
+            parts, dirs = self.a.parts, self.dirs()
+            self._git = git_risk(parts, dirs, targets) or project_options(parts, dirs)
         return self._git  # type: ignore[return-value]
 
     # 3. ask rules, protected paths, and whatever can't be known statically or runs code.
@@ -232,6 +241,10 @@ class _Check:
             self.hl.extend(p.text for p in a.parts if p.argv[:1] == ("git",))
             self.ask("code")
             return self.decision("ask", why)
+        why = runs_written_file(a, lambda t: self.e.paths_of(t)[1])
+        if why:
+            self.ask("code")
+            return self.decision("ask", why)
         if a.problems or a.risks:
             self.ask("code")
             self.hl.extend(a.risks + a.problems)
@@ -252,9 +265,19 @@ class _Check:
         if dirs is None or made_links(self.a):
             return False  # relative paths from an unknown folder, or through links made here
         redirected = Part(("cat", *self.a.reads), "")  # `< F`: read like cat's operands
-        if self.a.reads and not runs_unasked(redirected, dirs, self.e.read_denied, self.e.cwd):
+        reach = self.reach(dirs)
+        if self.a.reads and not runs_unasked(redirected, reach):
             return False
-        return runs_unasked(part, dirs, self.e.read_denied, self.e.cwd)
+        return runs_unasked(part, reach)
+
+    def reach(self, dirs: list[Path]) -> Reach:
+        e = self.e
+        return Reach(e.cwd, dirs, e.read_denied, e.read_allowed, e.add_dirs)
+
+    def leads_outside(self, part: Part) -> list[str]:
+        """What in a part a rule allows reads or may change outside the project (meanings.py)."""
+        dirs = self.dirs()
+        return outside_words(part, self.reach(dirs) if dirs is not None else None)
 
     def dirs(self) -> list[Path] | None:
         """The directories relative paths may be taken from: the working directory and every
@@ -275,9 +298,15 @@ class _Check:
         used: list[str] = []
         sources: list[str] = []
         asked_parts: list[Part] = []
+        redirected = Part(("cat", *a.reads), "")  # `< F` is read like cat's operands
+        strays = [f"reads {w}, outside the project" for w in self.leads_outside(redirected)]
         for part in a.parts:
             rule = self.allow_rule(part)
-            if rule:
+            leading = self.leads_outside(part) if rule else []
+            if leading and not self.runs_by_default(part):
+                strays += [f"`{show(part.argv)}` reaches outside the project: {w}" for w in leading]
+                asked_parts.append(part)
+            elif rule:
                 used.append(rule.rule.text)
                 sources.append(rule.source)
             elif not self.runs_by_default(part):
@@ -296,7 +325,7 @@ class _Check:
                 by_mode = True
             else:
                 asked_writes.append(w)
-        if not asked_parts and not asked_writes:
+        if not asked_parts and not asked_writes and not strays:
             names = ", ".join(dict.fromkeys(used))
             if names:
                 return Decision(
@@ -313,15 +342,19 @@ class _Check:
                     source="mode",
                 )
             return Decision("allow", reason="a read-only command", read_only=True)
-        return self.ask_for(asked_parts, asked_writes)
+        return self.ask_for(asked_parts, asked_writes, strays)
 
-    def ask_for(self, parts: list[Part], writes: list[_Write]) -> Decision:
+    def ask_for(self, parts: list[Part], writes: list[_Write], strays: list[str]) -> Decision:
         a, e = self.a, self.e
         self.hl.extend([p.text for p in parts] + [w.text for w in writes])
-        if parts:
+        if strays:
+            self.ask("outside")
+        if any(self.allow_rule(p) is None for p in parts):
             self.ask("code")
         self.ask(*("outside" if self._outside(w) else "write" for w in writes))
-        reasons = [f"no rule allows `{show(p.argv)}`" for p in parts]
+        reasons = strays + [
+            f"no rule allows `{show(p.argv)}`" for p in parts if self.allow_rule(p) is None
+        ]
         reasons += [
             f"writes outside the project: {w.target or '(a path not known statically)'}"
             if self._outside(w)
@@ -331,7 +364,8 @@ class _Check:
         # "Always" is offered only when every asked part and write gets a rule of its own, and
         # never for a destructive command.
         suggestions: tuple[str, ...] = ()
-        unsafe = a.has_substitution or a.destructive or any(self._outside(w) for w in writes)
+        unsafe = bool(a.has_substitution or a.destructive or strays)
+        unsafe = unsafe or any(self._outside(w) for w in writes)
         if not unsafe:
             part_rules = suggest_parts(parts) if parts else ()
             edit_rules = [edit_rule(w.resolved, e.cwd) for w in writes if w.resolved]
@@ -340,43 +374,6 @@ class _Check:
         return self.decision(
             "ask", "; ".join(reasons), suggestions=tuple(dict.fromkeys(suggestions))
         )
-
-
-def match_restricting(rule: Rule, part: Part) -> Match:
-    """Match a deny or ask rule against a part's normalised form and every wrapper around it."""
-    best = Match.NO
-    for i, argv in enumerate((part.argv, *part.outer)):
-        open_args = part.open_args if i == 0 else False
-        raw = match_command(rule, argv, open_args=open_args, basename=True)
-        norm = normalize(argv)
-        m = match_command(rule, norm.argv, open_args=open_args, basename=True)
-        if (
-            m is Match.NO
-            and not norm.certain
-            and len(rule.tokens) > 1
-            and norm.argv[:1] == (rule.tokens[0],)
-        ):
-            m = Match.MAYBE  # the subcommand may be renamed: `git -c alias.p=push p`
-        for found in (raw, m):
-            best = found if found.value > best.value else best
-        if best is Match.YES:
-            break
-    return best
-
-
-def allows(rule: Rule, part: Part) -> bool:
-    """An allow rule covers the part as written, or without value-less global flags."""
-    if match_command(rule, part.argv, open_args=part.open_args) is Match.YES:
-        return True
-    if rule.bare or not part.argv or part.argv[0] is None or "/" in part.argv[0]:
-        return False
-    norm = normalize(part.argv)
-    return (
-        norm.certain
-        and norm.flags_only
-        and norm.argv != part.argv
-        and match_command(rule, norm.argv, open_args=part.open_args) is Match.YES
-    )
 
 
 def _by_rule(

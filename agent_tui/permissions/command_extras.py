@@ -1,6 +1,6 @@
 """What some programs do that an option table can't say: tar's old-style bundles and its modes,
 make's command-line variables, archive extraction and worktree updates that write files whose
-names nobody knows before they run, and uniq's output operand.
+names nobody knows before they run (positional outputs: outputs.py).
 
 Unknown writes (`tar x`, `unzip`, `git checkout BRANCH`, `patch`) are reported as `unknown`
 reasons: the members may be `.git/config`, a hook, `.envrc`, or a symlink that later writes
@@ -127,12 +127,6 @@ def _make(args: list[Word], out: Extra) -> None:
             return
 
 
-def _uniq(args: list[Word], out: Extra) -> None:
-    operands = _operands(args, frozenset({"-f", "-s", "-w"}))
-    if len(operands) >= 2:
-        out.writes.append(operands[1])
-
-
 def _unzip(args: list[Word], out: Extra) -> None:
     options = [a[1:] for a in args if a is not None and a.startswith("-")]
     if not any(c in o for o in options for c in "ltpczZv"):
@@ -236,7 +230,6 @@ _HANDLERS: dict[str, Callable[[list[Word], Extra], None]] = {
     "tar": _tar,
     "make": _make,
     "gmake": _make,
-    "uniq": _uniq,
     "unzip": _unzip,
     "7z": _letters_mode("xe", "7z"),
     "7za": _letters_mode("xe", "7z"),

@@ -9,6 +9,7 @@ push` -> `git push`), with `certain=False` where an option or alias could rename
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from collections.abc import Sequence
@@ -18,8 +19,10 @@ from typing import Any
 
 from agent_tui.paths import package_data
 from agent_tui.permissions.analysis import ARITH_TEST_OPS, EVALUATES, Word
+from agent_tui.permissions.builtins import builtin_effects
 from agent_tui.permissions.command_extras import Extra, extra, git_worktree, tar_words
 from agent_tui.permissions.getopt import abbreviates
+from agent_tui.permissions.outputs import git_written, written
 from agent_tui.permissions.scripts import script_effects
 
 
@@ -250,6 +253,8 @@ def effects(argv: Sequence[Word], raw: Sequence[str] = (), open_args: bool = Fal
     name = basename(argv[0])
     info = table().get(name)
     extra(name, list(argv[1:]), out)
+    written(name, list(argv[1:]), out)
+    builtin_effects(name, list(argv[1:]), out)
     if info is None:
         return out
     args = list(argv[1:])
@@ -268,6 +273,8 @@ def effects(argv: Sequence[Word], raw: Sequence[str] = (), open_args: bool = Fal
             _apply(f"{name} {sub}", sub_info, list(argv[sub_index + 1 :]), out)
         if name == "git" and sub is not None:
             git_worktree(sub, argv[sub_index + 1 :], out)
+            git_written(sub, argv[sub_index + 1 :], out)
+            out.writes = _from_git_dirs(head, out.writes)
         if (sub_info and sub_info.option_risks) or (info.anywhere and info.option_risks):
             _unknown_options(name, argv, raw, sub_index + 1, open_args, out)
         return out
@@ -287,6 +294,20 @@ def effects(argv: Sequence[Word], raw: Sequence[str] = (), open_args: bool = Fal
     if info.script:
         script_effects(name, args, info.program_file_options, info.in_place_options, out)
     return out
+
+
+def _from_git_dirs(head: Sequence[Word], writes: list[Word]) -> list[Word]:
+    """`git -C DIR …` writes its relative paths in DIR (`git -C .git log --output=config`)."""
+    base = ""
+    for k, a in enumerate(head):
+        if a is not None and a.startswith("-C"):
+            value = a[2:] or (head[k + 1] if k + 1 < len(head) else None)
+            if value is None:
+                return [None if w is None or not w.startswith(("/", "~")) else w for w in writes]
+            base = os.path.join(base, value)
+    if not base:
+        return writes
+    return [w if w is None or w.startswith(("/", "~")) else os.path.join(base, w) for w in writes]
 
 
 # A word that starts with one of these can't become an option, whatever it expands to.

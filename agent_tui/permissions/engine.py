@@ -19,7 +19,7 @@ from typing import Any
 from agent_tui.paths import config_dir as default_config_dir
 from agent_tui.pathutil import resolve
 from agent_tui.permissions import settings as settings_mod
-from agent_tui.permissions.decisions import by_rule, edit_rule, plan_denied
+from agent_tui.permissions.decisions import by_rule, edit_rule, plan_denied, read_rule_covers
 from agent_tui.permissions.hosts import PreapprovedHosts, default_preapproved
 from agent_tui.permissions.protected import protected
 from agent_tui.permissions.rules import (
@@ -280,14 +280,10 @@ class PermissionEngine:
 
     def read_denied(self, path: Path) -> bool:
         """A deny rule keeps `path` from being read (Grep and Glob leave it out)."""
-        rules = [r for r in self._rules if r.behavior == "deny" and r.rule.tool == "Read"]
-        if not rules:
-            return False
-        resolved, lexical = self.paths_of(str(path))
-        return any(
-            match_path(r.rule, resolved, self.cwd) or match_path(r.rule, lexical, self.cwd)
-            for r in rules
-        )
+        return read_rule_covers(self._rules, "deny", lambda: self.paths_of(str(path)), self.cwd)
+
+    def read_allowed(self, path: Path) -> bool:  # a rule of the person's own names the place
+        return read_rule_covers(self._rules, "allow", lambda: (path,), self.cwd)
 
     def _check(self, tool: str, input: dict[str, Any], read_only: bool) -> Decision:
         if tool in SEARCH_TOOLS and not input.get("path"):
@@ -354,14 +350,7 @@ class PermissionEngine:
         resolved, lexical = self.paths_of(raw)
 
         def hits(behavior: Behavior, *paths: Path) -> SourcedRule | None:
-            for r in self._rules:
-                if r.behavior != behavior:
-                    continue
-                if (r.rule.tool == kind or (r.rule.bare and r.rule.covers(tool))) and any(
-                    match_path(r.rule, p, self.cwd) for p in paths
-                ):
-                    return r
-            return None
+            return self._file_rule(behavior, tool, kind, paths)
 
         denied = hits("deny", resolved, lexical)
         if denied:
@@ -376,6 +365,10 @@ class PermissionEngine:
         if why:
             return Decision("ask", reason=f"a protected file: {why}", risk=f"changes {why}")
         if not any(resolved.is_relative_to(d) for d in (self.cwd, *self.add_dirs)):
+            from agent_tui.permissions.outside import in_system_folder  # loaded when first used
+
+            if not editing and (in_system_folder(resolved) or self.read_allowed(resolved)):
+                return Decision("allow", reason=f"reading {resolved}, which may be read anywhere")
             return Decision("ask", reason=f"{resolved} is outside the working directory {self.cwd}")
         allowed = hits("allow", resolved)
         if allowed:
@@ -392,6 +385,20 @@ class PermissionEngine:
         return Decision(
             "ask", reason=f"no rule allows editing {resolved}", suggestions=(rel,) if rel else ()
         )
+
+    def _file_rule(
+        self, behavior: Behavior, tool: str, kind: str, paths: tuple[Path, ...]
+    ) -> SourcedRule | None:
+        """The first `behavior` rule for `kind` (Read or Edit; a bare rule covering `tool`
+        too) that matches one of `paths`."""
+        for r in self._rules:
+            if r.behavior != behavior:
+                continue
+            if (r.rule.tool == kind or (r.rule.bare and r.rule.covers(tool))) and any(
+                match_path(r.rule, p, self.cwd) for p in paths
+            ):
+                return r
+        return None
 
     def _webfetch(self, input: dict[str, Any], read_only: bool) -> Decision:
         from agent_tui.permissions.web_decision import webfetch_decision

@@ -23,6 +23,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from agent_tui import git_run
+from agent_tui.permissions.config_text import plain_entries
+from agent_tui.permissions.git_links import IndexUnreadable, gitlinks, populated
 
 #: settings that run nothing, by (lower-case) section: a pattern the rest of the key (after the
 #: section's dot) must match whole, `[^\n]*` standing for a subsection. One small pattern a
@@ -141,65 +143,138 @@ def head_valid(head: Path) -> bool:
 
 def find_git_dir(start: Path) -> Path | None:
     """The git directory git would use from `start` (its discovery, without ceilings)."""
+    repo = find_repo(start)
+    return repo[0] if repo is not None else None
+
+
+def find_repo(start: Path) -> tuple[Path, Path] | None:
+    """(git directory, the folder it was found from: its work tree) for git run in `start`."""
     env = os.environ.get("GIT_DIR")
     if env:
-        return Path(env) if Path(env).is_absolute() else start / env
+        return (Path(env) if Path(env).is_absolute() else start / env), start
     for level in (start, *start.parents):
         dot = level / ".git"
         try:
             if dot.is_dir():
-                return dot
+                return dot, level
             if dot.is_file():
                 text = dot.read_text("utf-8", "replace").strip()
                 if text.startswith("gitdir:"):
                     target = Path(text[len("gitdir:") :].strip())
-                    return target if target.is_absolute() else (level / target)
-                return dot  # git refuses an unreadable gitfile; ask anyway
+                    return (level / target).resolve(strict=False), level
+                return dot, level  # git refuses an unreadable gitfile; ask anyway
         except OSError:
-            return dot
+            return dot, level
         if is_git_dir(level):
-            return level
+            return level, level
     return None
 
 
 def project_programs(folder: Path) -> str | None:
     """Why git run in `folder` would run a program its repository configures (config, an
-    include, a hook), or None (no repository, or one that runs nothing)."""
-    git_dir = find_git_dir(folder)
-    return programs([git_dir]) if git_dir is not None else None
+    include, a hook, the same in a submodule git descends into), or None (no repository, or one
+    that runs nothing)."""
+    repo = find_repo(folder)
+    return programs([repo[0]], [repo[1]]) if repo is not None else None
 
 
-def programs(git_dirs: Iterable[Path]) -> str | None:
-    """Why git would run a program the repository configures in one of `git_dirs`, or None."""
-    for git_dir in dict.fromkeys(git_dirs):
-        why = _programs(git_dir)
+def programs(
+    git_dirs: Iterable[Path], worktrees: Iterable[Path | None] = (), descend: bool = True
+) -> str | None:
+    """Why git would run a program the repository configures in one of `git_dirs` (or, with
+    `descend`, in a submodule of its work tree in `worktrees`, at any depth), or None."""
+    trees = list(worktrees)
+    checked: set[Path] = set()  # git directories whose config and hooks were read
+    visited: set[Path] = set()  # and those whose gitlinks were followed
+    for k, git_dir in enumerate(dict.fromkeys(git_dirs)):
+        why = _programs(git_dir, checked)
         if why:
             return why
+        tree = trees[k] if k < len(trees) else None
+        if descend and tree is not None:
+            why = _submodules(tree, git_dir, checked, visited)
+            if why:
+                return why
     return None
 
 
-def _programs(git_dir: Path) -> str | None:
+#: repositories read for one command at most (nested submodules): beyond it, ask
+MAX_REPOSITORIES = 10_000
+
+
+def _submodules(
+    worktree: Path, git_dir: Path, checked: set[Path], visited: set[Path]
+) -> str | None:
+    """The checked-out gitlinks `git status` / `git diff` descend into, read like the top."""
+    try:
+        links = gitlinks(git_dir)
+    except IndexUnreadable as e:
+        return f"the index can't be read to find its submodules ({e})"
+    for path in links:
+        dot = populated(worktree, path)
+        if dot is None:
+            continue
+        sub = find_git_dir(worktree / path) or dot
+        if sub in visited:
+            continue
+        visited.add(sub)
+        if len(visited) > MAX_REPOSITORIES:
+            return f"more than {MAX_REPOSITORIES} nested repositories to read"
+        why = _programs(sub, checked) or _submodules(worktree / path, sub, checked, visited)
+        if why:
+            return (
+                f"{why} (in submodule {path}, which git status and git diff descend into; "
+                "--ignore-submodules leaves submodules out)"
+            )
+    return None
+
+
+def _programs(git_dir: Path, checked: set[Path] | None = None) -> str | None:
+    """Why the repository (its common directory, its worktree's config, and every module's
+    git directory under `modules/`) runs a program; those read are added to `checked`."""
+    checked = set() if checked is None else checked
     common = git_dir
     try:
         pointer = git_dir / "commondir"
         if pointer.is_file():
             rel = Path(pointer.read_text("utf-8", "replace").strip())
-            common = rel if rel.is_absolute() else git_dir / rel
+            common = (rel if rel.is_absolute() else git_dir / rel).resolve(strict=False)
     except OSError:
         return f"{git_dir}: the repository's files can't be read"
-    hooks = _installed_hooks(common / "hooks")
-    if hooks:
-        return f"the repository has a git hook installed ({hooks})"
-    files = [common / "config", git_dir / "config.worktree"]
-    modules = common / "modules"
-    if modules.is_dir():
-        files += sorted(modules.glob("**/config"))[:64]
-    for f in files:
-        if f.is_file():
-            why = _config_file(f)
-            if why:
-                return why
+    why = _config_file(git_dir / "config.worktree") if git_dir != common else None
+    if why or common in checked:
+        return why  # a repository read before, its modules with it
+    for repo in (common, *_module_dirs(common / "modules")):
+        if repo in checked:
+            continue
+        checked.add(repo)
+        hooks = _installed_hooks(repo / "hooks")
+        if hooks:
+            return f"the repository {repo} has a git hook installed ({hooks})"
+        why = _config_file(repo / "config") or _config_file(repo / "config.worktree")
+        if why:
+            return why
     return None
+
+
+def _module_dirs(modules: Path) -> list[Path]:
+    """Every submodule's git directory under `.git/modules/` (names may hold `/`; a module's
+    own submodules are under its `modules/`), with no cap."""
+    found: list[Path] = []
+    stack = [modules]
+    while stack:
+        folder = stack.pop()
+        try:
+            entries = sorted(e for e in folder.iterdir() if e.is_dir() and not e.is_symlink())
+        except OSError:
+            continue
+        for entry in entries:
+            if (entry / "HEAD").exists() or (entry / "config").exists():
+                found.append(entry)
+                stack.append(entry / "modules")
+            else:
+                stack.append(entry)  # part of a name with `/` in it
+    return found
 
 
 def _installed_hooks(hooks: Path) -> str | None:
@@ -218,26 +293,53 @@ def _config_file(path: Path) -> str | None:
     return _read_config(str(path), st.st_mtime_ns, st.st_size)
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=4096)
 def _read_config(path: str, mtime_ns: int, size: int) -> str | None:
     if not git_run.available():
         return None  # no git: nothing can run it
-    try:
-        out = git_run.run(
-            Path("/"),
-            *("config", "--file", path, "--includes", "--list", "-z"),
-            env={"GIT_CONFIG_NOSYSTEM": "1"},
-            timeout=10,
-        )
-    except git_run.GitError:
-        return f"{path}: git couldn't read it"
-    for entry in out.decode("utf-8", "replace").split("\0"):
-        if not entry:
-            continue
-        key, _, value = entry.partition("\n")
+    entries = _plain(path)
+    if entries is None:
+        try:
+            out = git_run.run(
+                Path("/"),
+                *("config", "--file", path, "--includes", "--list", "-z"),
+                env={"GIT_CONFIG_NOSYSTEM": "1"},
+                timeout=10,
+            )
+        except git_run.GitError:
+            return f"{path}: git couldn't read it"
+        listed = out.decode("utf-8", "replace").split("\0")
+        entries = [(k, v) for k, _, v in (e.partition("\n") for e in listed if e)]
+    for key, value in entries:
+        if key.lower() == "core.worktree" and _in_superproject(path, value):
+            continue  # `git submodule` points a module's git directory at its folder
         if not key_runs_nothing(key, value):
             return f"{path} sets {key}, which can make git run a program"
     return None
+
+
+def _plain(path: str) -> list[tuple[str, str]] | None:
+    """The file's entries when it is a plain one (config_text.py), else None: git reads it."""
+    try:
+        return plain_entries(Path(path).read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _in_superproject(config: str, worktree: str) -> bool:
+    """A submodule's core.worktree, in its git directory under the superproject's
+    `.git/modules/`, naming a folder of the superproject (as `git submodule` writes it)."""
+    git_dir = Path(config).resolve(strict=False).parent
+    top = next(
+        (
+            p.parent
+            for p in git_dir.parents
+            if p.name == ".git" and git_dir.is_relative_to(p / "modules")
+        ),
+        None,
+    )
+    target = Path(os.path.normpath(git_dir / worktree))
+    return top is not None and target.is_relative_to(top)
 
 
 def key_runs_nothing(key: str, value: str) -> bool:

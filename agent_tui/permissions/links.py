@@ -11,16 +11,22 @@ from pathlib import Path
 
 from agent_tui.permissions.analysis import Analysis, Word
 
-#: commands that can put a link (or a copied symlink) at the path they write
-LINKERS = frozenset({"ln", "link", "cp", "mv", "install", "rsync"})
+#: commands that can put a link (or a copied symlink) at the path they write; git checks out
+#: the symlinks another tree holds (`git checkout BRANCH -- d`)
+LINKERS = frozenset({"ln", "link", "cp", "mv", "install", "rsync", "git"})
 
 
 def made_links(a: Analysis, linkers: frozenset[str] = LINKERS) -> list[Word]:
-    """Paths the command's own `ln`/`cp`/`mv`/… write: a later write or read may pass through."""
+    """Paths the command's own `ln`/`cp`/`mv`/`git checkout`/… write: a later write or read
+    may pass through."""
+    return [w for w, _ in _made(a, linkers)]
+
+
+def _made(a: Analysis, linkers: frozenset[str]) -> list[tuple[Word, str]]:
     texts = {
         p.text for p in a.parts if p.argv and p.argv[0] and os.path.basename(p.argv[0]) in linkers
     }
-    return [w for w, text in a.operand_writes if text in texts]
+    return [(w, text) for w, text in a.operand_writes if text in texts]
 
 
 def through_made_link(
@@ -28,20 +34,21 @@ def through_made_link(
 ) -> str | None:
     """Why a write (target, text of the part that writes it) may go through a link the same
     command makes, or None."""
-    links = made_links(a)
+    links = _made(a, LINKERS)
     if not links:
         return None
-    if None in links:
+    if any(w is None for w, _ in links):
         return "the command makes links whose names aren't known statically"
-    made = [(lexical(w), w) for w in links if w is not None]
     # a write to the very path `ln` made writes its target (`ln /outside/f h && echo >> h`)
-    linked = {lexical(w) for w in made_links(a, frozenset({"ln", "link"})) if w is not None}
-    own = {t for _, t in a.operand_writes if _ in links}
+    linked = {lexical(w) for w, _ in _made(a, frozenset({"ln", "link"})) if w is not None}
     for target, text in targets:
-        if target is None or text in own:
+        if target is None:
             continue
         path = lexical(target)
-        for link, shown in made:
+        for shown, maker in links:
+            link = lexical(shown or "")
+            if maker == text and path == link:
+                continue  # the link itself, written by the part that makes it
             if (path == link and link in linked) or (path != link and path.is_relative_to(link)):
                 return f"writes {target} through {shown}, which the same command makes"
     return None

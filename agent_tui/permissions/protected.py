@@ -82,6 +82,7 @@ _FILES = {
     ".zlogin": "a shell start-up file",
     ".kshrc": "a shell start-up file",
     ".inputrc": "readline start-up file",
+    ".valgrindrc": "valgrind's options, read where it runs (its log files can be anywhere)",
     "config.fish": "a shell start-up file",
     "sitecustomize.py": "Python runs it at start-up",
     "parsed-css.pickle": "an earlier agent-tui loads it at start-up (a pickle)",
@@ -157,6 +158,9 @@ _FILES = {
     ".pnpmfile.mjs": "pnpm's hooks (.pnpmfile.mjs: code it runs on every install)",
     "gradle.properties": "gradle's settings (`org.gradle.jvmargs`: a -javaagent ./gradlew loads)",
     ".jvmopts": "sbt's JVM options (a -javaagent runs code when sbt starts)",
+    ".rubocop.yml": "rubocop's settings (`require:` loads Ruby code it runs)",
+    ".lfsconfig": "git-lfs's settings (a custom transfer agent is a program git runs)",
+    "GNUmakefile": "make reads it before the Makefile: `make` runs it in the Makefile's place",
     ".sbtopts": "sbt's options (a -javaagent runs code when sbt starts)",
     # code a package manager installed, run by name later
     "gradle-wrapper.jar": "the gradle wrapper itself: ./gradlew runs it",
@@ -167,6 +171,7 @@ _FILES = {
 #: runs of folder names that hold code-running configuration inside an ordinary folder
 _PATHS: dict[tuple[str, ...], str] = {
     (".github", "hooks"): "Copilot's hooks (.github/hooks/: commands its CLI and agent run)",
+    (".bundle", "config"): "bundler's settings (BUNDLE_GEMFILE: the Ruby `bundle exec` runs)",
     (".hg", "hgrc"): "Mercurial's repository config (hooks and extensions run on `hg status`)",
     (".hg", "hgrc-not-shared"): "Mercurial's repository config (hooks and extensions run)",
     (".hg", "sharedpath"): "Mercurial's shared store (its config, hooks and extensions, run)",
@@ -230,6 +235,23 @@ _PACKAGE_RUNS = {
 _SITE_FOLDERS = frozenset({"site-packages", "dist-packages", "__pypackages__"})
 
 
+#: tools run as `python -m NAME`, which imports NAME from the folder it runs in first: a module
+#: or package of that name in the project runs in the tool's place
+_RUN_AS_MODULES = frozenset({"pip", "venv", "ensurepip", "virtualenv", "pipx"})
+_AS_MODULE = "`python -m` runs it in place of the tool of that name (pip, venv) in this folder"
+
+
+def _runs_as_module(parts: list[str]) -> bool:
+    """`pip.py`, `pip/__main__.py`, `venv/…` — anywhere but in an environment's packages."""
+    for at, part in enumerate(parts):
+        module = part if at < len(parts) - 1 else part.split(".", 1)[0]
+        if module in _RUN_AS_MODULES and (at < len(parts) - 1 or part.endswith((".py", ".pyc"))):
+            return not any(
+                p in _SITE_FOLDERS or p in ("node_modules", "lib", "lib64") for p in parts[:at]
+            )
+    return False
+
+
 def canonical_parts(path: Path | str) -> list[str]:
     """`path`'s names as the file system compares them (`_canonical`), `./` and `//` gone."""
     return [_canonical(part) for part in Path(os.path.normpath(path)).parts]
@@ -260,7 +282,7 @@ def _by_folders(parts: list[str]) -> str | None:
 
 def _by_name(parts: list[str]) -> str | None:
     """The file's own name: a protected folder or file, a git directory, an environment file,
-    a .pth in a site folder, a module Python runs at start-up."""
+    a .pth in a site folder, a module Python runs at start-up, or one a tool runs as a module."""
     name = parts[-1] if parts else ""
     if name in _DIRS_CANON:
         return _DIRS_CANON[name]
@@ -274,6 +296,8 @@ def _by_name(parts: list[str]) -> str | None:
         return "a .pth file runs code whenever Python starts"
     if name.split(".", 1)[0] in _STARTUP_MODULES:
         return "Python runs it at start-up"
+    if _runs_as_module(parts):
+        return _AS_MODULE
     return None
 
 

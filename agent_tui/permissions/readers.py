@@ -335,6 +335,8 @@ READERS: dict[str, Reader] = {
         "none",
     ),
     "nproc": _r("nproc", "", _long("all", "ignore"), "none"),
+    # the environment: the app's credentials are not in it (the Bash tool removes them)
+    "printenv": _r("printenv", "0", _long("null"), "none"),
 }
 for _alias, _of in (("gawk", "awk"), ("mawk", "awk"), ("nawk", "awk"), ("gsed", "sed")):
     READERS[_alias] = READERS[_of]

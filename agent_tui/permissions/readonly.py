@@ -13,16 +13,13 @@ caught before this (`git_config.py`). Network tools never belong here (DNS looku
 
 from __future__ import annotations
 
-import glob
-import os
 import re
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
-from agent_tui.pathutil import resolve
 from agent_tui.permissions.analysis import Part, Word
 from agent_tui.permissions.command_risks import normalize
-from agent_tui.permissions.getopt import Unclear, scan
+from agent_tui.permissions.getopt import Unclear, abbreviates, scan
+from agent_tui.permissions.outside import Reach
 from agent_tui.permissions.readers import (
     FIND_FILE_TESTS,
     FIND_FOLLOWS,
@@ -100,26 +97,21 @@ _SUBVERBS = {
     "reflog": frozenset({"show"}),
     "worktree": frozenset({"list"}),
 }
-_SAFE_GLOB = re.compile(r"[\w.*?\[\]/@+,=-]+")
 _NUMERIC = re.compile(r"-\d+")
 
-#: paths resolve against these directories (the working directory and where `cd` may lead)
-Dirs = Sequence[Path]
-ReadDenied = Callable[[Path], bool]
 
-
-def runs_unasked(
-    part: Part, dirs: Dirs, read_denied: ReadDenied = lambda p: False, cwd: Path | None = None
-) -> bool:
-    """The part only reads files inside the project (`cwd`, default dirs[0]) and prints."""
-    root = cwd or dirs[0]
+def runs_unasked(part: Part, reach: Reach) -> bool:
+    """The part only reads files it may read unasked (`outside.Reach.readable`: the project,
+    system folders, what Read allow rules name) and prints."""
     if part.privileged or part.open_args or not part.argv or part.argv[0] is None:
         return False
     name, args = part.argv[0], list(part.argv[1:])
     raw = list(part.raw[1:]) if len(part.raw) == len(part.argv) else []
-    check = _Paths(dirs, root, read_denied, raw, args)
+    check = _Paths(reach, raw, args)
     if name in ("echo", "true", "false", ":"):
         return True
+    if name == "env":  # with no command it prints the environment, like printenv
+        return all(a in ("-0", "--null") for a in args)
     if name == "tee":  # its files are checked as writes
         return all(a is not None for a in args)
     if name == "cd":
@@ -131,76 +123,65 @@ def runs_unasked(
     reader = READERS.get(name)
     if reader is None:
         return False
-    return _reader(name, reader, part.argv, check)
+    files = reader_files(name, reader, part.argv)
+    return files is not None and all(check.operand(i, w) for i, w in files)
 
 
 class _Paths:
-    def __init__(
-        self, dirs: Dirs, root: Path, read_denied: ReadDenied, raw: list[str], args: list[Word]
-    ) -> None:
-        self.dirs, self.root, self.denied = dirs, root, read_denied
+    def __init__(self, reach: Reach, raw: list[str], args: list[Word]) -> None:
+        self.reach = reach
         self.raw_of = {i: raw[i] for i in range(len(raw))} if len(raw) == len(args) else {}
-        self.args = args
 
     def inside(self, path: str) -> bool:
-        for d in self.dirs:
-            p = resolve(path, d)
-            if not p.is_relative_to(self.root) or self.denied(p):
-                return False
-        return True
-
-    def glob_ok(self, raw: str) -> bool:
-        """`du -sh *`: a relative glob whose matches (expanded now) stay inside and none of
-        which could be read as an option."""
-        if not _SAFE_GLOB.fullmatch(raw) or raw.startswith("/") or ".." in raw:
-            return False
-        for d in self.dirs:
-            for match in glob.glob(raw, root_dir=d):
-                if match.startswith("-") or not self.inside(os.path.join(d, match)):
-                    return False
-        return True
+        return self.reach.readable(path)
 
     def operand(self, index: int, w: Word) -> bool:
+        """A file read (`index` into the arguments, -1: none); a glob is expanded now."""
         if w is not None:
             return self.inside(w)
         raw = self.raw_of.get(index)
-        return raw is not None and self.glob_ok(raw)
+        return raw is not None and self.reach.glob_stays(raw, self.reach.readable)
 
 
-def _reader(name: str, r: Reader, argv: Sequence[Word], check: _Paths) -> bool:
+def reader_files(name: str, r: Reader, argv: Sequence[Word]) -> list[tuple[int, Word]] | None:
+    """The files a reader's argv reads, each with its index among the arguments (-1 for one
+    a script names), or None when the command is more than a reader of files (an option its
+    table doesn't know or refuses, a program that reads files it names itself)."""
     words = list(argv)
     if r.numeric_option:
         words = [w for w in words if w is None or not _NUMERIC.fullmatch(w)]
-    if any(w is None and not check.raw_of for w in words[1:]):
-        return False
     try:
         parsed, operands = scan(words, r.spec)
     except Unclear:
         # a glob or `$x` among the options: known only at run time
-        return False
+        return None
     if parsed.has(*r.refuse):
-        return False
+        return None
+    files: list[tuple[int, Word]] = []
     for opt, value in parsed.options:
-        if opt in r.path_values and (value is None or not check.inside(value)):
-            return False
+        if opt in r.path_values:
+            files.append((-1, value))
     if r.operands == "none":
-        return name != "date" or all(o is not None and o.startswith("+") for o in operands)
+        if name == "date" and not all(o is not None and o.startswith("+") for o in operands):
+            return None
+        return files
+    scripts = parsed.values("-e", "--expression") if name in ("sed", "gsed") else []
     if r.operands == "pattern" and not parsed.has(*r.pattern_options):
         if not operands or operands[0] is None:
-            return False
-        if name in ("sed", "gsed") and not _sed_reads_inside(operands[0], check):
-            return False
+            return None
         if name.endswith("awk") and "getline" in operands[0]:
-            return False  # `getline < FILE` reads a file the program names
+            return None  # `getline < FILE` reads a file the program names
+        if name in ("sed", "gsed"):
+            scripts.append(operands[0])
         operands = operands[1:]
-    if name in ("sed", "gsed"):
-        scripts = parsed.values("-e", "--expression")
-        if any(s is None or not _sed_reads_inside(s, check) for s in scripts):
-            return False
+    for script in scripts:
+        if script is None:
+            return None
+        files += [(-1, f) for f in sed_reads(script)]
     if r.operands == "first-path" and len(operands) > 1:
-        return False
+        return None
     offsets = _operand_indexes(list(argv[1:]), operands)
-    return all(check.operand(i, w) for i, w in zip(offsets, operands, strict=True))
+    return files + list(zip(offsets, operands, strict=True))
 
 
 def _operand_indexes(args: list[Word], operands: list[Word]) -> list[int]:
@@ -213,12 +194,6 @@ def _operand_indexes(args: list[Word], operands: list[Word]) -> list[int]:
         out.append(j)
         j -= 1
     return list(reversed(out))
-
-
-def _sed_reads_inside(script: Word, check: _Paths) -> bool:
-    if script is None:
-        return False
-    return all(f is not None and check.inside(f) for f in sed_reads(script))
 
 
 def _find(args: list[Word], check: _Paths) -> bool:
@@ -246,6 +221,11 @@ def _find(args: list[Word], check: _Paths) -> bool:
     return True
 
 
+def _abbreviates_forbidden(word: str) -> bool:
+    """`--outp=F` is `--output=F` to git's parse-options (any unique prefix)."""
+    return any(abbreviates(word, o) for o in _GIT_FORBIDDEN if o.startswith("--"))
+
+
 def _git(part: Part, check: _Paths) -> bool:
     norm = normalize(part.argv)
     if not (norm.certain and norm.flags_only) or len(norm.argv) < 2:
@@ -255,7 +235,7 @@ def _git(part: Part, check: _Paths) -> bool:
     verb, words = norm.argv[1], list(norm.argv[2:])
     if verb not in _GIT_VERBS:
         return False
-    if any(a is None or a.startswith(_GIT_FORBIDDEN) for a in words):
+    if any(a is None or a.startswith(_GIT_FORBIDDEN) or _abbreviates_forbidden(a) for a in words):
         return False
     args = [a for a in words if a is not None]
     if verb == "cat-file" and not any(a in ("-p", "-t", "-s", "-e") for a in args):

@@ -220,6 +220,8 @@ def _compile_glob(pattern: str, cwd: str) -> re.Pattern[str]:
         pattern += "**"
     if pattern.startswith("~"):
         pattern = os.path.expanduser(pattern)
+    if pattern.startswith("//"):
+        pattern = pattern[1:]  # Claude Code's spelling of an absolute path
     if pattern.startswith("/"):
         anchor = ""
     elif "/" in pattern:

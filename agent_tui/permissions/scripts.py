@@ -247,6 +247,7 @@ def script_effects(
     scripts: list[Word] = []
     files: list[Word] = []
     in_place = sandbox = from_options = False
+    suffixes: list[str] = []
     i, options = 0, True
     while i < len(args):
         a = args[i]
@@ -269,6 +270,8 @@ def script_effects(
                 i += 1
             sandbox = sandbox or key == "--sandbox"
             in_place = in_place or key in in_place_options
+            if key in in_place_options and value:
+                suffixes.append(value)
         else:
             for j, letter in enumerate(a[1:], start=1):
                 rest = a[j + 1 :]
@@ -282,6 +285,7 @@ def script_effects(
                     break
                 if f"-{letter}" in in_place_options:
                     in_place = True
+                    suffixes += [rest] if rest else []
                     break  # the rest is the backup suffix
                 if f"-{letter}" in with_value:
                     i += 0 if rest else 1
@@ -298,3 +302,12 @@ def script_effects(
         out.writes.extend(fx.writes)
     if in_place:
         out.writes.extend(files)
+        out.writes.extend(backup_name(f, s) for f in files for s in suffixes)
+
+
+def backup_name(file: Word, suffix: str) -> Word:
+    """GNU sed's backup of `file` for `-iSUFFIX`: each `*` becomes the file's name as given
+    (so `-i'/elsewhere/bak-*'` writes there), else the suffix is appended."""
+    if file is None:
+        return None
+    return suffix.replace("*", file) if "*" in suffix else file + suffix

@@ -35,6 +35,7 @@ from agent_tui.permissions.analysis import (
 from agent_tui.permissions.command_risks import effects
 from agent_tui.permissions.expansions import code_evaluation, hidden_code
 from agent_tui.permissions.find_exec import find_actions
+from agent_tui.permissions.tracers import unwrap
 from agent_tui.permissions.variables import (
     assignment_name,
     assignment_problems,
@@ -44,13 +45,7 @@ from agent_tui.permissions.variables import (
 )
 from agent_tui.permissions.words import node_text as _text
 from agent_tui.permissions.words import static_word, word_gap
-from agent_tui.permissions.wrappers import (
-    Unclear,
-    Unwrapped,
-    shell_invocation,
-    sudo_command,
-    unwrap,
-)
+from agent_tui.permissions.wrappers import Unclear, Unwrapped, shell_invocation, sudo_command
 
 __all__ = ["INTERPRETER", "SHELLS", "Analysis", "Argv", "Part", "Word", "analyze", "show"]
 
@@ -270,7 +265,7 @@ class _Analyzer:
         )
         fx = effects(argv, raw, ctx.appends)
         self.risks.extend(f"{r}: `{text}`" if len(text) < 80 else r for r in fx.runs)
-        self.operand_writes.extend((w, text) for w in fx.writes)
+        self.operand_writes.extend((w, text) for w in fx.writes if w not in _HARMLESS_SINKS)
         self.destructive.extend(fx.destructive)
         for why in fx.unknown:
             self.problem(f"{why}: `{text}`" if len(text) < 80 else why)
@@ -337,8 +332,7 @@ class _Analyzer:
     def unwrapped(
         self, base: str, u: Unwrapped, argv: Argv, text: str, reparse: int, ctx: _Ctx, inner: _Ctx
     ) -> tuple[Argv, _Ctx] | None:
-        for w in u.writes:
-            self.operand_writes.append((w, text))
+        self.operand_writes.extend((w, text) for w in u.writes if w not in _HARMLESS_SINKS)
         if u.chdir:
             self.changes_dir = True
             self.cd_targets.append(None)

@@ -238,7 +238,7 @@ def _may_change(
 ) -> bool:
     """False when no proposed rule matches any part of the command: then neither decision can
     differ, and neither is made (most commands, for a narrow rule)."""
-    from agent_tui.permissions.bash_check import allows, match_restricting
+    from agent_tui.permissions.part_rules import allows, match_restricting
     from agent_tui.permissions.rules import Match
 
     command = tool_input.get("command")

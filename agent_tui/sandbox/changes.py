@@ -178,8 +178,8 @@ def _walk(upper: Path, lower: Path, prefix: str, started_ns: int) -> Iterator[Ch
     except OSError:
         return
     for entry in entries:
-        if _MIRROR_TEMP.fullmatch(entry.name):
-            continue  # the bridge's own, left by a shell stopped while it mirrored (inside.py)
+        if _MIRROR_TEMP.fullmatch(entry.name) and not entry.is_dir(follow_symlinks=False):
+            continue  # the bridge's own file, left by a shell stopped while it mirrored
         rel = f"{prefix}{entry.name}"
         low = lower / rel
         below, below_st = _below(low)

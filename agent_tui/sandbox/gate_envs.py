@@ -7,7 +7,9 @@ Held, in an environment that was there before the command (a folder with `pyvenv
 `__pypackages__/` that was there), as one unit per environment:
 - a Python environment's start-up path and programs: `pyvenv.cfg`; anything in its `bin/`
   (`Scripts/`), new or changed (activated, a new name comes before your commands); conda's
-  activation scripts (`etc/conda/activate.d/`); every `.pth` file; `sitecustomize` and
+  activation scripts (`etc/conda/activate.d/`) and whatever else of `etc/` and `share/jupyter/`
+  its tools read (Jupyter's config, kernel specs); a file in its top folder (`pip.conf`); every
+  `.pth` file; `sitecustomize` and
   `usercustomize`; every top-level module of its site-packages a `.pth` file's `import` line could
   import (each identifier and string literal of such lines, in the `.pth` files as they were and
   as the command leaves them: `__import__('_distutils_hack')` names `_distutils_hack`); pip's own
@@ -49,6 +51,11 @@ _PACKAGE_RUNS = (
 _LIBS = frozenset({"lib", "lib64", "Lib"})
 _REPLACED = "it puts something else in the place of the environment {place}/"
 _PIP = "pip's own package: `pip` runs it (`pip --version` as well)"
+_ENV_CONFIG = "the environment's own {name} (pip.conf: the index its pip installs from)"
+_TOOL_CONFIG = (
+    "configuration its tools read (etc/: Jupyter's config is Python it runs; share/jupyter/: "
+    "a kernel's argv is the program Jupyter starts)"
+)
 _PTH_MODULE = "a module a .pth file of the environment imports at every start of its python"
 _PROGRAM = "a program of the environment ({where}): activated, it comes before your commands"
 _NODE_BIN = "a program of node_modules/.bin/: npx and npm scripts run it by name"
@@ -184,6 +191,10 @@ class Environments:
             return _PROGRAM.format(where=f"{env or '.'}/{inner[0]}/")
         if inner[:2] == ["etc", "conda"] and inner[2:3] in (["activate.d"], ["deactivate.d"]):
             return "conda runs it on activating the environment"
+        if len(inner) == 1 and change.kind != "dir":
+            return _ENV_CONFIG.format(name=name)  # pip.conf: where its pip installs from
+        if inner[0] == "etc" or inner[:2] == ["share", "jupyter"]:
+            return _TOOL_CONFIG
         if name.endswith(".pth"):
             return "a .pth file runs code whenever the environment's python starts"
         if name.split(".", 1)[0] in ("sitecustomize", "usercustomize"):

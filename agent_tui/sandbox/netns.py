@@ -25,6 +25,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from agent_tui.sandbox.proxy import pipe
+
 #: the holder: accepts on the Unix socket, reads "PORT\n", carries the bytes to 127.0.0.1:PORT
 _HOLDER = r"""
 import os, socket, sys, threading
@@ -282,25 +284,10 @@ class Forward:
             up_r, up_w = await asyncio.open_unix_connection(str(self.holder.socket))
             up_w.write(f"{self.port}\n".encode())
             await up_w.drain()
-            await asyncio.gather(_pipe(reader, up_w), _pipe(up_r, writer))
+            await asyncio.gather(pipe(reader, up_w), pipe(up_r, writer))
         except (OSError, asyncio.CancelledError):
             pass
         finally:
             writer.close()
             if task is not None:
                 self._carrying.discard(task)
-
-
-async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-    try:
-        while data := await reader.read(65536):
-            writer.write(data)
-            await writer.drain()
-    except OSError:
-        pass
-    finally:
-        with contextlib.suppress(OSError, RuntimeError):
-            if writer.can_write_eof():
-                writer.write_eof()
-            else:
-                writer.close()

@@ -108,7 +108,7 @@ class Proxy:
             )
             up_writer.write(request.encode("latin-1"))
         await writer.drain()
-        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer))
+        await asyncio.gather(pipe(reader, up_writer), pipe(up_reader, writer))
 
     async def _connect(
         self, host: str, port: int
@@ -188,7 +188,8 @@ async def _reply(writer: asyncio.StreamWriter, status: int, text: str) -> None:
         await writer.drain()
 
 
-async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+async def pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    """Carry `reader` to `writer` until it ends, then half-close (or close) `writer`."""
     try:
         while data := await reader.read(65536):
             writer.write(data)
@@ -199,3 +200,5 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
         with contextlib.suppress(OSError, RuntimeError):
             if writer.can_write_eof():
                 writer.write_eof()
+            else:
+                writer.close()

@@ -147,19 +147,45 @@ class Transaction:
 
 
 def remove_folder(folder: Path) -> None:
-    """Remove a transaction's folder; overlayfs leaves `work/work` without permissions."""
+    """Remove a transaction's folder (or the session's layers), whatever a command left in it:
+    overlayfs leaves `work/work` without permissions, and a command can leave a read-only
+    folder holding a link to a file of the person's. What rmtree can't remove is made the
+    app's again through descriptors opened without following a link — the folder that holds it
+    and, for a folder, the entry itself; never what a link points to — and tried once more."""
+    tried: set[str] = set()
 
-    def unlock(func: Any, path: str, _exc: Any) -> None:
+    def unlock(_func: Any, path: str, _exc: Any) -> None:
+        if path in tried:
+            return  # made writable once already: it stays (an immutable file, a mount)
+        tried.add(path)
         with contextlib.suppress(OSError):
-            os.chmod(os.path.dirname(path), 0o700)
-            os.chmod(path, stat.S_IRWXU)
-        with contextlib.suppress(OSError):
-            if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path, ignore_errors=True)
-            else:
-                os.unlink(path)
+            if _unlock(os.path.dirname(path), os.path.basename(path)):
+                shutil.rmtree(path, onerror=unlock)
 
     shutil.rmtree(folder, onerror=unlock)
+
+
+_PATH_ONLY = os.O_PATH | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _unlock(parent: str, name: str) -> bool:
+    """Make the folder `parent` writable and remove `name` from it if it isn't a folder, by
+    descriptors (a link is removed, its target untouched); True when `name` is a folder, made
+    the app's too, for rmtree to go into."""
+    folder = os.open(parent, _PATH_ONLY | os.O_DIRECTORY)
+    try:
+        os.chmod(f"/proc/self/fd/{folder}", stat.S_IRWXU)  # the folder itself, not followed
+        entry = os.open(name, _PATH_ONLY, dir_fd=folder)
+        try:
+            if not stat.S_ISDIR(os.fstat(entry).st_mode):
+                os.unlink(name, dir_fd=folder)
+                return False
+            os.chmod(f"/proc/self/fd/{entry}", stat.S_IRWXU)
+            return True
+        finally:
+            os.close(entry)
+    finally:
+        os.close(folder)
 
 
 @dataclass(frozen=True, slots=True)

@@ -151,13 +151,16 @@ SPLICE_ASK = [
     "ls | xargs -e sh -c 'id'",  # -e takes no detached value: the command is sh
     "ls | xargs -l sh -c 'id'",
     "ls | xargs -0 sh",
+    # the names xargs reads may be anywhere (`echo ~/.ssh/id_rsa | xargs cat`): find's aren't
+    "ls | xargs cat",
+    "ls | xargs touch",
 ]
 
 SPLICE_ALLOW = [
     "ls | xargs -I{} echo {}",
     "find . -name '*.py' -exec cat {} \\;",
     "ls | xargs echo",
-    "ls | xargs cat",
+    "find . -name '*.py' -exec cat {} +",
     "find . -exec git log {} \\;",  # find's names start with `./`: never an option
 ]
 

@@ -161,6 +161,9 @@ PUSHES = [
     "timeout 5 git push",
     "sh -c 'git -C . push'",
     "git status && git push origin main --force",
+    "strace -f -o /dev/null git push",  # tracers run what they're given (tracers.py)
+    "valgrind -q git push",
+    "script -qc 'git push' /dev/null",
 ]
 
 

@@ -77,7 +77,9 @@ CASES: list[C] = [
     C("echo `rm x`", "deny"),
     C("echo `id`", "ask", suggest=()),
     C("echo `git log -1`", "allow"),
-    C("cat $(git log -1 --format=%H)", "allow"),
+    C("echo $(git log -1 --format=%H)", "allow"),
+    # a file known only at run time may be anywhere (`cat $(echo ~/.ssh/id_rsa)`): asks
+    C("cat $(git log -1 --format=%H)", "ask", allow=("Bash(cat:*)",)),
     C('echo "$(rm x)"', "deny"),
     C("x=$(rm y)", "deny"),
     C("echo ${x:-$(rm y)}", "deny"),
@@ -90,7 +92,8 @@ CASES: list[C] = [
     C("if true; then rm x; fi", "deny"),
     C("if git status; then git push; fi", "ask"),
     C("if false; then cat a; elif true; then cat b; else grep c d; fi", "allow"),
-    C("for f in a b; do cat $f; done", "allow"),
+    C("for f in a b; do echo $f; done", "allow"),
+    C("for f in a b; do cat $f; done", "ask", allow=("Bash(cat:*)",)),
     C("for f in $(rm x); do cat $f; done", "deny"),
     C("while true; do git push; done", "ask"),
     C("until false; do cat x; done", "allow"),
@@ -118,7 +121,9 @@ CASES: list[C] = [
     C("env -S 'rm x'", "ask"),
     C("sudo rm -rf /", "deny"),
     C("sudo cat /etc/shadow", "ask", suggest=()),
-    C("sudo cat /etc/shadow", "allow", allow=("Bash(sudo:*)", "Bash(cat:*)")),
+    C("sudo cat notes.txt", "allow", allow=("Bash(sudo:*)", "Bash(cat:*)")),
+    # a read outside the project asks under the reader's rule too (Claude Code's working dirs)
+    C("sudo cat /etc/shadow", "ask", allow=("Bash(sudo:*)", "Bash(cat:*)")),
     C("sudo -u root git push", "ask", allow=("Bash(sudo:*)",)),
     C("sudo -s", "ask", allow=("Bash(sudo:*)",)),
     C("nohup rm x &", "deny"),
@@ -135,7 +140,8 @@ CASES: list[C] = [
     # --- xargs and find payloads
     C("xargs rm", "deny"),
     C("find . -name '*.pyc' | xargs rm -f", "deny"),
-    C("xargs -0 -n1 cat", "allow"),
+    # the names xargs reads may be anywhere, `~/.ssh/id_rsa` too: asks under cat's rule
+    C("xargs -0 -n1 cat", "ask"),
     C("xargs", "ask"),
     C("find . -exec rm {} \\;", "deny"),
     C("find . -execdir rm {} +", "deny"),
@@ -206,7 +212,8 @@ CASES: list[C] = [
     C("echo hi > $F", "ask", mode="accept-edits"),
     C("echo x > ~/.bashrc", "ask", mode="accept-edits"),
     C("cd sub && echo x > f", "ask", mode="accept-edits"),
-    C("cat < /etc/passwd", "allow"),
+    C("cat < /etc/passwd", "ask"),  # a read outside the project asks under cat's rule too
+    C("cat < notes.txt", "allow"),
     C("git push > log.txt", "ask", suggest=("Bash(git push:*)", "Edit(./log.txt)")),
     # --- unparseable input fails closed (deny rules still apply to what was parsed)
     C('ls "unterminated', "ask", suggest=()),

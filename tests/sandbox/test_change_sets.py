@@ -157,6 +157,13 @@ def test_what_the_person_writes_meanwhile_is_not_the_commands(project: Path) -> 
         ],
         ("mkdir -p .github/hooks && echo x > .github/hooks/h.json", "Copilot"),
         ("echo x > .pdbrc", "pdb"),
+        # R4-3: what runs in a tool's place from the folder it starts in
+        ("mkdir -p pip && echo x > pip/__main__.py", "python -m"),
+        ("mkdir -p tools && echo x > tools/venv.py", "python -m"),
+        ("echo 'all: ; touch x' > GNUmakefile", "Makefile's place"),
+        ("mkdir -p .bundle && echo x > .bundle/config", "bundler"),
+        ("echo x > .lfsconfig", "git-lfs"),
+        ("echo 'require: ./x' > .rubocop.yml", "rubocop"),
         # R3-5: what a tool runs from the folder it starts in
         *[
             (f"mkdir -p d && echo x > d/{n}", why)
@@ -299,6 +306,11 @@ def existing_venv(project: Path) -> Path:
         # where it finds its packages, or the environment itself, made a link to the project's
         "rm -rf SITE && mkdir -p evil && ln -s $PWD/evil SITE",
         "rm -rf .venv && mkdir -p evil && ln -s evil .venv",
+        # R4-2: configuration its tools read
+        "printf '[global]\\nindex-url = https://evil.example/simple\\n' > .venv/pip.conf",
+        "mkdir -p .venv/etc/jupyter && echo 'c = 1' > .venv/etc/jupyter/jupyter_config.py",
+        "mkdir -p .venv/share/jupyter/kernels/python3"
+        ' && echo \'{"argv": ["/bin/sh"]}\' > .venv/share/jupyter/kernels/python3/kernel.json',
     ],
 )
 def test_an_existing_environments_programs_and_start_up_code_are_held(
