@@ -31,7 +31,7 @@ BOOT_MODULES = (
     "agent_tui.git_run",
     "agent_tui.permissions.config_text",
     "agent_tui.sandbox",
-    "agent_tui.sandbox.git_index",
+    "agent_tui.permissions.git_index",
     "agent_tui.permissions.git_links",
     "agent_tui.permissions.git_config",
     "agent_tui.ui.startup.booting",
