@@ -68,14 +68,7 @@ def _probe(path: str, userns: bool) -> str | None:
     """None when `bwrap … true` runs, else its complaint in one line."""
     args = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     args += (_NAMESPACES if userns else []) + _BASE + ["true"]
-    try:
-        done = subprocess.run(args, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return str(e)
-    if done.returncode == 0:
-        return None
-    lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-    return lines[-1] if lines else f"exit code {done.returncode}"
+    return _complaint(args)
 
 
 def _version(path: str) -> str:
@@ -167,14 +160,7 @@ def _probe_overlay(path: str, userns: bool, lower: Path, upper: Path, work: Path
     args += (_NAMESPACES if userns else []) + _BASE
     args += ["--overlay-src", str(lower), "--overlay", str(upper), str(work), str(lower)]
     args += ["--chdir", str(lower), "true"]
-    try:
-        done = subprocess.run(args, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as e:
-        return str(e)
-    if done.returncode == 0:
-        return None
-    lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
-    return lines[-1] if lines else f"exit code {done.returncode}"
+    return _complaint(args)
 
 
 def arguments(
@@ -297,3 +283,15 @@ def _find(configured: str | None) -> tuple[Availability, str | None, bool]:
             first = first or problem
         problems.append(f"{label} {path}: {first}")
     return Availability(False, "bwrap can't run here — " + "; ".join(problems)), None, False
+
+
+def _complaint(args: list[str]) -> str | None:
+    """Run a probe: None when it exits 0, else its complaint in one line."""
+    try:
+        done = subprocess.run(args, capture_output=True, timeout=10, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return str(e)
+    if done.returncode == 0:
+        return None
+    lines = done.stderr.decode("utf-8", "replace").strip().splitlines()
+    return lines[-1] if lines else f"exit code {done.returncode}"
