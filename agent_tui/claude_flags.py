@@ -112,6 +112,9 @@ def add_claude_flags(parser: argparse.ArgumentParser) -> None:
         help="headless: stop after N model responses (result error_max_turns, exit 1)",
     )
     parser.add_argument("--verbose", action="store_true", help="accepted, as in Claude Code")
+    from agent_tui.debug_log import add_flags
+
+    add_flags(parser)  # -d/--debug [FILTER], --debug-file PATH
     parser.add_argument(
         "--settings",
         action="append",

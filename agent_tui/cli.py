@@ -9,9 +9,15 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from agent_tui import __version__
+
+if TYPE_CHECKING:
+    from agent_tui.runtime import Options
+    from agent_tui.worktree import Worktree
 
 EPILOG = """\
 examples:
@@ -87,6 +93,17 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    for add in (_prompt_flags, _model_flags, _session_flags, _permission_flags, _turn_flags):
+        add(parser)
+    _project_flags(parser)
+    from agent_tui.claude_flags import add_claude_flags
+
+    add_claude_flags(parser)
+    parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")
+    return parser
+
+
+def _prompt_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-p",
         "--print",
@@ -110,6 +127,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="headless output: the final answer, one JSON result at the end, or one JSON event "
         "a line",
     )
+
+
+def _model_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="the model to use (default: a current Sonnet)")
     parser.add_argument("--small-model", help="the model WebFetch extracts pages with")
     parser.add_argument(
@@ -117,6 +137,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="use the built-in offline model even when an API key is set",
     )
+
+
+def _session_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-r",
         "--resume",
@@ -138,6 +161,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="with --continue/--resume: go on in a copy of the session (a new id); also what to "
         "do when another agent-tui has that session open",
     )
+
+
+def _permission_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--allow",
         action="append",
@@ -165,6 +191,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="headless: run calls that would ask instead of denying them",
     )
+
+
+def _turn_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--max-cost",
         "--max-budget-usd",
@@ -188,6 +217,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="MCP servers to start, in Claude Code's mcpServers JSON format (repeatable)",
     )
+
+
+def _project_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--trust-project",
         action="store_true",
@@ -202,97 +234,147 @@ def build_parser() -> argparse.ArgumentParser:
         "usual questions too), off",
     )
     parser.add_argument("--cwd", type=Path, default=None, help="working directory for tools")
-    from agent_tui.claude_flags import add_claude_flags
 
-    add_claude_flags(parser)
-    parser.add_argument("--version", action="version", version=f"agent-tui {__version__}")
-    return parser
+
+def _sessions(argv: list[str]) -> int:
+    from agent_tui.sessions.cli import main as sessions_main
+
+    return sessions_main(argv)
+
+
+def _changes(argv: list[str]) -> int:
+    from agent_tui.sessions.changes_cli import main as changes_main
+
+    return changes_main(argv)
+
+
+def _acp(argv: list[str]) -> int:
+    from agent_tui.acp.server import main as acp_main
+
+    return acp_main(argv)
+
+
+def _plugin(argv: list[str]) -> int:
+    from agent_tui.plugins.cli import main as plugin_main
+
+    return plugin_main(argv)
+
+
+def _rules(argv: list[str]) -> int:
+    from agent_tui.sessions.rules_cli import main as rules_main
+
+    return rules_main(argv)
+
+
+#: `agent-tui WORD …`: the sub-commands, each with a command line of its own
+SUBCOMMANDS: dict[str, Callable[[list[str]], int]] = {
+    "sessions": _sessions,
+    "changes": _changes,
+    "acp": _acp,
+    "plugin": _plugin,
+    "rules": _rules,
+}
+
+
+class _Refused(Exception):
+    """The command line can't start a session: said in one line, with the exit code."""
+
+    def __init__(self, code: int, message: str, *, usage: bool = False) -> None:
+        super().__init__(message)
+        self.code, self.usage = code, usage
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["sessions"]:
-        from agent_tui.sessions.cli import main as sessions_main
-
-        return sessions_main(argv[1:])
-    if argv[:1] == ["changes"]:
-        from agent_tui.sandbox.changes_cli import main as changes_main
-
-        return changes_main(argv[1:])
-    if argv[:1] == ["acp"]:
-        from agent_tui.acp.server import main as acp_main
-
-        return acp_main(argv[1:])
-    if argv[:1] == ["plugin"]:
-        from agent_tui.plugins.cli import main as plugin_main
-
-        return plugin_main(argv[1:])
-    if argv[:1] == ["rules"]:
-        from agent_tui.permissions.rules_cli import main as rules_main
-
-        return rules_main(argv[1:])
+    if argv and argv[0] in SUBCOMMANDS:
+        return SUBCOMMANDS[argv[0]](argv[1:])
     parser = build_parser()
     args = parser.parse_args(argv)
+    from agent_tui.debug_log import from_args
+
+    if (debug := from_args(args)) is not None:
+        print(f"agent-tui: debug log: {debug}", file=sys.stderr)
+    try:
+        return _start(args)
+    except _Refused as exc:
+        if exc.usage:
+            parser.print_usage(sys.stderr)
+        print(f"agent-tui: {exc}", file=sys.stderr)
+        return exc.code
+
+
+def _start(args: argparse.Namespace) -> int:
+    """The phases of a start: where, the flags, the prompt, the set-up, the session, the run."""
     cwd = (args.cwd or Path.cwd()).expanduser()
     if not cwd.is_dir():
-        print(f"agent-tui: --cwd {cwd} is not a directory", file=sys.stderr)
-        return 2
+        raise _Refused(2, f"--cwd {cwd} is not a directory")
     from agent_tui.claude_flags import claude_options
 
     claude, usage = claude_options(args, cwd)
     if usage:
-        parser.print_usage(sys.stderr)
-        print(f"agent-tui: error: {usage}", file=sys.stderr)
-        return 2
+        raise _Refused(2, f"error: {usage}", usage=True)
     if args.prompt is not None:
-        from agent_tui.piped_input import PipedInputError, read_piped, with_piped
+        args.prompt, args.initial = _headless_prompt(args.prompt, args.initial)
+    _check_setup()
+    if args.prompt is None and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        raise _Refused(2, 'not a terminal; use -p "PROMPT"')
+    worktree = _worktree(cwd, args.worktree)
+    options = _options(args, worktree.cwd if worktree is not None else cwd, claude)
+    from agent_tui.runtime import setup_problem
 
-        if not args.prompt.strip() and args.initial:
-            args.prompt, args.initial = args.initial, None  # `agent-tui -p --flag "PROMPT"`
-        try:
-            args.prompt = with_piped(args.prompt, read_piped())
-        except PipedInputError as exc:
-            print(f"agent-tui: {exc}", file=sys.stderr)
-            return 1
-        if not args.prompt.strip():
-            parser.print_usage(sys.stderr)
-            print(
-                "agent-tui: error: -p needs a prompt (as an argument, or piped in)",
-                file=sys.stderr,
-            )
-            return 2
+    problem = setup_problem(options)
+    if problem:
+        raise _Refused(1, problem)
+    if args.prompt is not None:
+        return _headless(options, args.prompt, args.output_format, worktree)
+    return _app(options, worktree)
+
+
+def _headless_prompt(prompt: str, initial: str | None) -> tuple[str, str | None]:
+    """`-p`'s prompt, with what is piped in joined to it (`agent-tui -p --flag "PROMPT"`
+    takes the positional one)."""
+    from agent_tui.piped_input import PipedInputError, read_piped, with_piped
+
+    if not prompt.strip() and initial:
+        prompt, initial = initial, None
+    try:
+        prompt = with_piped(prompt, read_piped())
+    except PipedInputError as exc:
+        raise _Refused(1, str(exc)) from None
+    if not prompt.strip():
+        raise _Refused(2, "error: -p needs a prompt (as an argument, or piped in)", usage=True)
+    return prompt, initial
+
+
+def _check_setup() -> None:
+    """The config/data directory, then the person's settings."""
     problem = home_problem()
     if problem is None:
-        from agent_tui import code_caches, paths
-
-        # The last start's compiled dataclass methods, patterns, forward references and named
-        # tuples (saved once the agent is ready: the TUI's boot worker, or the end of a headless
-        # run), before the modules that make them: the settings check's first.
-        code_caches.install(paths.cache_dir())
         from agent_tui.settings_check import settings_problem
 
         problem = settings_problem()
     if problem:
-        print(f"agent-tui: {problem}", file=sys.stderr)
-        return 1
-    if args.prompt is None and not (sys.stdin.isatty() and sys.stdout.isatty()):
-        print('agent-tui: not a terminal; use -p "PROMPT"', file=sys.stderr)
-        return 2
-    worktree = None
-    if args.worktree is not None:  # the session runs in a worktree of its own
-        from agent_tui.worktree import WorktreeError, create
+        raise _Refused(1, problem)
 
-        try:
-            worktree = create(cwd, args.worktree or None)
-        except WorktreeError as exc:
-            print(f"agent-tui: {exc}", file=sys.stderr)
-            return 1
-        print(f"agent-tui: working in {worktree.cwd} (new branch {worktree.branch})")
-        cwd = worktree.cwd
-    from agent_tui import code_caches
+
+def _worktree(cwd: Path, name: str | None) -> Worktree | None:
+    """`-w/--worktree`: the session runs in a worktree of its own (None: in `cwd`)."""
+    if name is None:
+        return None
+    from agent_tui.worktree import WorktreeError, create
+
+    try:
+        worktree = create(cwd, name or None)
+    except WorktreeError as exc:
+        raise _Refused(1, str(exc)) from None
+    print(f"agent-tui: working in {worktree.cwd} (new branch {worktree.branch})")
+    return worktree
+
+
+def _options(args: argparse.Namespace, cwd: Path, claude: dict[str, Any]) -> Options:
     from agent_tui.runtime import Options
 
-    options = Options(
+    return Options(
         model=args.model,
         small_model=args.small_model,
         offline=args.offline,
@@ -318,37 +400,31 @@ def main(argv: list[str] | None = None) -> int:
         plugin_dirs=claude["plugin_dirs"],
         json_schema=claude["json_schema"],
     )
-    from agent_tui.runtime import setup_problem
 
-    problem = setup_problem(options)
-    if problem:
-        print(f"agent-tui: {problem}", file=sys.stderr)
-        return 1
-    if args.prompt is not None:
-        from agent_tui.headless import run_headless
 
-        try:
-            return run_headless(options, args.prompt, args.output_format)
-        except BrokenPipeError:  # `agent-tui -p … | head`: the reader left, nothing is wrong
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-            return 0
-        except KeyboardInterrupt:
-            return 130
-        finally:
-            code_caches.save_and_stop()
-            _leave(worktree, interactive=False)
+def _headless(options: Options, prompt: str, output_format: str, worktree: Worktree | None) -> int:
+    from agent_tui.headless import run_headless
+
+    try:
+        return run_headless(options, prompt, output_format)
+    except BrokenPipeError:  # `agent-tui -p … | head`: the reader left, nothing is wrong
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        _leave(worktree, interactive=False)
+
+
+def _app(options: Options, worktree: Worktree | None) -> int:
     from agent_tui.ui.startup.gc_tuning import for_startup, freeze_imports
 
     for_startup()  # before the UI is imported: start-up's objects live as long as the process
-    from agent_tui.ui.patches import dom_subclass_memo
-
-    dom_subclass_memo.apply()  # before Textual's widget classes are made
     from agent_tui.ui.app import AgentApp
 
     freeze_imports()  # the modules just imported: never garbage, never walked again
     app = AgentApp(options, tune_collector=True)
     app.run()
-    code_caches.save_and_stop()  # if the app ended before its boot worker could
     if app.terminated:
         print("agent-tui: stopped by SIGTERM (the turn stopped, its commands' changes held)")
     if app.resume_hint:
@@ -357,12 +433,11 @@ def main(argv: list[str] | None = None) -> int:
     return app.return_code or 0
 
 
-def _leave(worktree: object, *, interactive: bool) -> None:
+def _leave(worktree: Worktree | None, *, interactive: bool) -> None:
     """A session in its own worktree ends: keep it or remove it (`worktree.offer_on_leave`)."""
     if worktree is not None:
-        from agent_tui.worktree import Worktree, offer_on_leave
+        from agent_tui.worktree import offer_on_leave
 
-        assert isinstance(worktree, Worktree)
         print(offer_on_leave(worktree, interactive=interactive), file=sys.stderr)
 
 

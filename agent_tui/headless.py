@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.protocol.events import (
     ChangeRecorded,
@@ -30,6 +30,11 @@ from agent_tui.protocol.events import (
 )
 from agent_tui.redact import redact_obj
 from agent_tui.runtime import Options, make_agent
+
+if TYPE_CHECKING:
+    from agent_tui.agent.loop import Agent
+    from agent_tui.headless_denials import Denials
+    from agent_tui.sessions.recorder import Recorder
 
 NOT_RECORDED = "this session is not (all) recorded"
 
@@ -78,11 +83,52 @@ def _stop_on_sigterm(agent: Any) -> list[str]:
     return came
 
 
+def _say(line: str) -> None:
+    print(f"agent-tui: {line}", file=sys.stderr)
+
+
 async def _run(options: Options, prompt: str, output_format: str) -> int:
+    """The run's phases: the agent built, the prompt expanded, the start's notes said, the
+    session recorded, the one turn, then what it came to (`_outcome`)."""
+    agent = _build(options)
+    terminated = _stop_on_sigterm(agent)
+    from agent_tui.runtime import project_trusted
+    from agent_tui.slash_commands import headless_command
+
+    # `/command args` expands as in the app (the project's commands once it is trusted)
+    prompt, problem = headless_command(
+        prompt,
+        options.cwd,
+        project_trusted=project_trusted(options, agent.permissions),
+        plugins=agent.config.plugins,
+    )
+    if problem:
+        _say(problem)
+        return 2
+    _say_start(agent, options)
+    recording = _record(agent, options)
+    if isinstance(recording, int):
+        return recording
+    recorder, unrecorded = recording
+    from agent_tui.headless_denials import Denials
+
+    denials = Denials()
+    printer = _Printer(agent, output_format, recorder)
+    agent.listeners.append(printer.on_event)
+    agent.listeners.append(denials.on_event)
+    try:
+        result = await _turn(agent, prompt)
+        shaped = await _structured(agent, options, result, printer.answer)
+    finally:
+        await _close(agent, recorder)
+    if terminated:
+        print(TERMINATED, file=sys.stderr)
+        return 143
+    return _outcome(agent, printer, denials, result, shaped, unrecorded)
+
+
+def _build(options: Options) -> Agent:
     from agent_tui import headless_gc
-    from agent_tui.sessions.recorder import attach_recorder
-    from agent_tui.sessions.records import StoreUnavailable
-    from agent_tui.sessions.session_lock import SessionInUse
 
     if options.json_schema is not None:  # the answer's shape, told with the instructions
         from agent_tui.structured_output import instruction
@@ -92,194 +138,215 @@ async def _run(options: Options, prompt: str, output_format: str) -> int:
         options.append_system_prompt = f"{extra}\n\n{told}" if extra else told
     agent = make_agent(options)
     agent.listeners.append(headless_gc.on_event)
-    terminated = _stop_on_sigterm(agent)
-    permissions = agent.permissions
-    from agent_tui.runtime import project_trusted
-    from agent_tui.slash_commands import headless_command
+    return agent
 
-    # `/command args` expands as in the app (the project's commands once it is trusted)
-    prompt, problem = headless_command(
-        prompt,
-        options.cwd,
-        project_trusted=project_trusted(options, permissions),
-        plugins=agent.config.plugins,
-    )
-    if problem:
-        print(f"agent-tui: {problem}", file=sys.stderr)
-        return 2
-    for warning in getattr(permissions, "load_warnings", ()):
-        print(f"agent-tui: warning: {warning}", file=sys.stderr)
-    sandbox = agent.config.sandbox
-    for note in getattr(sandbox, "start_notices", ()):
-        print(f"agent-tui: warning: {note}", file=sys.stderr)
-    held = sandbox.held_offer(tui=False) if sandbox is not None else None
+
+def _say_start(agent: Agent, options: Options) -> None:
+    """What the app says in its chat as it starts, on stderr: settings and sandbox problems,
+    held change sets, and what an untrusted project's files would have brought."""
+    notes = agent.startup_notes()
+    for warning in notes.settings():
+        _say(f"warning: {warning}")
+    for note in notes.sandbox_notices():
+        _say(f"warning: {note}")
+    held = notes.held_changes(tui=False)
     if held:
-        print(f"agent-tui: {held}", file=sys.stderr)
-    if options.approve_asks and getattr(permissions, "settings_broken", False):
+        _say(held)
+    permissions = agent.permissions
+    if options.approve_asks and permissions.settings_broken:
         # Deny rules that couldn't be read must not be overridden by approving every ask.
         agent.approvals.allow_asks = False
-        print(
-            "agent-tui: --approve-asks is off for this run: the settings above could not be "
-            "read, so calls they might deny will be refused instead",
-            file=sys.stderr,
+        _say(
+            "--approve-asks is off for this run: the settings above could not be read, so "
+            "calls they might deny will be refused instead"
         )
-    withheld = getattr(agent.permissions, "untrusted_grants", ())
+    withheld = permissions.untrusted_grants
     if withheld:
         rules = ", ".join(r.rule.text for r in withheld)
-        print(
-            f"agent-tui: ignoring this project's own grants ({rules}): the project is not "
-            "trusted; run with --trust-project to honour them",
-            file=sys.stderr,
+        _say(
+            f"ignoring this project's own grants ({rules}): the project is not trusted; run "
+            "with --trust-project to honour them"
         )
     shaping = [
-        *getattr(permissions, "untrusted_hooks", ()),
-        *getattr(permissions, "untrusted_files", ()),
+        *permissions.untrusted_hooks,
+        *permissions.untrusted_files,
     ]
     if shaping:
-        print(
-            f"agent-tui: not loading this project's {'; '.join(shaping)}: the project is not "
-            "trusted; run with --trust-project to use them",
-            file=sys.stderr,
+        _say(
+            f"not loading this project's {'; '.join(shaping)}: the project is not trusted; run "
+            "with --trust-project to use them"
         )
+    _say_waiting(agent)
+
+
+def _say_waiting(agent: Agent) -> None:
+    """MCP configuration problems, and the plugins and servers that wait for trust."""
     setup = agent.mcp
     for warning in setup.warnings if setup is not None else ():
-        print(f"agent-tui: warning: {warning}", file=sys.stderr)
+        _say(f"warning: {warning}")
     for plugin in agent.config.plugins.pending() if agent.config.plugins else ():
-        print(
-            f"agent-tui: not loading plugin {plugin.name} ({plugin.root}): it is not trusted; "
-            "trust it in the app (or `agent-tui plugin add`), or run with --trust-project",
-            file=sys.stderr,
+        _say(
+            f"not loading plugin {plugin.name} ({plugin.root}): it is not trusted; trust it in "
+            "the app (or `agent-tui plugin add`), or run with --trust-project"
         )
-    held = [s for s in setup.pending if s.source == "project"] if setup is not None else []
-    if held:
-        names = ", ".join(s.name for s in held)
-        print(
-            f"agent-tui: not starting this project's MCP servers ({names}): the project is not "
-            "trusted; run with --trust-project to start them",
-            file=sys.stderr,
+    waiting = [s for s in setup.pending if s.source == "project"] if setup is not None else []
+    if waiting:
+        names = ", ".join(s.name for s in waiting)
+        _say(
+            f"not starting this project's MCP servers ({names}): the project is not trusted; "
+            "run with --trust-project to start them"
         )
-    unrecorded = False  # the session (or part of it) could not be written: exit 1
+
+
+def _record(agent: Agent, options: Options) -> tuple[Recorder | None, bool] | int:
+    """The session's recorder (None: not recorded) and whether the store failed at the start
+    (exit 1 at the end), or the exit code of a resume that can't be."""
+    from agent_tui.sessions.recorder import attach_recorder
+    from agent_tui.sessions.records import StoreUnavailable
+    from agent_tui.sessions.session_lock import SessionInUse
+
     try:
-        recorder = attach_recorder(agent, options) if options.record else None
+        return (attach_recorder(agent, options) if options.record else None), False
     except LookupError as exc:  # `--resume ID` with an unknown or ambiguous id
-        print(f"agent-tui: could not resume: {exc}", file=sys.stderr)
+        _say(f"could not resume: {exc}")
         return 1
     except SessionInUse as exc:  # another agent-tui records it: its turns and ours would mix
-        print(
-            f"agent-tui: could not resume: {exc}; run with --fork-session to go on in a copy",
-            file=sys.stderr,
-        )
+        _say(f"could not resume: {exc}; run with --fork-session to go on in a copy")
         return 1
     except StoreUnavailable as exc:
         if options.resume is not None or options.continue_:
-            print(f"agent-tui: could not resume: {exc}", file=sys.stderr)
+            _say(f"could not resume: {exc}")
             return 1
         # The run goes on (the person asked for an answer, not a record); the file stays as is,
         # and the exit code (1) says the session is not on disk.
-        print(f"agent-tui: warning: not recording this session: {exc}", file=sys.stderr)
-        recorder = None
-        unrecorded = True
-    from agent_tui.headless_denials import Denials
+        _say(f"warning: not recording this session: {exc}")
+        return None, True
 
-    answer: list[str] = []
-    failed: list[str] = []
-    denials = Denials()
-    first = True  # the first stream-json event not printed yet
-    from agent_tui.stream_json import ClaudeStream, dollars
 
-    claude = ClaudeStream(agent, lambda: recorder.session_id if recorder is not None else None)
+class _Printer:
+    """The run's events as the output format wants them: the answer kept, notices on stderr,
+    stream-json's lines (ours and Claude Code's) on stdout."""
 
-    def emit(data: dict[str, Any]) -> None:
+    def __init__(self, agent: Agent, output_format: str, recorder: Recorder | None) -> None:
+        from agent_tui.stream_json import ClaudeStream
+
+        self.agent, self.output_format, self.recorder = agent, output_format, recorder
+        self.answer: list[str] = []
+        self.failed: list[str] = []
+        self.first = True  # the first stream-json event not printed yet
+        self.claude = ClaudeStream(agent, self.session_id)
+        self.mcp = agent.mcp.manager if agent.mcp is not None else None
+
+    def session_id(self) -> str | None:
+        return self.recorder.session_id if self.recorder is not None else None
+
+    def emit(self, data: dict[str, Any]) -> None:
         sys.stdout.write(json.dumps(redact_obj(data), ensure_ascii=False) + "\n")
         sys.stdout.flush()
 
-    def on_event(event: Event) -> None:
-        nonlocal first
+    def on_event(self, event: Event) -> None:
         if isinstance(event, RequestStarted):  # the final answer is the last response's text
-            answer.clear()
+            self.answer.clear()
         if isinstance(event, TextDelta):
-            answer.append(event.text)
+            self.answer.append(event.text)
         if isinstance(event, StreamFailed):
-            failed.append(event.error)
-        if output_format != "stream-json" and isinstance(event, Notice | ContextCompacted):
-            # what the TUI says in the chat (retries, compaction, limits) goes to stderr
-            what = event.text if isinstance(event, Notice) else f"context compacted ({event.how})"
-            level = event.level if isinstance(event, Notice) else "info"
-            print(f"agent-tui: {level}: {what}", file=sys.stderr)
-        if not claude.announced and output_format == "stream-json":  # Claude Code's first
-            emit(claude.init(mcp_status(mcp)))  # line (the session is recorded by now)
-        for line in claude.on_event(event):  # Claude Code's lines, beside ours
-            if output_format == "stream-json":
-                emit(line)
-        if output_format == "stream-json" and not isinstance(event, _SKIP):
-            data = claude.decorate(event, stream_json(event))
-            # The first and the last event say which session this run was recorded in.
-            session_id = recorder.session_id if recorder is not None else None
-            if session_id and (first or event.kind == "turn_finished"):
-                data["session_id"] = session_id
-            if isinstance(event, TurnFinished):  # the whole session's, a resumed one's too
-                data["cost_usd"] = dollars(event.cost_usd)
-                data["total_cost_usd"] = dollars(agent.session_cost)
-                data["session_usage"] = agent.session_usage.to_dict()
-            first = False
-            emit(data)
+            self.failed.append(event.error)
+        if self.output_format != "stream-json":
+            if isinstance(event, Notice | ContextCompacted):
+                # what the TUI says in the chat (retries, compaction, limits) goes to stderr
+                what = (
+                    event.text if isinstance(event, Notice) else f"context compacted ({event.how})"
+                )
+                level = event.level if isinstance(event, Notice) else "info"
+                _say(f"{level}: {what}")
+            self.claude.on_event(event)  # Claude Code's result needs what it saw
+            return
+        if not self.claude.announced:  # Claude Code's first line (the session is recorded)
+            self.emit(self.claude.init(mcp_status(self.mcp)))
+        for line in self.claude.on_event(event):  # Claude Code's lines, beside ours
+            self.emit(line)
+        if not isinstance(event, _SKIP):
+            self.emit(self._ours(event))
 
-    agent.listeners.append(on_event)
-    agent.listeners.append(denials.on_event)
+    def _ours(self, event: Event) -> dict[str, Any]:
+        from agent_tui.stream_json import dollars
+
+        data = self.claude.decorate(event, stream_json(event))
+        # The first and the last event say which session this run was recorded in.
+        session_id = self.session_id()
+        if session_id and (self.first or event.kind == "turn_finished"):
+            data["session_id"] = session_id
+        if isinstance(event, TurnFinished):  # the whole session's, a resumed one's too
+            data["cost_usd"] = dollars(event.cost_usd)
+            data["total_cost_usd"] = dollars(self.agent.session_cost)
+            data["session_usage"] = self.agent.session_usage.to_dict()
+        self.first = False
+        return data
+
+
+async def _turn(agent: Agent, prompt: str) -> TurnFinished:
+    """The one turn, with the MCP servers' tools there for it."""
     mcp = agent.mcp.manager if agent.mcp is not None else None
-    try:
-        if mcp is not None:  # headless: the servers' tools must be there for the one turn
-            mcp.start()
-            await mcp.wait_started()
-        result = await agent.submit(prompt)
-        shaped = await _structured(agent, options, result, answer)
-    finally:
-        from agent_tui.agent.turn_hooks import session_end
+    if mcp is not None:
+        mcp.start()
+        await mcp.wait_started()
+    return await agent.submit(prompt)
 
-        await session_end(agent, "other")
-        if agent.config.shells is not None:  # a background shell never outlives the run
-            await agent.config.shells.kill_all()
-        if mcp is not None:
-            await mcp.stop()
-        if agent.config.sandbox is not None:
-            agent.config.sandbox.close()
-        if recorder is not None:
-            recorder.close()  # a last try if the store failed; never raises for the store
-    if terminated:
-        print(TERMINATED, file=sys.stderr)
-        return 143
-    if output_format == "text":
-        text = "".join(answer).strip()
-        if text:
-            print(text)
+
+async def _close(agent: Agent, recorder: Recorder | None) -> None:
+    """The session ends: its hooks told, its shells, servers and sandbox stopped, its record
+    finished."""
+    from agent_tui.agent.turn_hooks import session_end
+
+    await session_end(agent, "other")
+    if agent.config.shells is not None:  # a background shell never outlives the run
+        await agent.config.shells.kill_all()
+    if agent.mcp is not None and agent.mcp.manager is not None:
+        await agent.mcp.manager.stop()
+    if agent.config.sandbox is not None:
+        agent.config.sandbox.close()
+    if recorder is not None:
+        recorder.close()  # a last try if the store failed; never raises for the store
+
+
+def _outcome(
+    agent: Agent,
+    printer: _Printer,
+    denials: Denials,
+    result: TurnFinished,
+    shaped: Any,
+    unrecorded: bool,
+) -> int:
+    """The answer and the result line printed, what went wrong said, and the exit code."""
+    output_format, answer = printer.output_format, "".join(printer.answer)
+    if output_format == "text" and answer.strip():
+        print(answer.strip())
     result = shaped.turn if shaped is not None else result
     if output_format in ("json", "stream-json"):  # Claude Code's `result`, the last line
-        data = claude.result(result, "".join(answer), denials.as_json())
+        data = printer.claude.result(result, answer, denials.as_json())
         if shaped is not None:
             data.update(shaped.fields())
-        emit(data)
+        printer.emit(data)
     if result.stop_reason == "max_turns":
-        said = f"stopped after {result.requests} model responses (--max-turns)"
-        print(f"agent-tui: {said}", file=sys.stderr)
+        _say(f"stopped after {result.requests} model responses (--max-turns)")
     for line in denials.report():
         print(line, file=sys.stderr)
     if shaped is not None and shaped.error:
-        print(f"agent-tui: --json-schema: {shaped.error}, after one retry", file=sys.stderr)
+        _say(f"--json-schema: {shaped.error}, after one retry")
         return 1
-    if failed or result.failed:
-        print(f"agent-tui: {failed[-1] if failed else 'the turn failed'}", file=sys.stderr)
+    if printer.failed or result.failed:
+        _say(printer.failed[-1] if printer.failed else "the turn failed")
         return 1
+    recorder = printer.recorder
     if recorder is not None and recorder.unrecorded:
         if output_format == "stream-json":  # else the notice said it on stderr already
-            why = recorder.backlog.failure
-            print(f"agent-tui: warning: {NOT_RECORDED}: {why}", file=sys.stderr)
+            _say(f"warning: {NOT_RECORDED}: {recorder.backlog.failure}")
         unrecorded = True
     if result.stop_reason == "max_turns":  # Claude Code's error_max_turns: exit 1
         return 1
     if result.stop_reason == "max_cost":  # not sent, or cut: not the answer asked for
         if output_format == "stream-json":  # (else the notice said it as it happened)
-            why = agent.budget.stop_text or "Spending cap reached: the answer was cut short."
-            print(f"agent-tui: {why}", file=sys.stderr)
+            _say(agent.budget.stop_text or "Spending cap reached: the answer was cut short.")
         return 1
     return 1 if unrecorded else 0
 

@@ -14,7 +14,7 @@ from agent_tui.toml_file import TomlFileError, read_toml
 if TYPE_CHECKING:  # the core is imported when a session is built, not with the options
     from collections.abc import Callable
 
-    from agent_tui.agent.approvals import AskFn
+    from agent_tui.agent.approvals import AskFn, PermissionChecker
     from agent_tui.agent.budget import SpendFn
     from agent_tui.agent.loop import Agent
     from agent_tui.permissions.types import Mode
@@ -196,7 +196,7 @@ def make_permissions(options: Options) -> Any:
 def system_prompt(
     options: Options,
     model: str,
-    permissions: Any,
+    permissions: PermissionChecker,
     git_status: Callable[[], str | None] | None = None,
 ) -> tuple[str, list[Any]]:
     """Today's date, the folder, the platform, git and the project's memory (a resumed session
@@ -206,7 +206,7 @@ def system_prompt(
     from agent_tui.paths import config_dir
 
     # Grants still withheld means the project isn't trusted (yet, or the person said ignore).
-    trusted = not getattr(permissions, "untrusted_grants", ())
+    trusted = not permissions.untrusted_grants
     memory = find_memory(options.cwd, config_dir())
     prompt = build_system_prompt(
         model, options.cwd, memory, project_trusted=trusted, git_status=git_status
@@ -369,14 +369,14 @@ def warm_up(agent: Agent) -> None:
     from agent_tui.permissions.shell import analyze
 
     analyze("true")
-    sdk = getattr(agent.provider, "warm_up", None)
+    sdk = getattr(agent.provider, "warm_up", None)  # a capability: the SDK's providers have it
     if sdk is not None:
         sdk()
 
 
-def project_trusted(options: Options, permissions: Any) -> bool:
+def project_trusted(options: Options, permissions: PermissionChecker) -> bool:
     """The person trusted this project (`--trust-project`, the dialog, a stored answer)."""
-    return options.trust_project or bool(getattr(permissions, "project_trusted", False))
+    return options.trust_project or permissions.project_trusted
 
 
 def add_mcp(agent: Agent, options: Options) -> None:

@@ -54,6 +54,7 @@ BUILT_IN: tuple[SlashCommand, ...] = (
     SlashCommand("resume", "find a past session to resume or replay"),
     SlashCommand("export", "write this session's transcript as Markdown", "[path]"),
     SlashCommand("init", "ask the model to write an AGENTS.md for this project"),
+    SlashCommand("doctor", "versions, the speed-ups to Textual (which stood down, why), the log"),
 )
 
 INIT_PROMPT = (

@@ -15,7 +15,10 @@ import signal
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent_tui.agent.loop import Agent
 
 TIMEOUT_S = 5.0
 #: characters of the first line kept
@@ -34,7 +37,7 @@ def configured_command(cwd: Path) -> tuple[str, str] | None:
     return (theirs, "statusLine") if theirs else None
 
 
-def payload(agent: Any, session_id: str, version: str) -> dict[str, Any]:
+def payload(agent: Agent, session_id: str, version: str) -> dict[str, Any]:
     """Claude Code's status line input for this session."""
     config = agent.config
     cwd = str(config.cwd)
@@ -47,7 +50,7 @@ def payload(agent: Any, session_id: str, version: str) -> dict[str, Any]:
         "workspace": {"current_dir": cwd, "project_dir": cwd},
         "version": version,
         "output_style": {"name": "default"},
-        "permission_mode": str(getattr(agent.permissions, "mode", "default")),
+        "permission_mode": agent.permissions.mode,
         "cost": {"total_cost_usd": round(agent.session_cost, 6)},
         "usage": agent.session_usage.to_dict(),
     }

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui import __version__
 from agent_tui.protocol.events import (
@@ -31,6 +31,9 @@ from agent_tui.protocol.events import (
     TurnFinished,
     Usage,
 )
+
+if TYPE_CHECKING:
+    from agent_tui.agent.loop import Agent
 
 #: Claude Code's permission modes for ours
 CLAUDE_MODES = {"accept-edits": "acceptEdits", "yolo": "bypassPermissions"}
@@ -64,7 +67,7 @@ def api_usage(usage: Usage) -> dict[str, Any]:
 class ClaudeStream:
     """One headless run's Claude Code lines, built from the agent's events as they come."""
 
-    def __init__(self, agent: Any, session_id: Callable[[], str | None]) -> None:
+    def __init__(self, agent: Agent, session_id: Callable[[], str | None]) -> None:
         self.agent = agent
         #: the recorded session's id (known once the recorder has written it)
         self.session_id = session_id
@@ -89,7 +92,7 @@ class ClaudeStream:
         self.announced = True
         from agent_tui.slash_commands import BUILT_IN
 
-        mode = str(getattr(agent.permissions, "mode", "default"))
+        mode = agent.permissions.mode
         return self._line(
             "system",
             subtype="init",
@@ -103,7 +106,7 @@ class ClaudeStream:
             output_style="default",
             skills=[],
             plugins=[],
-            agents=sorted(getattr(agent.subagents, "types", {}) or {}),
+            agents=sorted(agent.subagents.types if agent.subagents is not None else {}),
             claude_code_version=__version__,
         )
 

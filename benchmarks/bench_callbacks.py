@@ -168,7 +168,9 @@ async def run(
             (work / ".agent-tui" / "settings.toml").write_text(
                 f'[permissions]\nallow = ["Bash({OUTPUT_COMMAND})"]\n'
             )
-            app = AgentApp(Options(offline=True, cwd=work), tune_collector=True)
+            # The sandbox off, so that the approval phase asks (in auto mode the sandbox would run
+            # its command unasked, and the phase waited for a dialog that never came).
+            app = AgentApp(Options(offline=True, cwd=work, sandbox="off"), tune_collector=True)
             async with app.run_test(size=(120, 40)) as pilot:
                 await app_ready(app)
                 await answer_trust(app, pilot)

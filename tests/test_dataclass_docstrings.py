@@ -12,7 +12,7 @@ from types import ModuleType
 
 from agent_tui.ui.startup.preload import BOOT_MODULES, READ_AHEAD_MODULES
 
-EXTRA_MODULES = ("agent_tui.ui.app", "agent_tui.runtime", "agent_tui.patch_guard")
+EXTRA_MODULES = ("agent_tui.ui.app", "agent_tui.runtime", "agent_tui.speedups.guard")
 
 
 def our_dataclasses(module: ModuleType) -> set[type]:

@@ -87,7 +87,7 @@ class AcpAgent:
         options = self._session_options(Path(cwd))
         agent = make_agent(options, ask=self._asker(session_id))
         agent.config.ask_user = self._questioner(session_id)
-        for note in getattr(agent.config.sandbox, "start_notices", ()):
+        for note in agent.startup_notes().sandbox_notices():
             print(f"agent-tui acp: {note}", file=sys.stderr)
         recorder = attach_recorder(agent, options)
         session = Session(agent, recorder)
@@ -97,7 +97,7 @@ class AcpAgent:
         if agent.mcp is not None and agent.mcp.manager is not None:
             agent.mcp.manager.start()
         modes = [SessionMode(id=m, name=n, description=d) for m, n, d in MODES]
-        mode = str(getattr(agent.permissions, "mode", "default"))
+        mode = agent.permissions.mode
         return NewSessionResponse(
             session_id=session_id,
             modes=SessionModeState(current_mode_id=mode, available_modes=modes),

@@ -10,29 +10,48 @@ The loop only calls `authorize`; the UI changes the permission mode through `set
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.agent.provenance import ProvenanceIndex
-from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest, Decision
+from agent_tui.agent.verdict import HunkChoice, Verdict
+from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest, Behavior, Decision
 from agent_tui.protocol.events import ApprovalDecided, ApprovalRequested, Event, Notice
 from agent_tui.tools.base import Tool, ToolContext, ToolInputError, ToolOutput
+
+if TYPE_CHECKING:
+    from agent_tui.permissions.settings import SourcedRule
 
 AskFn = Callable[[ApprovalRequest], Awaitable[ApprovalAnswer]]
 
 
 class PermissionChecker(Protocol):
-    """What the policy needs from a permission engine (see agent_tui.permissions.engine)."""
+    """What the session needs from a permission engine (see agent_tui.permissions.engine): all
+    of it, so nothing is reached for by name."""
 
     mode: str
+    #: why the last "always" rule could not be saved (None: it was)
     save_error: str | None
+    #: problems in the settings files read, said once at the start
+    load_warnings: tuple[str, ...]
+    #: what the project's own files would grant, run or shape, held until it is trusted
+    untrusted_grants: tuple[SourcedRule, ...]
+    untrusted_hooks: tuple[str, ...]
+    untrusted_files: tuple[str, ...]
 
     def check(self, tool: str, input: dict[str, Any], *, read_only: bool) -> Decision: ...
 
     def save_always(self, rules: list[str]) -> tuple[str, ...]: ...
+
+    def add_rules(self, texts: Iterable[str], behavior: Behavior, source: str = "session") -> None:
+        """Rules for this session only (raises `RuleError`, a ValueError, for one that can't
+        be parsed)."""
+
+    def read_denied(self, path: Path) -> bool:
+        """A deny rule keeps this file from being read."""
 
     @property
     def explicit_hosts(self) -> frozenset[str]: ...
@@ -40,19 +59,43 @@ class PermissionChecker(Protocol):
     @property
     def local_settings(self) -> Path: ...
 
+    @property
+    def trust_question(self) -> tuple[str, ...]:
+        """What the project's files would grant or run, asked once (empty: nothing to ask)."""
+
+    @property
+    def project_trusted(self) -> bool: ...
+
+    @property
+    def settings_broken(self) -> bool:
+        """A settings file could not be read: its deny rules may be missing."""
+
 
 class AllowAll:
     """No permission engine: everything runs (tests of the loop alone)."""
 
     mode = "default"
     save_error: str | None = None
+    load_warnings: tuple[str, ...] = ()
+    untrusted_grants: tuple[SourcedRule, ...] = ()
+    untrusted_hooks: tuple[str, ...] = ()
+    untrusted_files: tuple[str, ...] = ()
     local_settings = Path(".agent-tui/settings.local.toml")
+    trust_question: tuple[str, ...] = ()
+    project_trusted = False
+    settings_broken = False
 
     def check(self, tool: str, input: dict[str, Any], *, read_only: bool) -> Decision:
         return Decision("allow", reason="no permission engine", source="default")
 
     def save_always(self, rules: list[str]) -> tuple[str, ...]:
         return ()
+
+    def add_rules(self, texts: Iterable[str], behavior: Behavior, source: str = "session") -> None:
+        """No session rules to add to."""
+
+    def read_denied(self, path: Path) -> bool:
+        return False
 
     @property
     def explicit_hosts(self) -> frozenset[str]:
@@ -63,12 +106,24 @@ def _no_watch(_paths: list[Path]) -> AbstractContextManager[None]:
     return nullcontext()
 
 
-def _no_rules(_rules: list[str], _behavior: str, _source: str) -> None:
-    """A permission checker without session rules (`AllowAll`): nothing to add."""
-
-
 async def deny_all(request: ApprovalRequest) -> ApprovalAnswer:
     return ApprovalAnswer("deny", "no one is there to approve")
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """The call being decided: as sent, or as a PreToolUse hook rewrote it."""
+
+    id: str
+    tool: Tool
+    input: dict[str, Any]
+    params: Any
+    rewritten: bool = False
+    #: what PreToolUse hooks added for the model
+    context: tuple[str, ...] = ()
+    #: what it acts on, and where its text was seen before (`provenance`)
+    subject: str = ""
+    seen: str = ""
 
 
 class Approvals:
@@ -87,8 +142,6 @@ class Approvals:
         self.permissions = permissions
         #: the session's hooks (`hooks.runner.HookRunner`): PreToolUse sees each decision
         self.hooks = hooks
-        #: tool_use id -> how it was decided (decided_by, rule, rule_source), for PostToolUse
-        self.decided: dict[str, dict[str, Any]] = {}
         #: the session's OS sandbox (`sandbox.runner.Sandbox`): auto mode and leaving it
         self.sandbox = sandbox
         self.ask = ask
@@ -96,16 +149,6 @@ class Approvals:
         self.cwd = cwd
         self.headless = headless
         self.allow_asks = allow_asks
-        #: tool_use ids of calls allowed as read-only commands (no checkpoint needed)
-        self.read_only_calls: dict[str, bool] = {}
-        #: tool_use id -> (input, params) a PreToolUse hook rewrote the call to (`updatedInput`)
-        self.rewritten: dict[str, tuple[dict[str, Any], Any]] = {}
-        #: tool_use id -> what PreToolUse hooks added for the model (`additionalContext`)
-        self.hook_context: dict[str, list[str]] = {}
-        #: tool_use id -> (hunks the person kept, the hunks shown) for a partly approved edit
-        self.hunk_choices: dict[str, tuple[tuple[int, ...], tuple[str, ...]]] = {}
-        #: tool_use ids of calls whose change set the person asked to review before it lands
-        self.review_calls: dict[str, bool] = {}
         #: wraps the app's own writes (`Checkpointer.own_writes`, set by the Agent)
         self.own_writes: Callable[[list[Path]], AbstractContextManager[None]] = _no_watch
         #: untrusted text seen so far (fed by the conversation): where a call's text came from
@@ -121,112 +164,144 @@ class Approvals:
 
     async def authorize(
         self, tool_use_id: str, tool: Tool, raw: dict[str, Any], params: Any, ctx: ToolContext
-    ) -> ToolOutput | None:
-        """None when the call may run; otherwise the is_error result to send the model."""
+    ) -> Verdict:
+        """Whether the call may run, and as what. Every verdict but a hook's unusable rewrite
+        is said once, as an `ApprovalDecided` event."""
+        call = _Call(tool_use_id, tool, raw, params)
         decision = self._engine_decision(tool, raw)
-        rewritten: dict[str, Any] | None = None
         if self.hooks is not None:
-            from agent_tui.hooks.tool_gate import pre_tool
-
-            hooked = await pre_tool(self.hooks, tool_use_id, tool.name, raw, decision, self.emit)
-            rewritten = hooked.updated_input
-            if rewritten is not None:  # the call as rewritten is the one decided and run
-                try:
-                    params = tool.validate(rewritten)
-                except ToolInputError as exc:
-                    return ToolOutput(
-                        f"A PreToolUse hook rewrote this call's input into one {tool.name} "
-                        f"can't use ({exc}); the call was not run.",
-                        is_error=True,
-                        summary="invalid input from a hook",
-                    )
-                raw = rewritten
-                self.rewritten[tool_use_id] = (raw, params)
-                decision = self._engine_decision(tool, raw)
-            decision = hooked.apply(decision)
-            if hooked.context:
-                self.hook_context[tool_use_id] = list(hooked.context)
-        subject = tool.subject(params)
-        seen = self.provenance.line(tool.name, raw)
-
-        def decided(allowed: bool, by: str, **extra: Any) -> None:
-            verdict = "allow" if allowed else "deny"
-            if by != "user" and decision.rule:
-                extra.update(rule=decision.rule, rule_source=decision.rule_source)
-            self.decided[tool_use_id] = {
-                "decided_by": by,
-                "rule": extra.get("rule"),
-                "rule_source": extra.get("rule_source"),
-            }
-            event = ApprovalDecided(
-                tool_use_id,
-                tool.name,
-                subject,
-                verdict,
-                by,
-                mode=self.mode,
-                provenance=seen,
-                updated_input=rewritten,
-                **extra,
-            )
-            self.emit(event)
-
+            hooked = await self._pre_tool(call, decision)
+            if isinstance(hooked, Verdict):
+                return hooked
+            call, decision = hooked
+        call = replace(call, subject=tool.subject(call.params))
+        call = replace(call, seen=self.provenance.line(tool.name, call.input))
         if decision.behavior == "allow":
-            decided(True, decision.source)
-            if decision.read_only:
-                self.read_only_calls[tool_use_id] = True
-            return None
+            read_only = decision.read_only
+            return self._decided(call, decision, None, decision.source, read_only=read_only)
         if decision.behavior == "deny":
-            decided(False, decision.source)
-            return ToolOutput(
+            denial = ToolOutput(
                 f"Permission denied: {decision.reason or decision.rule}. Do not retry this call; "
                 "ask the user or try another approach.",
                 is_error=True,
                 summary="denied",
             )
+            return self._decided(call, decision, denial, decision.source)
         if self.headless:
-            # Leaving the sandbox needs the person at the keyboard: --approve-asks doesn't do it.
-            allow = self.allow_asks and decision.source != "sandbox"
-            why = (
-                {}
-                if allow
-                else {"message": decision.reason, "suggestions": [*decision.suggestions]}
-            )
-            decided(allow, "headless", **why)
-            if allow:
-                return None
-            return ToolOutput(
-                f"Permission denied: this call needs approval ({decision.reason}) and no one is "
-                "there to give it (headless run). Allow it with --allow.",
-                is_error=True,
-                summary="denied (headless)",
-            )
+            return self._headless(call, decision)
+        return await self._ask_person(call, decision, ctx)
+
+    async def _pre_tool(self, call: _Call, decision: Decision) -> tuple[_Call, Decision] | Verdict:
+        """The PreToolUse hooks' say: a rewritten call is decided anew, then their verdict
+        applies; a rewrite the tool can't use is refused (a verdict no event says)."""
+        from agent_tui.hooks.tool_gate import pre_tool
+
+        tool = call.tool
+        hooked = await pre_tool(self.hooks, call.id, tool.name, call.input, decision, self.emit)
+        rewritten = hooked.updated_input
+        if rewritten is not None:  # the call as rewritten is the one decided and run
+            try:
+                params = tool.validate(rewritten)
+            except ToolInputError as exc:
+                refused = ToolOutput(
+                    f"A PreToolUse hook rewrote this call's input into one {tool.name} "
+                    f"can't use ({exc}); the call was not run.",
+                    is_error=True,
+                    summary="invalid input from a hook",
+                )
+                return Verdict(False, refused, call.input, call.params)
+            call = replace(call, input=rewritten, params=params, rewritten=True)
+            decision = self._engine_decision(tool, rewritten)
+        return replace(call, context=tuple(hooked.context)), hooked.apply(decision)
+
+    def _headless(self, call: _Call, decision: Decision) -> Verdict:
+        """No one to ask: an ask is a deny, or an allow with --approve-asks (never leaving the
+        sandbox: that needs the person at the keyboard)."""
+        if self.allow_asks and decision.source != "sandbox":
+            return self._decided(call, decision, None, "headless")
+        denial = ToolOutput(
+            f"Permission denied: this call needs approval ({decision.reason}) and no one is "
+            "there to give it (headless run). Allow it with --allow.",
+            is_error=True,
+            summary="denied (headless)",
+        )
+        return self._decided(
+            call,
+            decision,
+            denial,
+            "headless",
+            message=decision.reason,
+            suggestions=[*decision.suggestions],
+        )
+
+    async def _ask_person(self, call: _Call, decision: Decision, ctx: ToolContext) -> Verdict:
         if self.hooks is not None:
             from agent_tui.hooks.tool_gate import notify
 
-            notify(self.hooks, f"agent-tui needs your permission to use {tool.name}")
-        answer, shown = await self._ask(
-            tool_use_id, tool, raw, params, ctx, subject, decision, seen
-        )
+            notify(self.hooks, f"agent-tui needs your permission to use {call.tool.name}")
+        answer, shown = await self._ask(call, ctx, decision)
         allowed = answer.choice != "deny"
-        if allowed and answer.hunks is not None:
-            self.hunk_choices[tool_use_id] = (answer.hunks, shown)
-        if allowed and answer.review:
-            self.review_calls[tool_use_id] = True
-        decided(
-            allowed,
+        denial = None
+        if not allowed:
+            text = "The user denied this tool call."
+            if answer.message:
+                text += f" The user says: {answer.message}"
+            denial = ToolOutput(text, is_error=True, summary="denied by you")
+        return self._decided(
+            call,
+            decision,
+            denial,
             "user",
+            hunks=(answer.hunks, shown) if allowed and answer.hunks is not None else None,
+            review=allowed and bool(answer.review),
             saved_rules=list(answer.saved_rules),
             message=answer.message,
             answer=answer.choice,
             answer_s=answer.took_s,
         )
-        if allowed:
-            return None
-        text = "The user denied this tool call."
-        if answer.message:
-            text += f" The user says: {answer.message}"
-        return ToolOutput(text, is_error=True, summary="denied by you")
+
+    def _decided(
+        self,
+        call: _Call,
+        decision: Decision,
+        denial: ToolOutput | None,
+        by: str,
+        *,
+        read_only: bool = False,
+        hunks: HunkChoice | None = None,
+        review: bool = False,
+        **extra: Any,
+    ) -> Verdict:
+        """The one place a verdict is made and said (`ApprovalDecided`)."""
+        if by != "user" and decision.rule:
+            extra.update(rule=decision.rule, rule_source=decision.rule_source)
+        tool = call.tool
+        self.emit(
+            ApprovalDecided(
+                call.id,
+                tool.name,
+                call.subject,
+                "deny" if denial is not None else "allow",
+                by,
+                mode=self.mode,
+                provenance=call.seen,
+                updated_input=call.input if call.rewritten else None,
+                **extra,
+            )
+        )
+        return Verdict(
+            denial is None,
+            denial,
+            call.input,
+            call.params,
+            decided_by=by,
+            rule=extra.get("rule"),
+            rule_source=extra.get("rule_source"),
+            read_only=read_only,
+            hunks=hunks,
+            review=review,
+            hook_context=call.context,
+        )
 
     def _engine_decision(self, tool: Tool, raw: dict[str, Any]) -> Decision:
         """The permission engine's decision, with the sandbox's say for Bash."""
@@ -296,35 +371,28 @@ class Approvals:
         return await review_changes(self, tool_use_id, tool, review)
 
     async def _ask(
-        self,
-        tool_use_id: str,
-        tool: Tool,
-        raw: dict[str, Any],
-        params: Any,
-        ctx: ToolContext,
-        subject: str,
-        decision: Decision,
-        provenance: str = "",
+        self, call: _Call, ctx: ToolContext, decision: Decision
     ) -> tuple[ApprovalAnswer, tuple[str, ...]]:
+        tool, raw, params = call.tool, call.input, call.params
         try:
             preview = tool.preview(params, ctx)
             shown = tuple(h.text for h in tool.hunks(params, ctx))
         except Exception as exc:  # a preview that cannot be made must not block the question
             preview, shown = f"(no preview: {exc})", ()
         request = ApprovalRequest(
-            tool_use_id,
+            call.id,
             tool.name,
             raw,
-            subject,
+            call.subject,
             decision,
             str(self.cwd),
             preview,
             save_to=str(self.permissions.local_settings),
             hunks=shown,
-            provenance=provenance,
+            provenance=call.seen,
             can_review=self._reviewable(tool.name, raw),
         )
-        self.emit(ApprovalRequested(tool_use_id, tool.name, subject, decision.reason))
+        self.emit(ApprovalRequested(call.id, tool.name, call.subject, decision.reason))
         answer = await self.ask(request)
         if answer.choice in ("session", "always") and decision.suggestions:
             answer = self._keep(answer, decision.suggestions)
@@ -345,7 +413,7 @@ class Approvals:
         rules = list(answer.saved_rules or suggested)
         if answer.choice == "session":
             try:
-                getattr(self.permissions, "add_rules", _no_rules)(rules, "allow", "session")
+                self.permissions.add_rules(rules, "allow", "session")
             except ValueError as exc:  # RuleError: the edited line doesn't parse
                 self.emit(Notice("warning", f"Could not apply {', '.join(rules)}: {exc}"))
                 return replace(answer, saved_rules=())
@@ -358,7 +426,7 @@ class Approvals:
             self.emit(Notice("warning", f"Could not save {', '.join(rules)}: {exc}"))
             return replace(answer, saved_rules=())
         answer = replace(answer, saved_rules=saved)
-        problem = getattr(self.permissions, "save_error", None)
+        problem = self.permissions.save_error
         if not saved or problem:
             self.emit(
                 Notice(

@@ -31,7 +31,13 @@ class CappedProvider:
     def label(self, value: str) -> None:
         self.inner.label = value
 
-    def __getattr__(self, name: str) -> Any:  # warm_up, setup_error, a test's `requests`…
+    @property
+    def setup_error(self) -> str | None:
+        """Why the provider can't send a request (a cloud client without credentials), once
+        its client was made (`warm_up`); None for a provider that is always set up."""
+        return getattr(self.inner, "setup_error", None)
+
+    def __getattr__(self, name: str) -> Any:  # warm_up, a test's `requests`…
         if name == "inner":  # not set yet (a copy being made): no recursion through it
             raise AttributeError(name)
         return getattr(self.inner, name)

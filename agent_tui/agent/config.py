@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent_tui.sandbox.runner import Sandbox
 
 DEFAULT_SYSTEM = (
     "You are agent-tui, a coding and research assistant working in a terminal on the user's "
@@ -48,7 +51,7 @@ class AgentConfig:
     #: compact when this share of the context window is used
     compact_at: float = 0.8
     #: the session's OS sandbox (`sandbox.runner.Sandbox`), shared with sub-agents; None: none
-    sandbox: Any = None
+    sandbox: Sandbox | None = None
     #: the session's background shells (`tools.shells.ShellRegistry`), shared with sub-agents
     shells: Any = None
     #: the session's hooks (`hooks.runner.HookRunner`), or None

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui.agent import background
 from agent_tui.agent import stop_reasons as stops
@@ -22,7 +23,8 @@ from agent_tui.agent.config import AgentConfig, request_defaults
 from agent_tui.agent.conversation import Conversation
 from agent_tui.agent.cost import cost_usd
 from agent_tui.agent.retries import after_failure
-from agent_tui.agent.tool_runner import ToolRunner, tool_result
+from agent_tui.agent.startup_notes import StartupNotes
+from agent_tui.agent.tool_runner import ToolCall, ToolRunner, tool_result
 from agent_tui.agent.turn_hooks import before_compact, before_prompt, stop_continues
 from agent_tui.checkpoints.checkpointer import Checkpointer
 from agent_tui.protocol.assembler import StreamAssembler, StreamError
@@ -32,7 +34,6 @@ from agent_tui.protocol.events import (
     Notice,
     RequestStarted,
     StreamFailed,
-    ToolCallReady,
     ToolFinished,
     TurnFinished,
     TurnStarted,
@@ -45,7 +46,20 @@ from agent_tui.redact import redact
 from agent_tui.tools.base import ToolRegistry
 from agent_tui.tools.media import prompt_attachments
 
+if TYPE_CHECKING:
+    from agent_tui.mcp_servers.session_setup import McpSetup
+
 Listener = Callable[[Event], None]
+
+
+class TaskRunner(Protocol):
+    """Task's runner (`agent.subagents.SubAgents`), as the agent's other parts know it."""
+
+    #: the sub-agent types by name (`agent.subagents.AgentType`)
+    types: dict[str, Any]
+    #: called with each new sub-agent and its label (the session recorder links it)
+    on_start: Callable[[Agent, str], None] | None
+
 
 CANCELLED = "cancelled by user"
 RESUME_PROMPT = "Your previous response was cut off by a connection problem. Please continue."
@@ -53,6 +67,16 @@ RESUME_PROMPT = "Your previous response was cut off by a connection problem. Ple
 
 class _CompactionRefused(Exception):
     """The API refused the server-side compaction edit: the request goes again without it."""
+
+
+@dataclass
+class _Turn:
+    """How far the running turn got: its requests, continuations and stop reason so far."""
+
+    requests: int = 0
+    continuations: int = 0
+    cut_short: int = 0
+    stop_reason: str | None = None
 
 
 class _StreamBroken(Exception):
@@ -100,9 +124,9 @@ class Agent:
         self.approvals.own_writes = self.checkpoints.own_writes
         #: the memory files (AGENTS.md, CLAUDE.md) in the system prompt, for the person to see
         self.memory_files: tuple[Any, ...] = ()
-        #: Task's runner (`agent.subagents.SubAgents`), the MCP servers (`runtime.McpSetup`)
-        self.subagents: Any = None
-        self.mcp: Any = None
+        #: Task's runner (`agent.subagents.SubAgents`), the MCP servers (`attach_mcp`)
+        self.subagents: TaskRunner | None = None
+        self.mcp: McpSetup | None = None
         self.conversation = conversation or Conversation()
         self.conversation.observers.append(self.approvals.provenance)
         self.compactor = Compactor(
@@ -140,6 +164,10 @@ class Agent:
     @property
     def permissions(self) -> PermissionChecker:
         return self.approvals.permissions
+
+    def startup_notes(self) -> StartupNotes:
+        """What the person should hear about this session's start (`agent.startup_notes`)."""
+        return StartupNotes(self.permissions, self.provider, self.config.sandbox)
 
     def count(self, usage: Usage, cost: float | None = None) -> None:
         """A request of this turn ended (finished, failed, retried or cancelled): what it used;
@@ -194,76 +222,86 @@ class Agent:
         self._task = asyncio.current_task()
         self._cancel_requested, self.running, self.can_retry = False, True, False
         self.turn_usage, self.turn_cost = Usage(), 0.0
-        requests, continuations, cut_short = 0, 0, 0
-        stop_reason: str | None = None
+        turn = _Turn()
         try:
-            while True:
-                if self.compactor.due() and not self.conversation.pending_tool_uses():
-                    await self._compact_step()
-                requests += 1
-                self.emit(RequestStarted(requests))
-                try:
-                    assembler, budget_cut = await self._request()
-                except _CompactionRefused:
-                    continue  # again without the edit, compacting on the client if it's time
-                self.compactor.note(assembler)
-                stop_reason = assembler.stop_reason
-                if stop_reason == "compaction":
-                    continue  # the server paused after compacting: go on from the summary
-                if stop_reason == "pause_turn" and not self.conversation.pending_tool_uses():
-                    continuations += 1
-                    if continuations <= stops.MAX_CONTINUATIONS:
-                        continue  # the paused content is already the last message; resend it
-                    paused = (
-                        f"The model paused {stops.MAX_CONTINUATIONS} times in one turn; stopping "
-                    )
-                    self.emit(Notice("warning", paused + "here. Send a prompt to let it go on."))
-                    break
-                if stop_reason == "max_tokens" and budget_cut is not None:
-                    # cut by what the cap could pay for: said, and not continued (the rest
-                    # would cost what the cap doesn't allow)
-                    self.emit(Notice("warning", self.budget.cut_text(budget_cut)))
-                    self._close_dangling_tool_uses("not run: the spending cap cut the answer")
-                    stop_reason = "max_cost"
-                    break
-                if stop_reason == "max_tokens" and self._cut_short_answer():
-                    cut_short += 1
-                    if cut_short <= stops.MAX_LENGTH_CONTINUATIONS:
-                        # An answer cut by the output limit goes on where it stopped, instead of
-                        # ending the turn half-said (bounded: a runaway answer still ends).
-                        self.emit(Notice("info", "The answer hit the output limit; continuing…"))
-                        self.conversation.add_prompt(stops.LENGTH_PROMPT)
-                        continue
-                if stop_reason == "tool_use" and self.conversation.pending_tool_uses():
-                    await self._run_tools()
-                    if self.config.max_turns is None or requests < self.config.max_turns:
-                        continue
-                    stop_reason = "max_turns"  # `--max-turns`: the results go unanswered
-                    break
-                self._end_notice(stop_reason)
-                if await stop_continues(self, stop_reason, self._owns_budget):
-                    continue
-                break
-            return await self._finish(stop_reason, requests)
+            await self._steps(turn)
+            return await self._finish(turn.stop_reason, turn.requests)
         except SpendingCapReached:  # the last request was not sent; the budget said why
             self._close_dangling_tool_uses("not run: the spending cap was reached")
-            if requests == 1 and prompt_at is not None:  # the prompt itself never went
+            if turn.requests == 1 and prompt_at is not None:  # the prompt itself never went
                 self.conversation.withdraw_prompt(prompt_at)
-            return await self._finish("max_cost", requests - 1)
+            return await self._finish("max_cost", turn.requests - 1)
         except _StreamBroken as exc:
             self._close_dangling_tool_uses("not run: the stream failed before the call completed")
             self.can_retry = True
             self.emit(StreamFailed(exc.message, exc.retryable, exc.assembler.partial_text()))
-            return await self._finish(None, requests, failed=True)
+            return await self._finish(None, turn.requests, failed=True)
         except asyncio.CancelledError:
             if not self._cancel_requested:
                 raise
             self._close_dangling_tool_uses(CANCELLED)
             self.emit(Notice("warning", "Cancelled."))
-            return await self._finish(None, requests, cancelled=True)
+            return await self._finish(None, turn.requests, cancelled=True)
         finally:
             self.running = False
             self._task = None
+
+    async def _steps(self, turn: _Turn) -> None:
+        """Request after request until the stop reason and the blocks end the turn."""
+        while True:
+            if self.compactor.due() and not self.conversation.pending_tool_uses():
+                await self._compact_step()
+            turn.requests += 1
+            self.emit(RequestStarted(turn.requests))
+            try:
+                assembler, budget_cut = await self._request()
+            except _CompactionRefused:
+                continue  # again without the edit, compacting on the client if it's time
+            self.compactor.note(assembler)
+            turn.stop_reason = stop_reason = assembler.stop_reason
+            if stop_reason == "compaction":
+                continue  # the server paused after compacting: go on from the summary
+            if stop_reason == "pause_turn" and not self.conversation.pending_tool_uses():
+                turn.continuations += 1
+                if self._goes_on_paused(turn.continuations):
+                    continue  # the paused content is already the last message; resend it
+                return
+            if stop_reason == "max_tokens" and budget_cut is not None:
+                # cut by what the cap could pay for: said, and not continued (the rest would
+                # cost what the cap doesn't allow)
+                self.emit(Notice("warning", self.budget.cut_text(budget_cut)))
+                self._close_dangling_tool_uses("not run: the spending cap cut the answer")
+                turn.stop_reason = "max_cost"
+                return
+            if stop_reason == "max_tokens" and self._cut_short_answer():
+                turn.cut_short += 1
+                if self._goes_on_cut(turn.cut_short):
+                    continue
+            if stop_reason == "tool_use" and self.conversation.pending_tool_uses():
+                await self._run_tools(assembler)
+                if self.config.max_turns is None or turn.requests < self.config.max_turns:
+                    continue
+                turn.stop_reason = "max_turns"  # `--max-turns`: the results go unanswered
+                return
+            self._end_notice(stop_reason)
+            if not await stop_continues(self, stop_reason, self._owns_budget):
+                return
+
+    def _goes_on_paused(self, continuations: int) -> bool:
+        if continuations <= stops.MAX_CONTINUATIONS:
+            return True
+        paused = f"The model paused {stops.MAX_CONTINUATIONS} times in one turn; stopping "
+        self.emit(Notice("warning", paused + "here. Send a prompt to let it go on."))
+        return False
+
+    def _goes_on_cut(self, cut_short: int) -> bool:
+        """An answer cut by the output limit goes on where it stopped, instead of ending the
+        turn half-said (bounded: a runaway answer still ends)."""
+        if cut_short > stops.MAX_LENGTH_CONTINUATIONS:
+            return False
+        self.emit(Notice("info", "The answer hit the output limit; continuing…"))
+        self.conversation.add_prompt(stops.LENGTH_PROMPT)
+        return True
 
     async def _finish(
         self,
@@ -368,8 +406,6 @@ class Agent:
             blocks.clear()
 
         def on_event(event: Event) -> None:
-            if isinstance(event, ToolCallReady) and event.input_error:
-                self.runner.input_errors[event.tool_use_id] = event.input_error
             if isinstance(event, BlockFinished):
                 if event.block.get("type") == "server_tool_use":
                     held.append(event.block)
@@ -402,11 +438,14 @@ class Agent:
 
     # --- tools -------------------------------------------------------------------------------
 
-    async def _run_tools(self) -> None:
-        calls = self.conversation.pending_tool_uses()
+    async def _run_tools(self, assembler: StreamAssembler) -> None:
+        """The response's calls run, each answered; a call whose input arrived broken carries
+        why (the assembler's `ToolCallReady`), and is answered with it instead."""
+        broken = {c.tool_use_id: c.input_error for c in assembler.tool_calls if c.input_error}
+        calls = [ToolCall.of(b, broken.get(b["id"])) for b in self.conversation.pending_tool_uses()]
         self.conversation.begin("user")
         async for call, output in self.runner.run_all(calls):
-            self.conversation.append(tool_result(call["id"], output))
+            self.conversation.append(tool_result(call.id, output))
             if output.usage is not None:  # a tool's own requests (WebSearch, WebFetch, Task)
                 model = output.meta.get("model", self.config.model)
                 self.count(output.usage, output.meta.get("cost_usd", cost_usd(model, output.usage)))

@@ -22,6 +22,10 @@ class SessionRecorder(ConversationObserver, Protocol):
     @property
     def blobs(self) -> BlobStore: ...
 
+    #: the session's id, once it has one (its first message)
+    @property
+    def session_id(self) -> str | None: ...
+
     def on_event(self, event: Event) -> None: ...
 
     def record_subagent(self, sub: Agent, label: str) -> None: ...
@@ -35,7 +39,7 @@ def attach(agent: Agent, recorder: SessionRecorder) -> None:
     if agent.subagents is not None:
         agent.subagents.on_start = recorder.record_subagent
     if agent.config.hooks is not None:  # a hook's input names the session (once it has an id)
-        agent.config.hooks.session_id = lambda: str(getattr(recorder, "session_id", None) or "")
+        agent.config.hooks.session_id = lambda: recorder.session_id or ""
 
 
 def detach(agent: Agent, recorder: SessionRecorder) -> None:

@@ -19,7 +19,7 @@ def attach_skills(agent: Agent, cwd: Path, config_dir: Path) -> None:
     plugins = agent.config.plugins
 
     def current() -> dict[str, Skill]:
-        trusted = bool(getattr(permissions, "project_trusted", False))
+        trusted = permissions.project_trusted
         return load_skills(cwd, config_dir, project_trusted=trusted, plugins=plugins)
 
     def make() -> Any:

@@ -254,7 +254,7 @@ def attach_subagents(agent: Agent, cwd: Path, config_dir: Path, *, trusted: bool
         return load_agent_types(cwd, config_dir, project_trusted=project, extra=extra)
 
     types = load(trusted)
-    agent.subagents = SubAgents(agent, types)
+    runner = agent.subagents = SubAgents(agent, types)
     descriptions = {n: t.description for n, t in types.items()}
 
     def trusted_now(project: bool = True) -> None:
@@ -266,13 +266,11 @@ def attach_subagents(agent: Agent, cwd: Path, config_dir: Path, *, trusted: bool
     if not trusted and hasattr(agent.permissions, "on_trusted"):
         agent.permissions.on_trusted.append(trusted_now)
     if plugins is not None:  # a plugin trusted mid-session adds its types
-        plugins.on_trusted.append(
-            lambda _now: trusted_now(bool(getattr(agent.permissions, "project_trusted", trusted)))
-        )
+        plugins.on_trusted.append(lambda _now: trusted_now(agent.permissions.project_trusted))
 
     def task_tool() -> Any:
         from agent_tui.tools.task import TaskTool
 
-        return TaskTool(agent.subagents.run, descriptions)
+        return TaskTool(runner.run, descriptions)
 
     agent.tools.add_lazy("Task", task_tool)

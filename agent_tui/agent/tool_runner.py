@@ -9,10 +9,12 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from agent_tui.agent.approvals import Approvals
+from agent_tui.agent.verdict import Verdict
 from agent_tui.protocol.events import Event, ToolFinished, ToolProgress
 from agent_tui.redact import redact
 from agent_tui.tools.base import ToolContext, ToolInputError, ToolOutput, ToolRegistry
@@ -21,6 +23,23 @@ if TYPE_CHECKING:
     from agent_tui.agent.config import AgentConfig
     from agent_tui.checkpoints.checkpointer import Checkpointer
     from agent_tui.providers.base import Provider
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call of a response, as the runner takes it: the model's block, and why its
+    streamed input was unusable (invalid JSON) when it was; such a call is never run."""
+
+    id: str
+    name: str
+    input: dict[str, Any]
+    input_error: str | None = None
+
+    @classmethod
+    def of(cls, block: dict[str, Any], input_error: str | None = None) -> ToolCall:
+        given = block.get("input")
+        raw = given if isinstance(given, dict) else {}
+        return cls(str(block.get("id", "")), str(block.get("name", "")), raw, input_error)
 
 
 class ToolRunner:
@@ -37,22 +56,18 @@ class ToolRunner:
         self.emit = emit
         self.config = config
         self.provider = provider
-        #: tool_use id -> why its streamed input was unusable (invalid JSON): never run those
-        self.input_errors: dict[str, str] = {}
         #: records what calls that may change files are about to change (set by the Agent)
         self.checkpoints: Checkpointer | None = None
 
-    async def run_all(
-        self, calls: list[dict[str, Any]]
-    ) -> AsyncIterator[tuple[dict[str, Any], ToolOutput]]:
+    async def run_all(self, calls: list[ToolCall]) -> AsyncIterator[tuple[ToolCall, ToolOutput]]:
         """Run one response's tool calls, yielding each with its output in the calls' order.
 
         Consecutive read-only calls run together; a call that can change things runs alone, in
         order, so the model's sequencing of side effects is kept."""
-        batches: list[list[dict[str, Any]]] = []
+        batches: list[list[ToolCall]] = []
         previous_read_only = False
         for call in calls:
-            read_only = self.is_read_only(call)
+            read_only = self.is_read_only(call.name)
             if read_only and previous_read_only:
                 batches[-1].append(call)
             else:
@@ -63,19 +78,18 @@ class ToolRunner:
             for pair in zip(batch, outputs, strict=True):
                 yield pair
 
-    def is_read_only(self, call: dict[str, Any]) -> bool:
-        tool = self.tools.get(call.get("name", ""))
+    def is_read_only(self, name: str) -> bool:
+        tool = self.tools.get(name)
         return tool is not None and tool.read_only
 
-    async def run(self, call: dict[str, Any]) -> ToolOutput:
+    async def run(self, call: ToolCall) -> ToolOutput:
         started = time.monotonic()
-        name = str(call.get("name", ""))
-        output = await self._permitted_run(call, name)
+        output = await self._permitted_run(call)
         duration = time.monotonic() - started
         self.emit(
             ToolFinished(
-                call["id"],
-                name,
+                call.id,
+                call.name,
                 output.is_error,
                 output.summary or ("error" if output.is_error else "done"),
                 duration,
@@ -84,61 +98,39 @@ class ToolRunner:
         )
         return output
 
-    async def _permitted_run(self, call: dict[str, Any], name: str) -> ToolOutput:
-        tool = self.tools.get(name)
+    async def _permitted_run(self, call: ToolCall) -> ToolOutput:
+        tool, name = self.tools.get(call.name), call.name
         if tool is None:
             known = ", ".join(self.tools.names())
             return ToolOutput(f"Unknown tool {name!r}. Available tools: {known}.", is_error=True)
-        input_error = self.input_errors.pop(str(call.get("id", "")), None)
-        if input_error is not None:
+        if call.input_error is not None:
             return ToolOutput(
-                f"The input for {name} could not be used: {input_error}. Send the call again "
-                "with the input as one valid JSON object.",
+                f"The input for {name} could not be used: {call.input_error}. Send the call "
+                "again with the input as one valid JSON object.",
                 is_error=True,
                 summary="invalid input",
             )
-        given = call.get("input")
-        raw_input: dict[str, Any] = given if isinstance(given, dict) else {}
         try:
-            params = tool.validate(raw_input)
+            params = tool.validate(call.input)
         except ToolInputError as exc:
             return ToolOutput(str(exc), is_error=True, summary="invalid input")
-        ctx = self._context(call["id"], name)
-        denied = await self.approvals.authorize(call["id"], tool, raw_input, params, ctx)
-        hook_context = self.approvals.hook_context.pop(call["id"], [])
-        rewritten = self.approvals.rewritten.pop(call["id"], None)
-        if denied is not None:
-            return denied
-        if rewritten is not None:  # a PreToolUse hook's updatedInput: the call that was decided
-            raw_input, params = rewritten
-        ctx.hunks = self.approvals.hunk_choices.pop(call["id"], None)
-        ctx.review = self.approvals.review_calls.pop(call["id"], False)
-        read_only = tool.read_only or self.approvals.read_only_calls.pop(call["id"], False)
+        ctx = self._context(call.id, name)
+        verdict = await self.approvals.authorize(call.id, tool, call.input, params, ctx)
+        if verdict.denial is not None:
+            return verdict.denial
+        ctx.hunks, ctx.review = verdict.hunks, verdict.review
         checkpoint = None
-        exact = False
-        if self.checkpoints is not None and not read_only:
+        if self.checkpoints is not None and not (tool.read_only or verdict.read_only):
             ctx.blobs = self.checkpoints.blobs
-            exact = tool.transactional(params, ctx)
-            path = tool.changed_path(params, self.config.cwd)
-            checkpoint = await self.checkpoints.before(
-                tool.subject(params), name, path, call["id"], exact=exact
-            )
+            exact = tool.transactional(verdict.params, ctx)
+            path = tool.changed_path(verdict.params, self.config.cwd)
+            subject = tool.subject(verdict.params)
+            checkpoint = await self.checkpoints.before(subject, name, path, call.id, exact=exact)
         meta: dict[str, Any] = {}
         try:
-            output = await tool.run(params, ctx)
+            output = await tool.run(verdict.params, ctx)
             meta = output.meta
-            if hook_context:
-                sep = "" if output.content.endswith("\n") else "\n"
-                notes = "\n".join(f"[PreToolUse hook context: {c}]" for c in hook_context)
-                output.content = output.content + sep + notes
-            if self.config.hooks is not None:
-                from agent_tui.hooks.tool_gate import post_tool
-
-                decided = self.approvals.decided.pop(call["id"], {})
-                output = await post_tool(
-                    self.config.hooks, call["id"], name, raw_input, output, decided, self.emit
-                )
-            return output
+            return await self._after(call, verdict, output)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a tool bug must not end the turn
@@ -152,6 +144,22 @@ class ToolRunner:
                 # what this call changed, recorded now (not at the turn's end): a kill later
                 # in the turn still leaves it to undo
                 await self.checkpoints.after(checkpoint, meta.get("changes"), meta.get("not_kept"))
+
+    async def _after(self, call: ToolCall, verdict: Verdict, output: ToolOutput) -> ToolOutput:
+        """A run's output as the model reads it: what PreToolUse hooks added, then what
+        PostToolUse hooks say."""
+        if verdict.hook_context:
+            sep = "" if output.content.endswith("\n") else "\n"
+            notes = "\n".join(f"[PreToolUse hook context: {c}]" for c in verdict.hook_context)
+            output.content = output.content + sep + notes
+        if self.config.hooks is None:
+            return output
+        from agent_tui.hooks.tool_gate import post_tool
+
+        how = verdict.how()
+        return await post_tool(
+            self.config.hooks, call.id, call.name, verdict.input, output, how, self.emit
+        )
 
     def _context(self, tool_use_id: str, name: str) -> ToolContext:
         def progress(status: str = "", output: str = "") -> None:
@@ -167,7 +175,7 @@ class ToolRunner:
             tool_use_id=tool_use_id,
             explicit_hosts=self.approvals.permissions.explicit_hosts,
             emit=self.emit,
-            read_denied=getattr(self.approvals.permissions, "read_denied", _never),
+            read_denied=self.approvals.permissions.read_denied,
             sandbox=self.config.sandbox,
             shells=self.config.shells,
             ask_host=partial(self.approvals.ask_host, tool_use_id, name),
@@ -189,7 +197,3 @@ def tool_result(tool_use_id: str, output: ToolOutput) -> dict[str, Any]:
     if output.is_error:
         block["is_error"] = True
     return block
-
-
-def _never(_path: Any) -> bool:
-    return False

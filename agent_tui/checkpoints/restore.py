@@ -21,8 +21,8 @@ from agent_tui.checkpoints.attribution import UNRECORDED
 from agent_tui.checkpoints.blobs import EXECUTABLE, SYMLINK, blob_id, read_file
 from agent_tui.checkpoints.confined import Journal, Refused, refusal
 from agent_tui.checkpoints.git_tree import GitWorkTree, TreeChange
+from agent_tui.diffs import unified_diff
 from agent_tui.protocol.events import FilesChanged
-from agent_tui.tools.diffs import unified_diff
 
 BlobReader = Callable[[str], bytes | None]
 

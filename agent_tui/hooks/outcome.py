@@ -115,21 +115,26 @@ def _read_json(event: str, run: HookRun, verdict: Verdict) -> None:
         verdict._decide("allow", reason)
     specific = data.get("hookSpecificOutput")
     if isinstance(specific, dict):
-        chosen = specific.get("permissionDecision")
-        if event == "PreToolUse" and chosen in _RANK:
-            why = str(specific.get("permissionDecisionReason") or "")
-            verdict._decide(chosen, why)
-            if chosen == "deny":
-                verdict.block = why or f"denied by a PreToolUse hook ({run.hook.command})"
-        updated = specific.get("updatedInput")
-        if event == "PreToolUse" and isinstance(updated, dict):
-            if verdict.updated_input is not None and verdict.updated_input != updated:
-                verdict.notices.append(
-                    f"PreToolUse hooks rewrote the input differently; the first one's is used "
-                    f"(not {run.hook.command}'s)"
-                )
-            else:
-                verdict.updated_input = updated
-        extra = specific.get("additionalContext")
-        if isinstance(extra, str) and extra.strip():
-            verdict.context.append(extra.strip())
+        _read_specific(event, run, verdict, specific)
+
+
+def _read_specific(event: str, run: HookRun, verdict: Verdict, specific: dict[str, Any]) -> None:
+    """`hookSpecificOutput`: PreToolUse's decision and rewritten input; context for all."""
+    chosen = specific.get("permissionDecision")
+    if event == "PreToolUse" and chosen in _RANK:
+        why = str(specific.get("permissionDecisionReason") or "")
+        verdict._decide(chosen, why)
+        if chosen == "deny":
+            verdict.block = why or f"denied by a PreToolUse hook ({run.hook.command})"
+    updated = specific.get("updatedInput")
+    if event == "PreToolUse" and isinstance(updated, dict):
+        if verdict.updated_input is not None and verdict.updated_input != updated:
+            verdict.notices.append(
+                f"PreToolUse hooks rewrote the input differently; the first one's is used "
+                f"(not {run.hook.command}'s)"
+            )
+        else:
+            verdict.updated_input = updated
+    extra = specific.get("additionalContext")
+    if isinstance(extra, str) and extra.strip():
+        verdict.context.append(extra.strip())

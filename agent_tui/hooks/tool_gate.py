@@ -19,11 +19,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tui.hooks.outcome import Verdict, judge
 from agent_tui.permissions.types import Decision
 from agent_tui.protocol.events import Event, Notice
+
+if TYPE_CHECKING:
+    from agent_tui.tools.base import ToolOutput
 
 
 def _say(verdict: Verdict, emit: Callable[[Event], None]) -> None:
@@ -96,10 +99,10 @@ async def post_tool(
     tool_use_id: str,
     tool: str,
     raw: dict[str, Any],
-    output: Any,
+    output: ToolOutput,
     decided: dict[str, Any],
     emit: Callable[[Event], None],
-) -> Any:
+) -> ToolOutput:
     """The tool's output, with what the PostToolUse hooks say to the model added."""
     if not hooks.matching("PostToolUse", tool):
         return output

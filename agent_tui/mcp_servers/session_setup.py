@@ -53,7 +53,7 @@ def attach_mcp(agent: Any, cwd: Path, configs: list[Path], *, trusted: bool) -> 
     def trusted_now(server: Any) -> bool:
         if server.source == "plugin":  # its `path` is the plugin's folder
             return plugins is not None and plugins.is_trusted(server.path)
-        return server.source != "project" or bool(getattr(permissions, "project_trusted", False))
+        return server.source != "project" or bool(permissions.project_trusted)
 
     setup.trusted = trusted_now
     setup.pending = [

@@ -350,14 +350,7 @@ class PermissionEngine:
         resolved, lexical = self.paths_of(raw)
 
         def hits(behavior: Behavior, *paths: Path) -> SourcedRule | None:
-            for r in self._rules:
-                if r.behavior != behavior:
-                    continue
-                if (r.rule.tool == kind or (r.rule.bare and r.rule.covers(tool))) and any(
-                    match_path(r.rule, p, self.cwd) for p in paths
-                ):
-                    return r
-            return None
+            return self._file_rule(behavior, tool, kind, paths)
 
         denied = hits("deny", resolved, lexical)
         if denied:
@@ -392,6 +385,20 @@ class PermissionEngine:
         return Decision(
             "ask", reason=f"no rule allows editing {resolved}", suggestions=(rel,) if rel else ()
         )
+
+    def _file_rule(
+        self, behavior: Behavior, tool: str, kind: str, paths: tuple[Path, ...]
+    ) -> SourcedRule | None:
+        """The first `behavior` rule for `kind` (Read or Edit; a bare rule covering `tool`
+        too) that matches one of `paths`."""
+        for r in self._rules:
+            if r.behavior != behavior:
+                continue
+            if (r.rule.tool == kind or (r.rule.bare and r.rule.covers(tool))) and any(
+                match_path(r.rule, p, self.cwd) for p in paths
+            ):
+                return r
+        return None
 
     def _webfetch(self, input: dict[str, Any], read_only: bool) -> Decision:
         from agent_tui.permissions.web_decision import webfetch_decision

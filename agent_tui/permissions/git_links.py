@@ -3,7 +3,7 @@
 one under `.git/modules/`). git runs `status` inside each of them, at any depth, and so runs what
 each one's own configuration and hooks name (core.fsmonitor, a post-index-change hook, filters).
 
-The index is read by git itself (`sandbox/git_index.py`: `git ls-files --stage` with git_run's
+The index is read by git itself (`permissions/git_index.py`: `git ls-files --stage` with git_run's
 neutral settings, as the commit gate reads it; every version, object format and a split index's
 shared part as git reads them), and only once the repository's own configuration and hooks were
 read and run nothing (`git_config.programs`), so the reading runs nothing either. Cheap on big
@@ -20,7 +20,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from agent_tui import git_run
-from agent_tui.sandbox.git_index import IndexUnreadable, read_index
+from agent_tui.permissions.git_index import IndexUnreadable, read_index
 
 __all__ = ["IndexUnreadable", "gitlinks", "populated"]
 

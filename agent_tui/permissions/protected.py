@@ -85,7 +85,7 @@ _FILES = {
     ".valgrindrc": "valgrind's options, read where it runs (its log files can be anywhere)",
     "config.fish": "a shell start-up file",
     "sitecustomize.py": "Python runs it at start-up",
-    "parsed-css.pickle": "agent-tui loads it at start-up (its stylesheet cache, a pickle)",
+    "parsed-css.pickle": "an earlier agent-tui loads it at start-up (a pickle)",
     "usercustomize.py": "Python runs it at start-up",
     "pyvenv.cfg": "a virtual environment's configuration: it decides which Python runs",
     ".nvim.lua": "Neovim runs it on opening the folder (exrc)",
@@ -261,6 +261,11 @@ def protected_reason(path: Path | str, config_dir: Path | None = None) -> str | 
     """Why writing `path` (absolute or relative) needs the person, or None."""
     p = Path(os.path.normpath(path))
     parts = canonical_parts(p)
+    return _by_folders(parts) or _by_name(parts) or _by_place(p, config_dir)
+
+
+def _by_folders(parts: list[str]) -> str | None:
+    """A protected folder on the way, or a protected run of names (`.github/workflows`)."""
     for part in parts[:-1]:
         if part in _DIRS_CANON:
             return _DIRS_CANON[part]
@@ -272,6 +277,12 @@ def protected_reason(path: Path | str, config_dir: Path | None = None) -> str | 
     for run, why in _PACKAGE_RUNS.items():
         if _holds_run(parts[:-1], run):
             return why
+    return None
+
+
+def _by_name(parts: list[str]) -> str | None:
+    """The file's own name: a protected folder or file, a git directory, an environment file,
+    a .pth in a site folder, a module Python runs at start-up, or one a tool runs as a module."""
     name = parts[-1] if parts else ""
     if name in _DIRS_CANON:
         return _DIRS_CANON[name]
@@ -287,6 +298,11 @@ def protected_reason(path: Path | str, config_dir: Path | None = None) -> str | 
         return "Python runs it at start-up"
     if _runs_as_module(parts):
         return _AS_MODULE
+    return None
+
+
+def _by_place(p: Path, config_dir: Path | None) -> str | None:
+    """Where an absolute path is: inside a bare repository, or the app's user settings."""
     if p.is_absolute() and any(is_git_dir(parent) for parent in p.parents):
         return _GIT_DIR  # a bare repository: HEAD, objects/ and refs/ beside its config
     if config_dir is not None and p.is_absolute():

@@ -28,7 +28,6 @@ from agent_tui.permissions.rules import Rule, parse_rule
 from agent_tui.permissions.settings import SourcedRule
 from agent_tui.permissions.types import Behavior, Decision
 from agent_tui.text import one_line
-from agent_tui.tools.subject import tool_subject
 
 if TYPE_CHECKING:
     from agent_tui.permissions.analysis import Analysis
@@ -60,10 +59,8 @@ class Change:
     after: Decision
     #: what makes it worth a second look: "destructive: git push --force", "runs another program"
     note: str = ""
-
-    @property
-    def subject(self) -> str:
-        return tool_subject(self.call.tool, self.call.input)
+    #: what the call acts on (the command, the path, the URL), as the caller's `SubjectFn` says
+    subject: str = ""
 
     @property
     def destructive(self) -> bool:
@@ -171,6 +168,8 @@ def parse_proposed(texts: Iterable[str]) -> tuple[Rule, ...]:
 
 #: a stored call as the store's `past_calls` gives it: tool, input JSON, times made, newest session
 Row = tuple[str, str, int, str]
+#: what a call acts on, from its tool and input (`tools.subject.tool_subject`: the tools say it)
+SubjectFn = Callable[[str, dict[str, Any]], str]
 
 
 def simulate(
@@ -178,6 +177,8 @@ def simulate(
     proposed: Sequence[str],
     rows: Iterable[Row],
     behavior: Behavior = "allow",
+    *,
+    subject: SubjectFn,
 ) -> Simulation:
     """What adding `proposed` (as `behavior` rules) to `engine`'s rules would have changed."""
     rules = parse_proposed(proposed)
@@ -209,7 +210,9 @@ def simulate(
         now = after.check(call.tool, call.input, read_only=read_only)
         if was.behavior == now.behavior:
             continue
-        sim.changes.append(Change(call, was, now, _note(call, analysed)))
+        sim.changes.append(
+            Change(call, was, now, _note(call, analysed), subject(call.tool, call.input))
+        )
         if now.behavior == "allow":
             suggested.update({s: call.count for s in was.suggestions if s not in sim.rules})
     sim.changes.sort(key=lambda c: (not c.destructive, -c.call.count, c.subject))
@@ -290,10 +293,14 @@ def report(sim: Simulation, lines: int = 5) -> str:
 
 
 def preview(
-    engine: Any, rows: Callable[[], Iterable[Row]], rules: Sequence[str], behavior: Behavior
+    engine: Any,
+    rows: Callable[[], Iterable[Row]],
+    rules: Sequence[str],
+    behavior: Behavior,
+    subject: SubjectFn,
 ) -> str:
     """`report` of a simulation against the live engine (run it in a thread); "" when the
     engine isn't the permission engine (tests of the loop alone)."""
     if not isinstance(engine, PermissionEngine):
         return ""
-    return report(simulate(engine, rules, rows(), behavior))
+    return report(simulate(engine, rules, rows(), behavior, subject=subject))

@@ -71,6 +71,8 @@ class StreamAssembler:
         self.stopped = False
         #: protocol oddities seen and tolerated (a delta for an unknown block, a double stop, …)
         self.anomalies: list[str] = []
+        #: the client tool calls assembled, in order (each with why its input is unusable, if)
+        self.tool_calls: list[ToolCallReady] = []
 
     # --- results -----------------------------------------------------------------------------
 
@@ -248,29 +250,35 @@ class StreamAssembler:
             if block.signature:
                 final["encrypted_content"] = "".join(block.signature)
         elif btype in TOOL_BLOCKS:
-            raw = "".join(block.chunks)
-            block_id, name = str(final.get("id", "")), str(final.get("name", ""))
-            error: str | None = None
-            if raw.strip():
-                try:
-                    parsed = json.loads(raw)
-                except ValueError as exc:
-                    parsed, error = {}, f"tool input is not valid JSON ({exc})"
-                if not isinstance(parsed, dict) and error is None:
-                    parsed, error = {}, "tool input is not a JSON object"
-            else:
-                parsed = final.get("input") if isinstance(final.get("input"), dict) else {}
-            final["input"] = parsed
-            if btype == "server_tool_use" and isinstance(parsed.get("query"), str):
-                self._queries[block_id] = parsed["query"]
-            events.append(
-                ToolCallReady(index, block_id, name, parsed, btype == "server_tool_use", error)
-            )
+            events.append(self._tool_call(index, block, final))
         elif btype == "web_search_tool_result":
             events.append(self._search_result(final))
         self._finished[index] = final
         events.append(BlockFinished(index, final))
         return events
+
+    def _tool_call(self, index: int, block: _Block, final: dict[str, Any]) -> ToolCallReady:
+        """A tool call's input parsed (why it can't be, when it can't) into its final block."""
+        raw = "".join(block.chunks)
+        block_id, name = str(final.get("id", "")), str(final.get("name", ""))
+        error: str | None = None
+        if raw.strip():
+            try:
+                parsed = json.loads(raw)
+            except ValueError as exc:
+                parsed, error = {}, f"tool input is not valid JSON ({exc})"
+            if not isinstance(parsed, dict) and error is None:
+                parsed, error = {}, "tool input is not a JSON object"
+        else:
+            parsed = final.get("input") if isinstance(final.get("input"), dict) else {}
+        final["input"] = parsed
+        server = block.type == "server_tool_use"
+        if server and isinstance(parsed.get("query"), str):
+            self._queries[block_id] = parsed["query"]
+        ready = ToolCallReady(index, block_id, name, parsed, server, error)
+        if not server:
+            self.tool_calls.append(ready)
+        return ready
 
     def _search_result(self, block: dict[str, Any]) -> SearchResultsReceived:
         tool_use_id = str(block.get("tool_use_id", ""))

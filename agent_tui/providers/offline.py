@@ -32,12 +32,15 @@ _ids = count(1)
 
 @cache
 def _script() -> dict[str, Any]:
-    return json.loads((offline_assets() / "script.json").read_text(encoding="utf-8"))
+    script: dict[str, Any] = json.loads((offline_assets() / "script.json").read_text("utf-8"))
+    return script
 
 
 @cache
 def _search_index() -> list[dict[str, Any]]:
-    return json.loads((offline_assets() / "search_index.json").read_text(encoding="utf-8"))
+    path = offline_assets() / "search_index.json"
+    index: list[dict[str, Any]] = json.loads(path.read_text(encoding="utf-8"))
+    return index
 
 
 def _delay_scale() -> float:
@@ -141,10 +144,11 @@ def _matcher(words: tuple[str, ...]) -> re.Pattern[str]:
 
 def _scenario_for(prompt: str) -> dict[str, Any]:
     script = _script()
-    for scenario in script["scenarios"]:
+    scenarios: list[dict[str, Any]] = script["scenarios"]
+    for scenario in scenarios:
         if scenario["match"] and _matcher(tuple(scenario["match"])).search(prompt):
             return scenario
-    return next(s for s in script["scenarios"] if s["name"] == script["default"])
+    return next(s for s in scenarios if s["name"] == script["default"])
 
 
 def _query_from(prompt: str) -> str:

@@ -6,11 +6,14 @@ A Seatbelt (macOS) backend would implement the same three things; none ships unt
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol
 
 if TYPE_CHECKING:
+    from agent_tui.permissions.settings import SourcedRule
+    from agent_tui.permissions.types import Behavior
     from agent_tui.sandbox.layout import Layout
 
 SandboxMode = Literal["off", "on", "auto"]
@@ -33,6 +36,23 @@ class Wrapped:
     """A command made to run inside the sandbox."""
 
     argv: list[str]
+
+
+class SandboxPermissions(Protocol):
+    """What the sandbox reads of the permission engine (`permissions.engine.PermissionEngine`):
+    the Read deny rules it hides, the WebFetch rules and mode its network gate asks, and the
+    hosts a person named."""
+
+    @property
+    def mode(self) -> str: ...
+
+    @property
+    def rules(self) -> tuple[SourcedRule, ...]: ...
+
+    def rules_of(self, behavior: Behavior, tool: str) -> Iterator[SourcedRule]: ...
+
+    @property
+    def explicit_hosts(self) -> frozenset[str]: ...
 
 
 class Backend(Protocol):

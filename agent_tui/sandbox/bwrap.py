@@ -193,20 +193,7 @@ def arguments(
     if home is not None:
         assert work is not None, "a home by allow-list needs a work folder for its caches"
         args += home_arguments(home, work)
-    for p in layout.read_only_roots:
-        args += ["--ro-bind", str(p), str(p)]
-    args += project or []
-    for p in layout.writable:
-        args += ["--bind", str(p), str(p)]
-    for p in layout.read_only:
-        args += ["--ro-bind", str(p), str(p)]
-    empty_file, empty_dir = _empties(layout.tmp.parent)
-    for p, kind in layout.placeholders:
-        args += ["--ro-bind", str(empty_dir if kind == "dir" else empty_file), str(p)]
-    for p in layout.hidden:
-        args += ["--ro-bind", str(empty_dir if p.is_dir() else empty_file), str(p)]
-    for p in layout.sockets:
-        args += ["--bind", str(p), str(p)]
+    args += _layout_binds(layout, project)
     if proxy_socket is not None:
         args += ["--ro-bind", str(proxy_socket), PROXY_SOCKET]
     if mirror is not None:
@@ -221,6 +208,28 @@ def arguments(
     for name in SECRET_VARS:
         args += ["--unsetenv", name]
     args += ["--setenv", "TMPDIR", "/tmp", "--chdir", str(layout.cwd)]
+    return args
+
+
+def _layout_binds(layout: Layout, project: list[str] | None) -> list[str]:
+    """The layout's own mounts, in the order they must stack: the read-only roots, the project
+    (`project`, else as `layout.writable` binds it), what is writable, what is read-only, the
+    placeholders and what is hidden (an empty file or folder bound over each), the sockets."""
+    args: list[str] = []
+    for p in layout.read_only_roots:
+        args += ["--ro-bind", str(p), str(p)]
+    args += project or []
+    for p in layout.writable:
+        args += ["--bind", str(p), str(p)]
+    for p in layout.read_only:
+        args += ["--ro-bind", str(p), str(p)]
+    empty_file, empty_dir = _empties(layout.tmp.parent)
+    for p, kind in layout.placeholders:
+        args += ["--ro-bind", str(empty_dir if kind == "dir" else empty_file), str(p)]
+    for p in layout.hidden:
+        args += ["--ro-bind", str(empty_dir if p.is_dir() else empty_file), str(p)]
+    for p in layout.sockets:
+        args += ["--bind", str(p), str(p)]
     return args
 
 

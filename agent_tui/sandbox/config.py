@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from agent_tui.sandbox.base import MODES, STRENGTH, SandboxMode
 from agent_tui.toml_file import TomlFileError, read_toml
@@ -88,7 +88,7 @@ def _mode_of(table: dict[str, Any], where: str, warnings: list[str]) -> SandboxM
     mode = table.get("mode")
     if mode is not None:
         if mode in MODES:
-            return mode
+            return cast(SandboxMode, mode)
         warnings.append(f"{where}: [sandbox] mode {mode!r} is not one of {', '.join(MODES)}")
         return None
     enabled = table.get("enabled")

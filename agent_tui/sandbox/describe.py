@@ -116,7 +116,7 @@ def _common_lists(
     gate = HostGate(sandbox.permissions, sandbox.config.allowed_domains, None)
     allowed = list(sandbox.config.allowed_domains) + [
         r.rule.text
-        for r in getattr(sandbox.permissions, "rules", ())
+        for r in sandbox.permissions.rules
         if r.behavior == "allow" and r.rule.tool == "WebFetch" and not r.rule.bare
     ]
     net = "one namespace for the session; out only through the app's proxy"

@@ -168,6 +168,19 @@ def judge(
             conflicts.append(Unit((change,), CONFLICT_WHY, change.rel))
         else:
             free.append(change)
+    free = _environments(places, free, protected)
+    free = _repositories(repos, free, protected, conflicts)
+    free.sort(key=lambda c: c.rel.split("/"))
+    return Verdict(
+        tuple(free), tuple(protected), tuple(conflicts), tuple(skipped), tuple(unchanged)
+    )
+
+
+def _environments(
+    places: dict[str, list[tuple[Change, str]]], free: list[Change], protected: list[Unit]
+) -> list[Change]:
+    """Each environment the command installed into (`.venv`, `node_modules`) held as one unit
+    (added to `protected`); what is left free."""
     for place, held in places.items():
         # an environment's programs and start-up code land together or not at all; the rest
         # of what the command installed there lands
@@ -179,6 +192,14 @@ def judge(
         why = "; ".join(dict.fromkeys(w for _, w in held))
         title = f"{place}/ (its programs and start-up code: {_listed(place, unit)})"
         protected.append(Unit(tuple(unit), why, title, environment=place))
+    return free
+
+
+def _repositories(
+    repos: dict[str, _Repo], free: list[Change], protected: list[Unit], conflicts: list[Unit]
+) -> list[Change]:
+    """Each repository's changes held whole (with what git's command did to its work tree) when
+    any of them is protected or conflicts, else landed; innermost first. What is left free."""
     for folder, repo in sorted(repos.items(), key=lambda kv: -len(kv[0])):
         repo.reasons += repo.repository.reasons(repo.changes, protected_entry)
         held_repo = bool(repo.reasons) or any(c.conflict for c in repo.changes)
@@ -195,10 +216,7 @@ def judge(
             conflicts.append(Unit(tuple(repo.changes), CONFLICT_WHY, title, folder))
         else:
             free.extend(repo.changes)
-    free.sort(key=lambda c: c.rel.split("/"))
-    return Verdict(
-        tuple(free), tuple(protected), tuple(conflicts), tuple(skipped), tuple(unchanged)
-    )
+    return free
 
 
 def _the_entry(change: Change, folder: str, existing: bool) -> str | None:

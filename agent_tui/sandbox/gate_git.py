@@ -181,7 +181,12 @@ class Repository:
 
     def index_adds(self, protected: Callable[[str], bool]) -> list[str]:
         """Protected paths the command's new index adds (all of a new repository's)."""
-        from agent_tui.sandbox.git_index import IndexAmbiguous, IndexUnreadable, added, read_index
+        from agent_tui.permissions.git_index import (
+            IndexAmbiguous,
+            IndexUnreadable,
+            added,
+            read_index,
+        )
 
         new_index = self.upper_dir / "index"
         if not new_index.exists():

@@ -23,10 +23,15 @@ import _socket as S
 import os
 import sys
 
+TYPE_CHECKING = False  # `typing` is never imported here (start-up time); mypy reads this block
+if TYPE_CHECKING:
+    import threading
+    from typing import Any
+
 PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
 
 
-def pump(src, dst):
+def pump(src: S.socket, dst: S.socket) -> None:
     try:
         while True:
             data = src.recv(65536)
@@ -42,7 +47,7 @@ def pump(src, dst):
             pass
 
 
-def serve(client, path):
+def serve(client: S.socket, path: str) -> None:
     try:
         upstream = S.socket(S.AF_UNIX, S.SOCK_STREAM)
         upstream.connect(path)
@@ -67,7 +72,7 @@ def serve(client, path):
 MIRROR_TEMP = ".agent-tui-mirror-"
 
 
-def mirror_one(project, entry, content):
+def mirror_one(project: str, entry: "dict[str, Any]", content: bytes) -> None:
     import shutil
 
     rel = entry["rel"]
@@ -101,12 +106,12 @@ def mirror_one(project, entry, content):
             os.unlink(tmp)
 
 
-def mirror_serve(conn, project):
+def mirror_serve(conn: S.socket, project: str) -> None:
     """Batches from the app: each is `SIZE\n` then SIZE bytes of entries (one JSON line each,
     then its content); answered `ok N\n`."""
     import json
 
-    def read(n):
+    def read(n: int) -> bytes:
         data = b""
         while len(data) < n:
             got = conn.recv(n - len(data))
@@ -146,7 +151,7 @@ def mirror_serve(conn, project):
             return
 
 
-def mirror_connect(path, project):
+def mirror_connect(path: str, project: str) -> None:
     """Connect to the app's mirror socket (bound in read-only: nothing inside can re-point it)
     and serve what it sends, in a thread."""
     import threading
@@ -156,7 +161,7 @@ def mirror_connect(path, project):
     threading.Thread(target=mirror_serve, args=(conn, project), daemon=True).start()
 
 
-def undumpable():
+def undumpable() -> None:
     """PR_SET_DUMPABLE 0 for the bridge: the command can't ptrace it, read its /proc/1/fd or
     take its sockets with pidfd_getfd (the kernel refuses them all on an undumpable process)."""
     import ctypes
@@ -166,7 +171,7 @@ def undumpable():
         os._exit(126)
 
 
-def no_unix_sockets(spec):
+def no_unix_sockets(spec: str) -> None:
     """Install the seccomp filter `PRCTL:HEX` (`seccomp.py`) in this process: no AF_UNIX
     socket from here on, for it and all it starts (none when HEX is empty)."""
     import ctypes
@@ -186,8 +191,9 @@ def no_unix_sockets(spec):
         os._exit(126)
 
 
-def main():
-    args = sys.argv[1:]
+def _flags(args: list[str]) -> tuple[str, list[str], str]:
+    """The socket path, the command, and the seccomp filter's file ("" for none) from argv
+    (`PATH [--mirror A B] [--seccomp FILE] -- COMMAND…`); a mirror asked for is connected."""
     path, flags = args[0], args[1 : args.index("--")]
     command = args[args.index("--") + 1 :]
     seccomp = ""
@@ -199,16 +205,11 @@ def main():
             seccomp, flags = flags[1], flags[2:]
         else:
             flags = flags[1:]
-    undumpable()
-    listener = S.socket(S.AF_INET, S.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(128)
-    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
-    env = dict(os.environ)
-    for name in PROXY_VARS:
-        env[name] = url
-    # NO_PROXY comes from the app: the sandbox's own loopback, unless the person named a
-    # loopback host (then that goes through the proxy to the host's)
+    return path, command, seccomp
+
+
+def _start(command: list[str], env: dict[str, str], seccomp: str, listener: S.socket) -> int:
+    """The command, forked and run (in the child: the filter installed, then exec); its pid."""
     pid = os.fork()
     if pid == 0:
         listener.close()
@@ -220,35 +221,63 @@ def main():
         except OSError as e:
             os.write(2, f"agent-tui sandbox: cannot run {command[0]}: {e}\n".encode())
         os._exit(127)
-    # A timeout's SIGTERM reaches the whole group: stay until the command has ended, so it gets
-    # its grace period (our exit ends the pid namespace, killing everything in it).
-    _signal.signal(_signal.SIGTERM, _signal.SIG_IGN)
+    return pid
+
+
+def _accept(listener: S.socket) -> S.socket | None:
+    try:
+        # `_socket` has no accept(): `_accept` returns the fd (untyped: a private name)
+        fd, _ = listener._accept()  # type: ignore[attr-defined]
+        return S.socket(fileno=fd)
+    except OSError:
+        return None
+
+
+def _serve_until_done(listener: S.socket, pid: int, path: str) -> int:
+    """Each connection to the proxy's listener served in a thread of its own, until the command
+    has ended; its wait status."""
     import select
 
     try:
         waiter = os.pidfd_open(pid)
     except (AttributeError, OSError):
         waiter = None
-    threads = None
+    thread: type[threading.Thread] | None = None
     while True:
         watch = [listener] + ([waiter] if waiter is not None else [])
         try:
             ready, _, _ = select.select(watch, [], [], 0.2 if waiter is None else None)
         except InterruptedError:
             ready = []
-        if listener in ready:
-            try:
-                fd, _ = listener._accept()  # `_socket` has no accept(): it returns the fd
-                client = S.socket(fileno=fd)
-            except OSError:
-                client = None
-            if client is not None:
-                if threads is None:
-                    import threading as threads
-                threads.Thread(target=serve, args=(client, path), daemon=True).start()
+        client = _accept(listener) if listener in ready else None
+        if client is not None:
+            if thread is None:
+                from threading import Thread
+
+                thread = Thread
+            thread(target=serve, args=(client, path), daemon=True).start()
         done, status = os.waitpid(pid, os.WNOHANG)
         if done:
-            break
+            return status
+
+
+def main() -> None:
+    path, command, seccomp = _flags(sys.argv[1:])
+    undumpable()
+    listener = S.socket(S.AF_INET, S.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(128)
+    url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+    env = dict(os.environ)
+    for name in PROXY_VARS:
+        env[name] = url
+    # NO_PROXY comes from the app: the sandbox's own loopback, unless the person named a
+    # loopback host (then that goes through the proxy to the host's)
+    pid = _start(command, env, seccomp, listener)
+    # A timeout's SIGTERM reaches the whole group: stay until the command has ended, so it gets
+    # its grace period (our exit ends the pid namespace, killing everything in it).
+    _signal.signal(_signal.SIGTERM, _signal.SIG_IGN)
+    status = _serve_until_done(listener, pid, path)
     if os.WIFSIGNALED(status):
         os._exit(128 + os.WTERMSIG(status))
     os._exit(os.WEXITSTATUS(status))

@@ -148,6 +148,56 @@ class Layout:
         return any(path.is_relative_to(p) for p in self.hidden)
 
 
+def _writable(
+    cwd: Path, home: Path, allow_write: Iterable[str], notes: list[str], *, lasting: bool
+) -> tuple[list[Path], list[Path]]:
+    """What the command may write (the project, or for a `lasting` process each unprotected
+    entry at its top, the top itself then a read-only root), with `allowWrite`'s folders that
+    exist (one that doesn't is a note); and the read-only roots."""
+    writable = [cwd]
+    roots: list[Path] = []
+    if lasting:
+        roots = [cwd]
+        writable = [
+            p
+            for p in sorted(cwd.iterdir())
+            if not p.is_symlink() and p.name not in PROTECTED_DIRS and p.name not in PROTECTED_FILES
+        ]
+    for raw in allow_write:
+        p = _abs(raw, cwd, home)
+        if p.exists():
+            writable.append(p.resolve())
+        else:
+            notes.append(f"allowWrite {raw}: does not exist")
+    return writable, roots
+
+
+def _to_hide(
+    candidates: Iterable[Path],
+    cwd: Path,
+    visible: list[Path],
+    home_layout: HomeLayout | None,
+    notes: list[str],
+) -> list[Path]:
+    """Of what should be hidden, what is there and would be seen (resolved): not a folder that
+    holds the working directory (a note), nothing under the private /tmp or /run, nothing the
+    session's own home replaces."""
+    hidden = []
+    for p in candidates:
+        if not p.exists() and not p.is_symlink():
+            continue
+        real = p.resolve()
+        if cwd.is_relative_to(real):
+            notes.append(f"{p} holds the working directory: not hidden")
+            continue
+        if _unseen(real, visible):
+            continue  # under the private /tmp or /run: not visible anyway
+        if home_layout is not None and _replaced(real, home_layout, visible):
+            continue  # the session's own home, or an emptied folder: not there anyway
+        hidden.append(real)
+    return hidden
+
+
 def plan_layout(
     cwd: Path,
     tmp: Path,
@@ -171,21 +221,7 @@ def plan_layout(
     with its credentials hidden."""
     cwd = cwd.resolve()
     notes: list[str] = []
-    writable = [cwd]
-    roots: list[Path] = []
-    if lasting:
-        roots = [cwd]
-        writable = [
-            p
-            for p in sorted(cwd.iterdir())
-            if not p.is_symlink() and p.name not in PROTECTED_DIRS and p.name not in PROTECTED_FILES
-        ]
-    for raw in allow_write:
-        p = _abs(raw, cwd, home)
-        if p.exists():
-            writable.append(p.resolve())
-        else:
-            notes.append(f"allowWrite {raw}: does not exist")
+    writable, roots = _writable(cwd, home, allow_write, notes, lasting=lasting)
     read_only: list[Path] = []
     placeholders: list[tuple[Path, str]] = []
     scanned = list(scan(cwd))
@@ -228,18 +264,7 @@ def plan_layout(
         )
         notes += home_layout.notes
     visible = writable + roots + (list(home_layout.read) if home_layout is not None else [])
-    for p in candidates:
-        if not p.exists() and not p.is_symlink():
-            continue
-        real = p.resolve()
-        if cwd.is_relative_to(real):
-            notes.append(f"{p} holds the working directory: not hidden")
-            continue
-        if _unseen(real, visible):
-            continue  # under the private /tmp or /run: not visible anyway
-        if home_layout is not None and _replaced(real, home_layout, visible):
-            continue  # the session's own home, or an emptied folder: not there anyway
-        hidden.append(real)
+    hidden += _to_hide(candidates, cwd, visible, home_layout, notes)
     shown = []
     for raw in sockets:
         p = Path(os.path.expanduser(raw))

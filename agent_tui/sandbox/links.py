@@ -35,7 +35,7 @@ def _link_target(root: Path, rel: str) -> str | None:
 def _tracked_links(root: Path) -> list[tuple[str, str]]:
     """The symbolic links the project's git index holds, with where they point (cached by the
     index's identity: parsed again only when it changes)."""
-    from agent_tui.sandbox.git_index import read_index
+    from agent_tui.permissions.git_index import read_index
 
     index = root / ".git" / "index"
     try:

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any
 
 from agent_tui.permissions.hosts import canonical_host
 from agent_tui.permissions.rules import match_host
+from agent_tui.sandbox.base import SandboxPermissions
 
 #: ask the person: (host, port) -> allowed
 AskHost = Callable[[str, int], Awaitable[bool]]
@@ -30,7 +30,7 @@ def domain_matches(pattern: str, host: str) -> bool:
 
 class HostGate:
     def __init__(
-        self, permissions: Any, allowed_domains: Iterable[str], ask: AskHost | None
+        self, permissions: SandboxPermissions, allowed_domains: Iterable[str], ask: AskHost | None
     ) -> None:
         self.permissions = permissions
         self.allowed_domains = tuple(allowed_domains)
@@ -39,19 +39,16 @@ class HostGate:
 
     def rule_decision(self, host: str) -> tuple[str, str]:
         """("deny"|"allow"|"ask", why) from rules and mode alone."""
-        rules_of = getattr(self.permissions, "rules_of", None)
-        if rules_of is not None:
-            for r in rules_of("deny", "WebFetch"):
-                if match_host(r.rule, host):
-                    return "deny", f"deny rule {r.rule.text}"
+        for r in self.permissions.rules_of("deny", "WebFetch"):
+            if match_host(r.rule, host):
+                return "deny", f"deny rule {r.rule.text}"
         for pattern in self.allowed_domains:
             if domain_matches(pattern, host):
                 return "allow", f"sandbox.network.allowedDomains {pattern}"
-        if rules_of is not None:
-            for r in rules_of("allow", "WebFetch"):
-                if not r.rule.bare and match_host(r.rule, host):
-                    return "allow", f"allow rule {r.rule.text}"
-        if getattr(self.permissions, "mode", "") == "yolo":
+        for r in self.permissions.rules_of("allow", "WebFetch"):
+            if not r.rule.bare and match_host(r.rule, host):
+                return "allow", f"allow rule {r.rule.text}"
+        if self.permissions.mode == "yolo":
             return "allow", "yolo mode"
         return "ask", "no rule allows it"
 

@@ -55,48 +55,72 @@ def _resolve(raw: str, cwd: Path) -> Path:
 
 
 def blocked(layout: Layout, command: str, output: str, refused: Iterable[str] = ()) -> list[str]:
+    """What the sandbox kept the command from, each said once, in the order found: writes and
+    protected files its output names, what isn't there in the sandbox, hidden reads and writes
+    to the sandbox's own home the command line names, what was refused, the network."""
     found: dict[str, None] = {}
-    cwd = layout.cwd
+    found.update(dict.fromkeys(_written_or_made(layout, output)))
+    found.update(dict.fromkeys(_not_shown(layout, output)))
+    found.update(dict.fromkeys(_named_in_command(layout, command)))
+    found.update(dict.fromkeys(refused))
+    if _NET.search(output) and not any(f.startswith("network to") for f in found):
+        found.update(dict.fromkeys(_network(command, output)))
+    return list(found)
+
+
+def _paths_in(line: str, cwd: Path) -> list[Path]:
+    return [_resolve(raw.strip(), cwd) for raw in _QUOTED.findall(line) + _BEFORE.findall(line)]
+
+
+def _written_or_made(layout: Layout, output: str) -> list[str]:
+    """A write to a read-only place, or a protected file kept from being made, in the output."""
+    found, cwd = [], layout.cwd
     for line in output.splitlines():
         erofs = any(marker in line for marker in _EROFS)
         if not erofs and not any(m in line for m in _MISSING):
             continue
-        for raw in _QUOTED.findall(line) + _BEFORE.findall(line):
-            path = _resolve(raw.strip(), cwd)
+        for path in _paths_in(line, cwd):
             real = Path(os.path.realpath(path))  # a protected link is protected where it points
             if erofs and not (layout.is_writable(path) and layout.is_writable(real)):
-                found[f"write to {show(path, cwd)}"] = None
+                found.append(f"write to {show(path, cwd)}")
             elif not erofs and (layout.is_placeholder(path) or layout.is_placeholder(real)):
-                found[f"{show(path, cwd)} (protected: kept from being made)"] = None
+                found.append(f"{show(path, cwd)} (protected: kept from being made)")
+    return found
+
+
+def _not_shown(layout: Layout, output: str) -> list[str]:
+    """A path the output says is missing that the host has but the sandbox doesn't show."""
+    found, cwd = [], layout.cwd
     for line in output.splitlines():
         if not any(m in line for m in _MISSING):
             continue
-        for raw in _QUOTED.findall(line) + _BEFORE.findall(line):
-            path = _resolve(raw.strip(), cwd)
+        for path in _paths_in(line, cwd):
             if not layout.is_visible(path) and _on_host(path):
-                found[f"{show(path, cwd)}: not there in the sandbox (outside what it shows)"] = None
+                found.append(f"{show(path, cwd)}: not there in the sandbox (outside what it shows)")
+    return found
+
+
+def _named_in_command(layout: Layout, command: str) -> list[str]:
+    """A hidden file the command line reads, or a write of it that went to the sandbox's home."""
+    found, cwd = [], layout.cwd
     for raw in _words(command):
         if "/" in raw or raw.startswith("~"):
             path = _resolve(raw, layout.cwd)
             if layout.is_hidden(path) or (
                 layout.home is not None and _secret(path) and not layout.is_visible(path)
             ):
-                found[f"read of {show(path, cwd)} (hidden)"] = None
+                found.append(f"read of {show(path, cwd)} (hidden)")
             elif _own_home_write(layout, path):
-                found[f"{show(path, cwd)} went to the sandbox's own home, not yours"] = None
-    for item in refused:
-        found[item] = None
-    if _NET.search(output) and not any(f.startswith("network to") for f in found):
-        hosts = dict.fromkeys(
-            _DEV_TCP.findall(command) + _IP.findall(command) + _IP.findall(output)
-        )
-        why = "the sandbox has no network but its proxy"
-        if hosts:
-            for host in hosts:
-                found[f"network to {host} refused ({why})"] = None
-        else:
-            found[f"network refused ({why})"] = None
-    return list(found)
+                found.append(f"{show(path, cwd)} went to the sandbox's own home, not yours")
+    return found
+
+
+def _network(command: str, output: str) -> list[str]:
+    hosts = dict.fromkeys(_DEV_TCP.findall(command) + _IP.findall(command) + _IP.findall(output))
+    why = "the sandbox has no network but its proxy"
+    if hosts:
+        return [f"network to {host} refused ({why})" for host in hosts]
+    return [f"network refused ({why})"]
 
 
 def _on_host(path: Path) -> bool:

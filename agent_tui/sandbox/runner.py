@@ -20,9 +20,9 @@ import shutil
 import tempfile
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from agent_tui.sandbox.base import Availability, Backend
+from agent_tui.sandbox.base import Availability, Backend, SandboxPermissions
 from agent_tui.sandbox.config import SandboxConfig
 from agent_tui.sandbox.reaper import Records
 from agent_tui.sandbox.run import CannotStart, SandboxRun, loopback, os_error_words
@@ -40,7 +40,7 @@ class Sandbox:
         self,
         config: SandboxConfig,
         cwd: Path,
-        permissions: Any,
+        permissions: SandboxPermissions,
         *,
         data_dir: Path,
         app_dirs: tuple[Path, ...] = (),
@@ -248,10 +248,9 @@ class Sandbox:
     # --- running ---
 
     def _read_deny_globs(self) -> list[str]:
-        rules = getattr(self.permissions, "rules", ())
         return [
             r.rule.content
-            for r in rules
+            for r in self.permissions.rules
             if r.behavior == "deny" and r.rule.tool == "Read" and r.rule.content
         ]
 
@@ -359,7 +358,7 @@ class Sandbox:
             await live.listen(self.session_dir() / f"mirror-{n}.sock")
         socket_path = self.session_dir() / f"proxy-{n}.sock"
         gate = HostGate(self.permissions, self.config.allowed_domains, ask)
-        explicit: frozenset[str] = getattr(self.permissions, "explicit_hosts", frozenset())
+        explicit = self.permissions.explicit_hosts
         proxy = Proxy(socket_path, gate, explicit)
         await proxy.start()
         try:

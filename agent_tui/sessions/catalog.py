@@ -95,7 +95,7 @@ class SessionCatalog:
                 "SELECT id FROM sessions WHERE id >= ? AND id < ? ORDER BY id LIMIT 6",
                 (prefix, prefix + "\uffff"),
             ).fetchall()
-        ids = [r[0] for r in rows]
+        ids: list[str] = [r[0] for r in rows]
         if prefix in ids:
             return prefix
         if not ids:

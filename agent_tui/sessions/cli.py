@@ -16,7 +16,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from agent_tui.sessions.export import export_jsonl, export_markdown
 from agent_tui.sessions.faults import STORE_ERRORS, describe
@@ -257,68 +257,78 @@ def _run(store: SessionStore, args: argparse.Namespace) -> int:
     out = sys.stdout
     if args.command == "list":
         return _list(store, args, out)
-
     if args.command == "search":
-        hits = store.sessions.search(" ".join(args.text), limit=args.limit)
-        if args.json:
-            from dataclasses import asdict
-
-            out.write(json.dumps([asdict(h) for h in hits], ensure_ascii=False) + "\n")
-            return 0
-        if not hits:
-            print("no matches", file=sys.stderr)
-        for hit in hits:
-            snippet = " ".join(hit.snippet.split())
-            out.write(f"{hit.session_id}  #{hit.message_seq} {hit.kind:<12} {hit.title}\n")
-            out.write(f"    {snippet}\n")
-        return 0
-
+        return _search(store, args, out)
     if args.command == "calls":
         return _calls(store, args, out)
-
     session_id = store.sessions.resolve(args.id)
     if args.command == "show":
-        info = store.sessions.get(session_id)
-        assert info is not None
-        if args.json:
-            out.write(json.dumps(info.to_dict(), ensure_ascii=False) + "\n")
-        else:
-            out.write(export_markdown(store, session_id))
-        return 0
-
+        return _show(store, session_id, args, out)
     if args.command == "export":
-        exporters = {
-            "md": export_markdown,
-            "jsonl": export_jsonl,
-            "review": export_review,
-            "review-html": export_review_html,
-        }
-        text = exporters[args.format](store, session_id)
-        if args.output is None:
-            out.write(text)
-        else:
-            args.output.write_text(text, encoding="utf-8")
-            print(f"wrote {args.output}", file=sys.stderr)
-        return 0
-
+        return _export(store, session_id, args, out)
     if args.command == "verify":
         return _verify(store, session_id, args.expect)
-
     if args.command == "delete":
-        info = store.sessions.get(session_id)
-        assert info is not None
-        if not args.yes:
-            if not sys.stdin.isatty():
-                return _fail("refusing to delete without --yes (stdin is not a terminal)")
-            answer = input(f"Delete session {session_id} ({info.title or 'untitled'})? [y/N] ")
-            if answer.strip().lower() not in ("y", "yes"):
-                print("not deleted", file=sys.stderr)
-                return 1
-        try:
-            with holding(store.path, session_id):  # not from under an agent recording it
-                store.sessions.delete(session_id)
-        except SessionInUse as exc:
-            return _fail(f"{exc}; not deleted")
-        print(f"deleted {session_id}", file=sys.stderr)
-        return 0
+        return _delete(store, session_id, args)
     return _fail(f"unknown command {args.command!r}")
+
+
+def _search(store: SessionStore, args: argparse.Namespace, out: TextIO) -> int:
+    hits = store.sessions.search(" ".join(args.text), limit=args.limit)
+    if args.json:
+        from dataclasses import asdict
+
+        out.write(json.dumps([asdict(h) for h in hits], ensure_ascii=False) + "\n")
+        return 0
+    if not hits:
+        print("no matches", file=sys.stderr)
+    for hit in hits:
+        snippet = " ".join(hit.snippet.split())
+        out.write(f"{hit.session_id}  #{hit.message_seq} {hit.kind:<12} {hit.title}\n")
+        out.write(f"    {snippet}\n")
+    return 0
+
+
+def _show(store: SessionStore, session_id: str, args: argparse.Namespace, out: TextIO) -> int:
+    info = store.sessions.get(session_id)
+    assert info is not None
+    if args.json:
+        out.write(json.dumps(info.to_dict(), ensure_ascii=False) + "\n")
+    else:
+        out.write(export_markdown(store, session_id))
+    return 0
+
+
+def _export(store: SessionStore, session_id: str, args: argparse.Namespace, out: TextIO) -> int:
+    exporters = {
+        "md": export_markdown,
+        "jsonl": export_jsonl,
+        "review": export_review,
+        "review-html": export_review_html,
+    }
+    text = exporters[args.format](store, session_id)
+    if args.output is None:
+        out.write(text)
+    else:
+        args.output.write_text(text, encoding="utf-8")
+        print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def _delete(store: SessionStore, session_id: str, args: argparse.Namespace) -> int:
+    info = store.sessions.get(session_id)
+    assert info is not None
+    if not args.yes:
+        if not sys.stdin.isatty():
+            return _fail("refusing to delete without --yes (stdin is not a terminal)")
+        answer = input(f"Delete session {session_id} ({info.title or 'untitled'})? [y/N] ")
+        if answer.strip().lower() not in ("y", "yes"):
+            print("not deleted", file=sys.stderr)
+            return 1
+    try:
+        with holding(store.path, session_id):  # not from under an agent recording it
+            store.sessions.delete(session_id)
+    except SessionInUse as exc:
+        return _fail(f"{exc}; not deleted")
+    print(f"deleted {session_id}", file=sys.stderr)
+    return 0

@@ -17,8 +17,8 @@ from agent_tui.tools.subject import tool_subject
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
+    from agent_tui.diffs import Hunk
     from agent_tui.providers.base import Provider
-    from agent_tui.tools.diffs import Hunk
 
 
 @dataclass(slots=True)

@@ -108,22 +108,14 @@ class BashTool(Tool):
         return not p.run_in_background and _inside(p, ctx) and ctx.sandbox.transactional
 
     async def run(self, params: Any, ctx: ToolContext) -> ToolOutput:
+        """The phases: the timeout and what refuses the call, then the command started
+        (in the background, or in the sandbox or outside it), run, settled and reported."""
         p: BashInput = params
-        requested = p.timeout or DEFAULT_TIMEOUT_MS
-        timeout_ms = min(requested, MAX_TIMEOUT_MS)
-        notes: list[str] = []
-        if requested > MAX_TIMEOUT_MS:
-            notes.append(
-                f"[timeout {requested} ms is above the maximum; clamped to {MAX_TIMEOUT_MS} "
-                f"({_describe_timeout(MAX_TIMEOUT_MS)})]"
-            )
-        if not ctx.cwd.is_dir():
-            return ToolOutput(
-                f"Working directory does not exist: {ctx.cwd}", is_error=True, summary="no cwd"
-            )
+        timeout_ms, notes = _timeout(p)
+        refused = _refusal(ctx)
+        if refused is not None:
+            return refused
         sandbox = ctx.sandbox
-        if sandbox is not None and sandbox.refusal:
-            return ToolOutput(sandbox.refusal, is_error=True, summary="no sandbox: refused")
         inside = _inside(p, ctx)
         if p.run_in_background:
             from agent_tui.tools.shells import start_background
@@ -157,75 +149,120 @@ class BashTool(Tool):
         notes: list[str],
         inside: bool,
     ) -> ToolOutput:
-        sandbox = ctx.sandbox
+        """The result: the output, then the notes on how the command ended, what the sandbox
+        did with it and where it ran; a one-line summary; what the checkpoint needs."""
         rc = ran.returncode if ran.returncode is not None else -signal.SIGKILL
         killed_by = signal.Signals(-rc).name if rc < 0 else None
         exit_code = 128 - rc if rc < 0 else rc  # the shell's convention for signal deaths
-        collector = command.collector
-        body = collector.text() or "(no output)"
-        if ran.timed_out:
-            notes.append(
-                f"[timed out after {_describe_timeout(ran.timeout_ms)}; "
-                "the command and its child processes were killed]"
-            )
-        if ran.detached:
-            notes.append(
-                "[the command exited but background processes it started still hold its output; "
-                "they were left running and their further output is not captured]"
-            )
-        if command.undecodable:
-            n = command.undecodable
-            notes.append(
-                f"[{n:,} byte sequence{'s were' if n != 1 else ' was'} not "
-                "UTF-8 text (binary output?), each shown as \ufffd; to look at binary data use "
-                "`xxd FILE | head` or `file FILE`]"
-            )
-        notes.append(
-            f"[exit code {exit_code}" + (f" (killed by {killed_by})" if killed_by else "") + "]"
-        )
-        blocked = command.blocked
-        settled = command.settled
-        if settled is not None and settled.note():
-            notes.append(settled.note())
-        if blocked:
-            from agent_tui.sandbox.report import note
-
-            notes.append(note(blocked))
-        elif sandbox is not None and sandbox.active and p.dangerouslyDisableSandbox:
-            notes.append("[ran outside the sandbox, as the person approved]")
-        elif sandbox is not None and sandbox.active and not inside:
-            notes.append("[ran outside the sandbox: the person's excludedCommands name it]")
+        body = command.collector.text() or "(no output)"
+        notes += _ending_notes(ran, command, exit_code, killed_by)
+        notes += _sandbox_notes(p, ctx, command, inside)
         sep = "" if body.endswith("\n") else "\n"
-        content = body + sep + "\n".join(notes)
-        lines = collector.lines
-        status = "timed out" if ran.timed_out else f"exit {exit_code}"
-        if killed_by and not ran.timed_out:
-            status += f" ({killed_by})"
-        summary = f"{status} · {lines} line{'s' if lines != 1 else ''} · {ran.duration:.1f}s"
-        if settled is not None and settled.summary():
-            summary += f" · {settled.summary()}"
-        if blocked:
-            summary += " · blocked by the sandbox: " + "; ".join(blocked)
-        meta: dict[str, Any] = {
-            "timed_out": ran.timed_out,
-            "timeout_ms": ran.timeout_ms,
-            "output_chars": collector.total_chars,
-            "truncated": collector.total_chars > OUTPUT_LIMIT,
-            "duration_s": ran.duration,
-            "sandboxed": inside,
-            "blocked": blocked,
-        }
-        if settled is not None:
-            meta["changes"] = settled.entries
-            meta["not_kept"] = settled.not_kept
-            meta["held"] = dict(settled.held)
         return ToolOutput(
-            content,
+            body + sep + "\n".join(notes),
             is_error=ran.timed_out or exit_code != 0,
-            summary=summary,
+            summary=_summary(ran, command, exit_code, killed_by),
             exit_code=exit_code,
-            meta=meta,
+            meta=_meta(ran, command, inside),
         )
+
+
+def _ending_notes(
+    ran: Ran, command: CommandRun, exit_code: int, killed_by: str | None
+) -> list[str]:
+    notes = []
+    if ran.timed_out:
+        notes.append(
+            f"[timed out after {_describe_timeout(ran.timeout_ms)}; "
+            "the command and its child processes were killed]"
+        )
+    if ran.detached:
+        notes.append(
+            "[the command exited but background processes it started still hold its output; "
+            "they were left running and their further output is not captured]"
+        )
+    if command.undecodable:
+        n = command.undecodable
+        notes.append(
+            f"[{n:,} byte sequence{'s were' if n != 1 else ' was'} not "
+            "UTF-8 text (binary output?), each shown as \ufffd; to look at binary data use "
+            "`xxd FILE | head` or `file FILE`]"
+        )
+    notes.append(
+        f"[exit code {exit_code}" + (f" (killed by {killed_by})" if killed_by else "") + "]"
+    )
+    return notes
+
+
+def _sandbox_notes(p: BashInput, ctx: ToolContext, command: CommandRun, inside: bool) -> list[str]:
+    """What landed and what was held, what the sandbox blocked, or why it ran outside."""
+    notes = []
+    sandbox, blocked, settled = ctx.sandbox, command.blocked, command.settled
+    if settled is not None and settled.note():
+        notes.append(settled.note())
+    if blocked:
+        from agent_tui.sandbox.report import note
+
+        notes.append(note(blocked))
+    elif sandbox is not None and sandbox.active and p.dangerouslyDisableSandbox:
+        notes.append("[ran outside the sandbox, as the person approved]")
+    elif sandbox is not None and sandbox.active and not inside:
+        notes.append("[ran outside the sandbox: the person's excludedCommands name it]")
+    return notes
+
+
+def _summary(ran: Ran, command: CommandRun, exit_code: int, killed_by: str | None) -> str:
+    lines = command.collector.lines
+    status = "timed out" if ran.timed_out else f"exit {exit_code}"
+    if killed_by and not ran.timed_out:
+        status += f" ({killed_by})"
+    summary = f"{status} · {lines} line{'s' if lines != 1 else ''} · {ran.duration:.1f}s"
+    settled, blocked = command.settled, command.blocked
+    if settled is not None and settled.summary():
+        summary += f" · {settled.summary()}"
+    if blocked:
+        summary += " · blocked by the sandbox: " + "; ".join(blocked)
+    return summary
+
+
+def _meta(ran: Ran, command: CommandRun, inside: bool) -> dict[str, Any]:
+    collector, settled = command.collector, command.settled
+    meta: dict[str, Any] = {
+        "timed_out": ran.timed_out,
+        "timeout_ms": ran.timeout_ms,
+        "output_chars": collector.total_chars,
+        "truncated": collector.total_chars > OUTPUT_LIMIT,
+        "duration_s": ran.duration,
+        "sandboxed": inside,
+        "blocked": command.blocked,
+    }
+    if settled is not None:
+        meta["changes"] = settled.entries
+        meta["not_kept"] = settled.not_kept
+        meta["held"] = dict(settled.held)
+    return meta
+
+
+def _timeout(p: BashInput) -> tuple[int, list[str]]:
+    """The timeout the command runs with, and a note when the one asked for was clamped."""
+    requested = p.timeout or DEFAULT_TIMEOUT_MS
+    if requested <= MAX_TIMEOUT_MS:
+        return requested, []
+    return MAX_TIMEOUT_MS, [
+        f"[timeout {requested} ms is above the maximum; clamped to {MAX_TIMEOUT_MS} "
+        f"({_describe_timeout(MAX_TIMEOUT_MS)})]"
+    ]
+
+
+def _refusal(ctx: ToolContext) -> ToolOutput | None:
+    """No working directory, or a sandbox that must run and can't: the call is refused."""
+    if not ctx.cwd.is_dir():
+        return ToolOutput(
+            f"Working directory does not exist: {ctx.cwd}", is_error=True, summary="no cwd"
+        )
+    if ctx.sandbox is not None and ctx.sandbox.refusal:
+        return ToolOutput(ctx.sandbox.refusal, is_error=True, summary="no sandbox: refused")
+    return None
 
 
 def _inside(p: BashInput, ctx: ToolContext) -> bool:

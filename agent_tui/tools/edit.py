@@ -13,8 +13,7 @@ from typing import Any, ClassVar
 from pydantic import AliasChoices, BaseModel, Field
 
 from agent_tui import pathutil
-from agent_tui.tools.base import Tool, ToolContext, ToolOutput
-from agent_tui.tools.diffs import (
+from agent_tui.diffs import (
     Hunk,
     HunksChanged,
     diff_stats,
@@ -22,6 +21,7 @@ from agent_tui.tools.diffs import (
     partial_change,
     unified_diff,
 )
+from agent_tui.tools.base import Tool, ToolContext, ToolOutput
 from agent_tui.tools.text_files import (
     TextFile,
     ToolFailure,

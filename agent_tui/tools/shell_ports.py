@@ -27,7 +27,7 @@ def watch_ports(shells: Any, sandbox: Any, ctx: Any) -> None:
             ask=ctx.ask_forward,
             say=lambda level, text: ctx.emit(Notice(level, text)),
             settings=tuple(sandbox.config.forward_ports),
-            yolo=lambda: getattr(sandbox.permissions, "mode", "") == "yolo",
+            yolo=lambda: sandbox.permissions.mode == "yolo",
             remembered_file=data_dir() / "forwarded-ports.json",
         )
         shells.ports = sandbox.port_watch

@@ -21,7 +21,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from agent_tui.tools.base import ToolContext, ToolOutput
 
 from agent_tui.protocol.events import Notice
 
@@ -314,7 +317,7 @@ def _under(path: str, live: Any) -> bool:
     return Path(path).is_relative_to(live.txn.lower)
 
 
-async def start_background(command: str, ctx: Any, *, outside: bool) -> Any:
+async def start_background(command: str, ctx: ToolContext, *, outside: bool) -> ToolOutput:
     """Bash with `run_in_background`: the shell's id for the model, at once."""
     from agent_tui.tools.base import ToolOutput
 

@@ -9,8 +9,8 @@ from typing import Any, ClassVar
 from pydantic import AliasChoices, BaseModel, Field
 
 from agent_tui import pathutil
+from agent_tui.diffs import Hunk, HunksChanged, hunks, partial_change, unified_diff
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput
-from agent_tui.tools.diffs import Hunk, HunksChanged, hunks, partial_change, unified_diff
 from agent_tui.tools.text_files import (
     ToolFailure,
     atomic_write,

@@ -22,7 +22,11 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import TextArea
 
+from agent_tui.protocol.dispatch import dispatch
 from agent_tui.runtime import Options, offline_reason
+from agent_tui.speedups import screen_paint_collect_after
+from agent_tui.speedups.textual_privates import write_to_terminal
+from agent_tui.ui.controllers.agent_events import AgentEvents
 from agent_tui.ui.controllers.modes import PermissionModes
 from agent_tui.ui.controllers.notifier import load_notifier
 from agent_tui.ui.controllers.palette import palette_commands
@@ -33,7 +37,6 @@ from agent_tui.ui.controllers.slash_commands import SlashCommands
 from agent_tui.ui.controllers.stop_keys import StopKeys
 from agent_tui.ui.controllers.turns import TurnController
 from agent_tui.ui.controllers.undo_flow import UndoFlow
-from agent_tui.ui.patches import screen_paint_collect_after
 from agent_tui.ui.screens.main import MainScreen
 from agent_tui.ui.startup.boot import BootFlow
 from agent_tui.ui.startup.gc_tuning import idle_collector
@@ -57,7 +60,7 @@ STYLES = Path(__file__).parent / "styles"
 
 class AgentApp(App[int]):
     TITLE = "agent-tui"
-    # Each screen names its own `.tcss`; the app, its own and its widgets' (parsed: `css_cache`).
+    # Each screen names its own `.tcss`; the app, its own and its widgets'.
     CSS_PATH = [
         STYLES / "app.tcss",
         STYLES / "tool_pane.tcss",
@@ -112,10 +115,11 @@ class AgentApp(App[int]):
         self.approvals: ApprovalQueue | None = None
         #: draws the agent's events (made once the side pane is mounted, by the boot)
         self.view: EventView | None = None
-        #: the agent built in a worker and handed to the screen; the stylesheets kept
-        self.boot = BootFlow(self, self)  # first: it loads parsed CSS before anything is styled
+        #: the agent built in a worker and handed to the screen
+        self.boot = BootFlow(self, self)
         #: the one owner of "a turn is running": prompts, the queue, retry, cancel
         self.turns = TurnController(self, self, after_turn=self._after_turn)
+        self.agent_events = AgentEvents(self)
         #: /undo, /rewind and /permissions (their previews, restores and the forked session)
         self.undo = UndoFlow(self, self)
         #: the permission mode as the person switches it (Shift+Tab, /mode)
@@ -145,7 +149,6 @@ class AgentApp(App[int]):
     def main_mounted(self) -> None:
         """The main screen's widgets are mounted and styled, its first frame not yet painted."""
         self._stop_on_sigterm()
-        self.boot.keep_first_screen_css()
         self.query_one(PromptInput).focus()
         self.boot.preload()  # while the first frame waits for its tick
         self.call_after_refresh(self.boot.start)
@@ -199,14 +202,7 @@ class AgentApp(App[int]):
         if not self.is_running:
             return
         self.live_view.handle(event)
-        recorder = self.recorder
-        if event.kind in ("turn_finished", "notice") and recorder is not None:
-            # "not recorded" while the store fails (`sessions/backlog.py`), the id once it works
-            unrecorded = recorder.unrecorded
-            label = recorder.session_id or ("new session" if unrecorded else "")
-            self.status.session = f"{label} (not recorded)" if unrecorded else label
-        if event.kind == "turn_finished":
-            self.turns.finished()
+        dispatch(self.agent_events, event)  # the session's label, a turn's end
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         from textual.worker import WorkerState
@@ -311,8 +307,8 @@ class AgentApp(App[int]):
         return await super().run_async(headless=headless, size=size, **kwargs)
 
     def _write_terminal(self, text: str) -> None:
-        if not self.is_headless and self._driver is not None:
-            self._driver.write(text)
+        if not write_to_terminal(self, text) and "\a" in text and not self.is_headless:
+            self.bell()  # the notification can't be written: the bell still rings
 
     def _after_turn(self) -> None:
         """The answer is painted: a long turn's end is announced; let go of what is far off

@@ -136,9 +136,6 @@ def html_to_markdown(text: str, url: str | None = None) -> Document:
     _drop_what_trafilatura_drops(tree)
     import trafilatura
 
-    from agent_tui.web import justext_speedups
-
-    justext_speedups.install()
     markdown = trafilatura.extract(
         tree,
         # No url: trafilatura would resolve every link of the page, boilerplate included (a
@@ -147,8 +144,7 @@ def html_to_markdown(text: str, url: str | None = None) -> Document:
         url=None,
         # Never `fast`, whatever the page's size: it skips the second opinions (readability,
         # jusText), and on a page of many articles jusText's is the one that keeps them all
-        # (fast mode kept 899 of 150,445 characters of such a page). jusText is made faster
-        # instead (`justext_speedups`), with the same result.
+        # (fast mode kept 899 of 150,445 characters of such a page).
         fast=False,
         output_format="markdown",
         include_tables=True,

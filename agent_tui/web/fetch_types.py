@@ -52,7 +52,7 @@ class FetchResult:
 
     @property
     def content_type(self) -> str:
-        return self.headers.get("content-type", "")
+        return str(self.headers.get("content-type", ""))
 
 
 @dataclass(frozen=True, slots=True)

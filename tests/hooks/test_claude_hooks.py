@@ -146,15 +146,15 @@ async def test_updated_input_is_decided_anew_by_the_engine(tmp_path: Path) -> No
     raw = {"command": "ls"}
     # rewritten to a read-only command: the hook's allow stands, and the call runs rewritten
     approvals = _approvals(work, rewriting_to("echo rewritten"))
-    denied = await approvals.authorize("t1", tool, raw, tool.validate(raw), _ctx(work))
-    assert denied is None
-    new_raw, params = approvals.rewritten["t1"]
-    assert new_raw == {"command": "echo rewritten"} and params.command == "echo rewritten"
+    verdict = await approvals.authorize("t1", tool, raw, tool.validate(raw), _ctx(work))
+    assert verdict.allowed and verdict.denial is None
+    assert verdict.input == {"command": "echo rewritten"}
+    assert verdict.params.command == "echo rewritten"
     # rewritten to one a deny rule covers: denied, whatever the hook said
     approvals = _approvals(work, rewriting_to("rm -rf ./src"))
-    approvals.permissions.add_rules(["Bash(rm:*)"], "deny")  # type: ignore[attr-defined]
-    denied = await approvals.authorize("t2", tool, raw, tool.validate(raw), _ctx(work))
-    assert denied is not None and "rm:*" in denied.content
+    approvals.permissions.add_rules(["Bash(rm:*)"], "deny")
+    verdict = await approvals.authorize("t2", tool, raw, tool.validate(raw), _ctx(work))
+    assert not verdict.allowed and verdict.denial is not None and "rm:*" in verdict.denial.content
 
 
 async def test_additional_context_from_pre_tool_use_is_kept_for_the_result(tmp_path: Path) -> None:
@@ -162,8 +162,8 @@ async def test_additional_context_from_pre_tool_use_is_kept_for_the_result(tmp_p
     hook = HookCommand("PreToolUse", "", f"echo '{json.dumps(out)}'", 10, "user", tmp_path)
     approvals = _approvals(tmp_path, HookRunner(HookSettings([hook]), tmp_path))
     tool, raw = BashTool(), {"command": "ls"}
-    assert await approvals.authorize("t", tool, raw, tool.validate(raw), _ctx(tmp_path)) is None
-    assert approvals.hook_context["t"] == ["the tests live in t/"]
+    verdict = await approvals.authorize("t", tool, raw, tool.validate(raw), _ctx(tmp_path))
+    assert verdict.allowed and verdict.hook_context == ("the tests live in t/",)
 
 
 def test_hooks_of_the_persons_settings_flag_need_no_trust(tmp_path: Path) -> None:

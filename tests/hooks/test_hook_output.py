@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from code_cache_checks import child_env
+from fresh_interpreter import child_env
 
 from agent_tui.hooks.config import HookCommand, HookSettings
 from agent_tui.hooks.runner import OUTPUT_KEPT, HookRunner

@@ -4,16 +4,21 @@ differently, what is noted about them, and the narrower rule the suggestion logi
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from agent_tui.permissions.engine import PermissionEngine
 from agent_tui.permissions.rules import parse_rule
-from agent_tui.permissions.rules_cli import main
 from agent_tui.permissions.settings import SourcedRule
-from agent_tui.permissions.simulate import simulate
+from agent_tui.permissions.simulate import simulate as simulate_with
 from agent_tui.sessions import SessionStore
+from agent_tui.sessions.rules_cli import main
+from agent_tui.tools.subject import tool_subject
+
+#: the simulator as the command line and the app run it: each call's subject in the tools' terms
+simulate = partial(simulate_with, subject=tool_subject)
 
 HISTORY = [
     ("Bash", {"command": "git add src/app.py"}),

@@ -101,9 +101,10 @@ async def test_headless_never_leaves_the_sandbox_even_with_approve_asks(tmp_path
     raw = {"command": "ls", "dangerouslyDisableSandbox": True}
     ctx = ToolContext(cwd=tmp_path, data_dir=tmp_path)
     out = await approvals.authorize("t1", tool, raw, tool.validate(raw), ctx)
-    assert out is not None and out.is_error
+    assert not out.allowed and out.denial is not None and out.denial.is_error
     plain = {"command": "npm test"}
-    assert await approvals.authorize("t2", tool, plain, tool.validate(plain), ctx) is None
+    verdict = await approvals.authorize("t2", tool, plain, tool.validate(plain), ctx)
+    assert verdict.allowed and verdict.denial is None
 
 
 def test_excluded_commands_run_outside_with_the_usual_questions(tmp_path: Path) -> None:

@@ -195,7 +195,7 @@ def test_a_full_disk_is_said_as_full_when_sqlite_calls_it_an_io_error(tmp_path: 
     import subprocess
     import sys
 
-    from code_cache_checks import child_env
+    from fresh_interpreter import child_env
     from store_faults import fill, small_tmpfs
 
     from agent_tui.sessions.store import SessionStore

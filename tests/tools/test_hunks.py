@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from agent_tui.tools.diffs import HunksChanged, apply_hunks, hunks, partial_change
+from agent_tui.diffs import HunksChanged, apply_hunks, hunks, partial_change
 
 
 def split(text: str) -> list[str]:

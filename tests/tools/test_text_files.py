@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from agent_tui.diffs import diff_stats, unified_diff
 from agent_tui.tools.base import ToolContext, ToolOutput
-from agent_tui.tools.diffs import diff_stats, unified_diff
 from agent_tui.tools.edit import EditTool
 from agent_tui.tools.read import ReadTool
 from agent_tui.tools.write import WriteTool

@@ -13,7 +13,7 @@ from textual.geometry import NULL_SPACING, Offset, Region, Spacing
 from textual.layout import DockArrangeResult, WidgetPlacement
 from textual.widget import Widget
 
-from agent_tui.ui.patches import arrangement_total_region
+from agent_tui.speedups import arrangement_total_region
 from tests.ui.test_chat_parking import ChatApp, streaming_answer
 
 

@@ -75,7 +75,7 @@ class FakeAgent:
     def __init__(self, cwd: Path, messages: list[dict[str, Any]] | None = None) -> None:
         self.running = False
         self.conversation = SimpleNamespace(messages=list(messages or []))
-        self.config = SimpleNamespace(cwd=cwd, model="offline", sandbox=None)
+        self.config = SimpleNamespace(cwd=cwd, model="offline", sandbox=None, plugins=None)
         self.spend: list[Any] = []
 
     @property

@@ -1,5 +1,6 @@
-"""The one hold on the collector (`ui/collect_after.py`) that a streaming step and a resize share:
-collections wait until every hold is released, and a collector switched off elsewhere stays off."""
+"""The one hold on the collector (`speedups/collect_after.py`) that a streaming step and a
+resize share: collections wait until every hold is released, and a collector switched off elsewhere
+stays off."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from agent_tui.ui import collect_after
+from agent_tui.speedups import collect_after
 
 
 @pytest.fixture(autouse=True)

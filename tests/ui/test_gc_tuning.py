@@ -12,7 +12,7 @@ from textual.app import App, ComposeResult
 from textual.strip import Strip
 from textual.widgets import Static
 
-from agent_tui.ui.patches import compositor_arrange, strip_lazy_caches, strip_self_cache
+from agent_tui.speedups import compositor_arrange, strip_lazy_caches, strip_self_cache
 from agent_tui.ui.startup import gc_tuning
 
 

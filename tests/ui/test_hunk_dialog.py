@@ -10,8 +10,8 @@ from textual.errors import NoWidget
 from textual.widget import Widget
 from textual.widgets import Static
 
+from agent_tui.diffs import hunks
 from agent_tui.permissions.types import ApprovalAnswer
-from agent_tui.tools.diffs import hunks
 from agent_tui.ui.screens.approval import ApprovalScreen
 
 from .test_approval import DialogApp, dialog, edit_request

@@ -1,4 +1,4 @@
-"""No collection starts inside a screen's paint (patches/screen_paint_collect_after.py): one that
+"""No collection starts inside a screen's paint (speedups/screen_paint_collect_after.py): one that
 falls due runs right after it, in a callback of its own; the first frame's screen, made before the
 patches are checked, is covered as well; until the check the wrapper is Textual's own method."""
 
@@ -14,8 +14,8 @@ from textual.app import App, ComposeResult
 from textual.screen import Screen
 from textual.widgets import Static
 
-from agent_tui.ui import patches
-from agent_tui.ui.patches import screen_paint_collect_after as patch
+from agent_tui.speedups import guard
+from agent_tui.speedups import screen_paint_collect_after as patch
 
 
 class Counter(App[None]):
@@ -100,7 +100,7 @@ async def test_the_first_frame_s_screen_is_covered_once_the_patch_is_checked(
     from agent_tui.ui.app import AgentApp
 
     monkeypatch.setattr(patch, "_fits", [])  # not checked yet in this "process"
-    monkeypatch.setattr(patches, "_verdicts", {})
+    monkeypatch.setattr(guard, "verdicts", {})
     monkeypatch.setattr(Screen, "_on_timer_update", patch._original)
     AgentApp()
     assert Screen._on_timer_update is patch._on_timer_update  # installed, inert

@@ -131,6 +131,7 @@ def test_each_step_imports_one_module_once_the_ui_is_loaded() -> None:
     code = (
         "import importlib, sys\n"
         "import agent_tui.ui.app\n"
+        "agent_tui.ui.app.AgentApp()  # what making the app imports (its settings' reader)\n"
         f"for name in {BOOT_MODULES!r}:\n"
         "    before = set(sys.modules)\n"
         "    importlib.import_module(name)\n"

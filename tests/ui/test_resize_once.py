@@ -14,7 +14,7 @@ from textual.geometry import Size
 from textual.screen import Screen
 from textual.widgets import Static
 
-from agent_tui.ui.patches import screen_resize_once
+from agent_tui.speedups import screen_resize_once
 
 
 class Panes(App[None]):

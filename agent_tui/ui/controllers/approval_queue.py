@@ -101,7 +101,8 @@ class ApprovalQueue:
             self._set_waiting(-1)
         try:
             await painted_first(app)
-            from agent_tui.ui.screens.approval import DEFAULT_GUARD_S, ApprovalScreen
+            from agent_tui.ui.screens.approval import ApprovalScreen
+            from agent_tui.ui.widgets.approval_parts import DEFAULT_GUARD_S
 
             answered: asyncio.Future[ApprovalAnswer] = asyncio.get_running_loop().create_future()
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from agent_tui.ui.views import activity
+
 
 async def ask_question(
     app: Any, host: Any, questions: list[dict[str, Any]]
@@ -15,9 +17,9 @@ async def ask_question(
     from agent_tui.ui.screens.question import QuestionScreen
 
     answered: asyncio.Future[dict[str, str] | None] = asyncio.get_running_loop().create_future()
-    host.status.activity = "the model asks you a question"
+    activity.asked_a_question(host.status)
     app.push_screen(QuestionScreen(questions), answered.set_result)
     try:
         return await answered
     finally:
-        host.status.activity = "working…"
+        activity.working(host.status)

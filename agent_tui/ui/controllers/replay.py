@@ -24,9 +24,11 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
+from agent_tui.protocol.dispatch import UNHANDLED, all_kinds_but, dispatch
 from agent_tui.protocol.events import ApprovalDecided, ApprovalRequested, Event, TurnStarted
 from agent_tui.sessions.records import SessionInfo, StoredEvent
 from agent_tui.sessions.store import SessionStore
+from agent_tui.ui.views import activity
 from agent_tui.ui.views.event_view import EventView
 from agent_tui.ui.views.tool_activity import ToolActivities
 from agent_tui.ui.widgets.chat import NoticeMessage, UserMessage
@@ -174,7 +176,7 @@ class Replay:
             else "Enter resume this session · Esc back to your conversation"
         )
         self.bar.update(Text(f"▶ {self.label}   {keys}"))
-        self.view.status.activity = self.label
+        activity.replaying(self.view.status, self.label)
 
     # --- control ---------------------------------------------------------------------------
 
@@ -231,7 +233,7 @@ class Replay:
         prompt.focus()
         host.live_view.show_totals()  # the live session's counts again
         host.live_view.page_from()
-        self.view.status.activity = "ready"
+        activity.ready(self.view.status)
 
     # --- playing ---------------------------------------------------------------------------
 
@@ -279,13 +281,23 @@ class Replay:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._wake.wait(), seconds)
 
+    #: what the view draws as it did live (a replay's own: `on_<kind>`, around the view's)
+    ROUTED: ClassVar[frozenset[str]] = all_kinds_but({"turn_started", "approval_requested"})
+    IGNORED: ClassVar[frozenset[str]] = frozenset()
+
     def _draw(self, event: Event) -> None:
-        view = self.view
-        if isinstance(event, TurnStarted):  # live, the prompt is drawn when it is sent
-            view.chat.append(UserMessage(event.prompt))
-        view.handle(event)
-        if isinstance(event, ApprovalRequested):  # live, this was the approval dialog
-            text = f"Asked for approval: {event.tool} {event.subject}"
-            view.chat.append(NoticeMessage(f"{text}\n{event.reason}" if event.reason else text))
+        if dispatch(self, event) is UNHANDLED:
+            self.view.handle(event)
         self.shown += 1
-        view.status.activity = self.label  # the live path sets "working…", "ready", …
+        activity.replaying(self.view.status, self.label)  # the live path: "working…", "ready"
+
+    def on_turn_started(self, event: TurnStarted) -> None:
+        """Live, the prompt is drawn when it is sent."""
+        self.view.chat.append(UserMessage(event.prompt))
+        self.view.handle(event)
+
+    def on_approval_requested(self, event: ApprovalRequested) -> None:
+        """Live, this was the approval dialog."""
+        self.view.handle(event)
+        text = f"Asked for approval: {event.tool} {event.subject}"
+        self.view.chat.append(NoticeMessage(f"{text}\n{event.reason}" if event.reason else text))

@@ -138,9 +138,11 @@ class SessionSettings:
     def start_mcp(self) -> None:
         """Start the configured MCP servers (after the first frame; never waited for)."""
         setup = self.host.agent.mcp if self.host.agent is not None else None
-        for warning in getattr(setup, "warnings", ()):
+        if setup is None:
+            return
+        for warning in setup.warnings:
             self.host.chat.append(NoticeMessage(f"MCP: {warning}", "warning"))
-        if setup is not None and setup.manager is not None:
+        if setup.manager is not None:
             setup.manager.start()
 
     async def stop_mcp(self) -> None:

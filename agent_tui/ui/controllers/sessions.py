@@ -13,6 +13,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent_tui.ui.views import activity
 from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
@@ -191,7 +192,7 @@ class Sessions:
             return
         if self.replay is not None:
             self.replay.discard()
-        self.host.status.activity = f"opening session {session_id}…"
+        activity.opening(self.host.status, session_id)
         load = partial(self._load, session_id)
         self.app.run_worker(load, thread=True, group="resume", exclusive=True, exit_on_error=False)
 
@@ -239,7 +240,7 @@ class Sessions:
 
     def _not_resumed(self, problem: str) -> None:
         self.app.notify(problem, severity="error", markup=False)
-        self.host.status.activity = "ready"
+        activity.ready(self.host.status)
 
     def _loaded(self, recorder: Recorder | None, info: SessionInfo, runs: dict[str, Any]) -> None:
         self.runs = runs
@@ -250,7 +251,7 @@ class Sessions:
         if self.host.agent is not None:
             self.host.agent.set_session_spend(info.usage, info.cost_usd)  # the cap's count too
         self.host.live_view.set_totals(info.usage, info.cost_usd)
-        self.host.status.activity = "ready"
+        activity.ready(self.host.status)
         self.app.call_later(self._show_resumed)
 
     async def _show_resumed(self) -> None:

@@ -64,9 +64,9 @@ class SlashCommands:
             from agent_tui.paths import config_dir
             from agent_tui.slash_commands import commands_signature, load_user_commands
 
-            trusted = getattr(agent.permissions, "project_trusted", False)
+            trusted = agent.permissions.project_trusted
             where = (agent.config.cwd, config_dir())
-            plugins = getattr(agent.config, "plugins", None)
+            plugins = agent.config.plugins
             signature = commands_signature(*where, project_trusted=trusted, plugins=plugins)
             if self._user_commands is None or signature != self._commands_seen:
                 self._user_commands = load_user_commands(
@@ -167,6 +167,11 @@ class SlashCommands:
         self.host.chat.append(NoticeMessage(text, "info"))
 
     # --- the built-ins ---
+
+    def _slash_doctor(self, args: str) -> None:
+        from agent_tui.ui.views.doctor import doctor_text
+
+        self._say(doctor_text())
 
     def _slash_help(self, args: str) -> None:
         lines = [f"/{c.name} {c.args}".rstrip() + f" — {c.help}" for c in self.commands]

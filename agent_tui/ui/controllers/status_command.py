@@ -53,7 +53,7 @@ class StatusCommand:
         from agent_tui.status_line import payload
 
         recorder = self.host.recorder
-        session = str(getattr(recorder, "session_id", "") or "")
+        session = (recorder.session_id if recorder is not None else None) or ""
         data = json.dumps(payload(agent, session, __version__)).encode()
         if data == self._last and time.monotonic() - self._last_at < REFRESH_S:
             return
@@ -89,7 +89,8 @@ class StatusCommand:
         main = self.host.main
         found = main.query("#status-command")
         if found:
-            return found.first(Static)
+            widget: Static = found.first(Static)
+            return widget
         widget = Static(id="status-command", markup=False)
         main.mount(widget, before=main.status)
         return widget

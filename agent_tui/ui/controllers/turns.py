@@ -14,6 +14,7 @@ from collections.abc import Callable, Coroutine
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent_tui.ui.views import activity
 from agent_tui.ui.widgets.chat import NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import QueuedPrompts
 
@@ -143,7 +144,7 @@ class TurnController:
         self.worker.cancel()
         self.worker = None
         self.host.chat.append(NoticeMessage("Cancelled before it was sent.", "warning"))
-        self.host.status.activity = "ready"
+        activity.ready(self.host.status)
         self.app.call_later(self.next_queued)
         return True
 
@@ -169,5 +170,5 @@ class TurnController:
         self.host.chat.append(
             NoticeMessage(f"The turn stopped on an error: {type(error).__name__}: {error}", "error")
         )
-        self.host.status.activity = "ready"
+        activity.ready(self.host.status)
         self.app.call_later(self.next_queued)

@@ -3,9 +3,8 @@ the screen; what the person is told when part of it can't be had — a session d
 open (the session runs, unrecorded), an unknown `--resume` id (a new session), or a build that
 fails outright (said in the chat, rather than "starting…" for ever). The build itself is a
 function (`booting.boot_agent`) run in the boot worker; this is its UI side, with the questions
-the agent asks of the screen (approvals, the spending cap, trusting the project's settings) and
-the parsed stylesheets kept for the next start (`css_cache`). A collaborator of the app, through
-a small host protocol (`BootHost`)."""
+the agent asks of the screen (approvals, the spending cap, trusting the project's settings). A
+collaborator of the app, through a small host protocol (`BootHost`)."""
 
 from __future__ import annotations
 
@@ -14,11 +13,10 @@ import threading
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_tui import code_caches
-from agent_tui.ui import patches
-from agent_tui.ui.startup import css_cache
+from agent_tui import debug_log, speedups
 from agent_tui.ui.startup.gc_tuning import freeze_settled, tune_gc
 from agent_tui.ui.startup.preload import READ_AHEAD_MODULES, IdleImports
+from agent_tui.ui.views import activity
 from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
@@ -94,10 +92,6 @@ class BootFlow:
         self.error: str | None = None
         #: the session database couldn't be opened at the start (`retry_recording` tries again)
         self.store_unavailable = False
-        #: the sources whose parsed rules came from the last run: before anything is styled
-        self.css_loaded = css_cache.load(app.stylesheet)
-        #: the sources this run has kept for the next one (`keep_first_screen_css`)
-        self.css_kept: frozenset[tuple[object, ...]] = frozenset()
         #: the boot's modules, imported while the first frame waits (`preload`)
         self.idle_imports = IdleImports()
         #: a new session's `git status`, begun before the first frame (`_start_git`)
@@ -192,24 +186,22 @@ class BootFlow:
         app.call_from_thread(self.ready, agent, booted.recorder, approvals, booted.note)
         app.call_from_thread(self._settle)  # on the UI thread: it patches how Textual paints
         # the sandbox's probe (a bwrap run or two): here, off the way to a ready prompt
-        sandbox = agent.config.sandbox
-        for note in getattr(sandbox, "start_notices", ()):
+        notes = agent.startup_notes()
+        for note in notes.sandbox_notices():
             app.call_from_thread(host.chat.append, NoticeMessage(note, "warning"))
-        held = sandbox.held_offer() if sandbox is not None else None
+        held = notes.held_changes()
         if held:  # a command's changes that never landed (stopped, or the app was killed)
             app.call_from_thread(host.chat.append, NoticeMessage(held, "info"))
-        from agent_tui.ui.screens.approval import warm_up_dialog
+        from agent_tui.ui.widgets.approval_parts import warm_up_dialog
 
         warm_up_dialog()  # the first approval's dialog and highlighter, loaded ahead of it
         from agent_tui.ui.widgets.markdown_pieces import warm_up_markdown
 
         warm_up_markdown()  # the first answer's markdown parser and lexers
         warm_up(agent)  # tools, shell analysis, the SDK: loaded now, not on the first turn
-        unready = getattr(agent.provider, "setup_error", None)
+        unready = notes.provider_problem()
         if unready:  # Bedrock/Vertex without region or credentials: said now, not at a prompt
             app.call_from_thread(host.chat.append, NoticeMessage(unready, "error"))
-        self.save_parsed_css()
-        code_caches.save_and_stop()  # for the next start (`cli.main` installed them)
         if host.tune_collector:
             freeze_settled()
 
@@ -255,18 +247,21 @@ class BootFlow:
         status = host.status
         status.model = agent.provider.label
         status.thinking = agent.config.thinking_budget or 0
-        status.activity = "ready"
+        activity.ready(status)
         if recorder is not None and recorder.session_id:
             status.session = recorder.session_id
         say = host.chat.append
         if error:
             say(NoticeMessage(error, "error"))
+        if (debug := debug_log.current()) is not None:
+            say(NoticeMessage(f"Debug log: {debug} (/doctor: what this run stands on)", "info"))
         if agent.memory_files and not agent.messages:
             names = ", ".join(m.label for m in agent.memory_files)
             say(NoticeMessage(f"Memory loaded: {names}", "info"))
-        for warning in getattr(agent.permissions, "load_warnings", ()):
+        notes = agent.startup_notes()
+        for warning in notes.settings():
             say(NoticeMessage(f"Settings: {warning}", "warning"))
-        grants = getattr(agent.permissions, "trust_question", ())
+        grants = notes.trust_question()
         if grants:
             from agent_tui.ui.screens.trust import TrustScreen
 
@@ -289,13 +284,13 @@ class BootFlow:
                 "error",
             )
         )
-        self.host.status.activity = "could not start"
+        activity.could_not_start(self.host.status)
         self._settle()
 
     def _settle(self) -> None:
         """On the UI thread, once the first frame is painted and the agent built (or not):
-        Textual's patches, and the collector's settings if the entry point asked for them."""
-        patches.apply_all()
+        the speed-ups to Textual, and the collector's settings if the entry point asked for them."""
+        speedups.apply_textual()
         if self.host.tune_collector:
             tune_gc()
 
@@ -322,12 +317,12 @@ class BootFlow:
     # --- what the agent asks of the screen ---
 
     async def ask_approval(self, request: ApprovalRequest) -> ApprovalAnswer:
-        self.host.status.activity = f"waiting for your approval: {request.tool}"
+        activity.awaiting_approval(self.host.status, request.tool)
         assert self.host.approvals is not None, "the agent asks only once it is built"
         try:
             return await self.host.approvals.ask(self.app, request)
         finally:
-            self.host.status.activity = "working…"
+            activity.working(self.host.status)
 
     def _typed_at(self) -> float | None:
         prompt = self.app.query(PromptInput)
@@ -349,13 +344,13 @@ class BootFlow:
         from agent_tui.ui.screens.confirm import ConfirmScreen
 
         answered: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self.host.status.activity = "at the spending cap: waiting for you"
+        activity.at_spending_cap(self.host.status)
         screen = ConfirmScreen(question.text)
         self.app.push_screen(screen, lambda yes: answered.set_result(bool(yes)))
         try:
             return await answered
         finally:
-            self.host.status.activity = "working…"
+            activity.working(self.host.status)
 
     def _send_first(self) -> None:
         """The prompts waiting for the agent: the command line's (`agent-tui "PROMPT"`, sent
@@ -384,26 +379,6 @@ class BootFlow:
                 )
             )
         self._send_first()
-
-    # --- the parsed stylesheets, kept for the next start ---
-
-    def keep_first_screen_css(self) -> None:
-        """On the UI thread, once the first screen is styled and before it is painted: keep what
-        a first start had to parse (~3 ms, first starts only), so that the next start takes it
-        even if this one is cut short before the agent is ready (a quick quit, a kill, a probe
-        that leaves at its first frame)."""
-        data = css_cache.snapshot(self.app.stylesheet, self.css_loaded)
-        if data is not None:
-            css_cache.save(data)
-            self.css_kept = frozenset(data["rules"])
-
-    def save_parsed_css(self) -> None:
-        """From the boot thread once the app is ready: keep the stylesheets parsed so far, for
-        the next start (`css_cache`), unless they all came from the last one or were kept."""
-        kept = self.css_loaded | self.css_kept
-        data = self.app.call_from_thread(css_cache.snapshot, self.app.stylesheet, kept)
-        if data is not None:
-            css_cache.save(data)
 
 
 def _ask_yes_no(app: Any, question: str) -> bool:

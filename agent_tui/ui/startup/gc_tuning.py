@@ -101,9 +101,9 @@ class IdleCollector:
                 # by their reference counts, all but a few cycles (bounded: once a process).
                 freeze_settled(after_first_turn=True)
             elif self.turns % self.every == 0:
-                from agent_tui.ui.patches import geometry_caches
+                from agent_tui.speedups import geometry_caches
 
-                geometry_caches.clear()  # long-gone frames' regions (patches/)
+                geometry_caches.clear()  # long-gone frames' regions (speedups/)
                 gc.collect()
         finally:
             self.collecting = False

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
+from agent_tui.protocol.dispatch import UNHANDLED, dispatch
+from agent_tui.ui.views import activity
 from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, NoticeMessage, UserMessage
 from agent_tui.ui.widgets.folded import FoldedText
 from agent_tui.ui.widgets.status import StatusLine
@@ -67,6 +69,9 @@ IGNORED = frozenset(
 
 
 class EventView:
+    ROUTED: ClassVar[frozenset[str]] = ROUTED_TO_BLOCKS
+    IGNORED: ClassVar[frozenset[str]] = IGNORED
+
     def __init__(
         self,
         chat: ChatView,
@@ -122,26 +127,23 @@ class EventView:
         """Draw one event: the tool pane sees every one; then this view's `on_<kind>` handler,
         or the tool block the event belongs to (`ROUTED_TO_BLOCKS`), or nothing (`IGNORED`)."""
         self.tool_pane.handle(event)
-        handler = getattr(self, f"on_{event.kind}", None)
-        if handler is not None:
-            handler(event)
-        elif event.kind in ROUTED_TO_BLOCKS:
-            self._route_to_block(event)
+        if dispatch(self, event) is UNHANDLED and event.kind in ROUTED_TO_BLOCKS:
+            self.route(event)
 
     def on_turn_started(self, event: TurnStarted) -> None:
         self._blocks.clear()
-        self.status.activity = "working…"
+        activity.working(self.status)
         prompts = self.chat.query(UserMessage)
         if prompts and event.index >= 0:
             prompts.last().turn_index = event.index
 
     def on_message_started(self, event: MessageStarted) -> None:
         self._retrying.clear()  # answered: the retries stay said
-        self.status.activity = "streaming…"
+        activity.streaming(self.status)
 
     def on_message_finished(self, event: MessageFinished) -> None:
         if event.stop_reason == "tool_use":  # not "streaming…" while its calls run
-            self.status.activity = "running tools…"
+            activity.running_tools(self.status)
         window = self.window() if self.window is not None else 0
         if window:
             from agent_tui.agent.context import context_used
@@ -169,7 +171,7 @@ class EventView:
 
     def on_approval_decided(self, event: ApprovalDecided) -> None:
         self.approvals_log.add(event)
-        self._route_to_block(event)
+        self.route(event)
 
     def on_notice(self, event: Notice) -> None:
         self.end_message()
@@ -206,7 +208,7 @@ class EventView:
         self.cost += event.cost_usd
         self._turn_usage, self._turn_cost = None, 0.0
         self.show_totals()
-        self.status.activity = "failed: ctrl+r retries" if event.failed else "ready"
+        activity.turn_ended(self.status, failed=event.failed)
 
     # --- the chat ---
 
@@ -248,7 +250,8 @@ class EventView:
         if current is not None:
             self._call_later(current.finish, incomplete)
 
-    def _route_to_block(self, event: Event) -> None:
+    def route(self, event: Event) -> None:
+        """To the tool block of the call the event belongs to."""
         tool_use_id = getattr(event, "tool_use_id", None)
         if tool_use_id and tool_use_id in self._blocks:
             self._blocks[tool_use_id].handle(event)

@@ -24,14 +24,14 @@ def rule_preview(
     from agent_tui.permissions.rules import RuleError
     from agent_tui.permissions.simulate import preview
     from agent_tui.sessions.records import StoreUnavailable
+    from agent_tui.tools.subject import tool_subject
 
     if agent is None:
         return ""
     try:
         store = open_store()
-        return preview(
-            agent.permissions, lambda: store.runs.past_calls(agent.config.cwd), rules, behavior
-        )
+        calls = lambda: store.runs.past_calls(agent.config.cwd)  # noqa: E731
+        return preview(agent.permissions, calls, rules, behavior, tool_subject)
     except RuleError as exc:
         return f"can't try it: {exc}"
     except (StoreUnavailable, OSError) as exc:

@@ -13,7 +13,9 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import ClassVar
 
+from agent_tui.protocol.dispatch import TOOL_CALL_KINDS, UNHANDLED, all_kinds_but, dispatch
 from agent_tui.protocol.events import (
     ApprovalDecided,
     ApprovalRequested,
@@ -139,76 +141,96 @@ class ToolActivity:
             return self.duration_s
         return None if self.started_at is None else max(0.0, now - self.started_at)
 
+    #: what one call's activity doesn't show (the pane and the chat's block draw the rest)
+    IGNORED: ClassVar[frozenset[str]] = all_kinds_but(
+        {
+            *("tool_call_started", "tool_call_ready", "approval_requested", "approval_decided"),
+            *("tool_progress", "search_query_update", "search_results_received"),
+            *("tool_finished", "turn_finished"),
+        }
+    )
+    ROUTED: ClassVar[frozenset[str]] = frozenset()
+
     def apply(self, event: Event, now: float) -> bool:
-        """Update from one event for this tool call; True if anything visible changed."""
-        match event:
-            case ToolCallStarted():
-                self.name = self.name or event.tool
-            case ToolCallReady():
-                self.name = event.tool
-                self.subject = one_line(
-                    tool_subject(event.tool, event.input), MAX_LINE_CHARS, first_line=True
-                )
-                if event.input_error:
-                    self.phase = Phase.ERROR
-                    self.status = (
-                        f"invalid input: {one_line(event.input_error, 200, first_line=True)}"
-                    )
-                elif event.server and self.phase is Phase.PENDING:
-                    # the API runs its own tools as it streams: no approval, no queue
-                    self.phase = Phase.RUNNING
-                    self.started_at = now
-                # A client call waits (○, no clock) until it is allowed: behind the calls
-                # before it, or in the approval queue. Its clock starts at `ApprovalDecided`.
-            case ApprovalRequested():
-                self.phase = Phase.PENDING
-                self.status, self.status_is_warning = "awaiting approval", True
-            case ApprovalDecided():
-                if event.decision == "deny":
-                    reason = (
-                        f": {one_line(event.message, 200, first_line=True)}"
-                        if event.message
-                        else ""
-                    )
-                    self.phase = Phase.ERROR
-                    self.status, self.status_is_warning = f"denied{reason}", False
-                else:
-                    self.phase = Phase.RUNNING
-                    self.status, self.status_is_warning = "", False
-                    self.started_at = now  # time the run, not the wait for a keystroke
-            case ToolProgress():
-                self._start(now)
-                if event.tool and not self.name:
-                    self.name = event.tool
-                if event.status:
-                    self.status = one_line(event.status, MAX_LINE_CHARS, first_line=True)
-                    self.status_is_warning = False
-                if event.output:
-                    self._feed(event.output)
-            case SearchQueryUpdate():
-                self._start(now)
-                self.name = self.name or "WebSearch"
-                # Not stripped: a trailing space is part of the query as far as it has arrived.
-                query = clean_line(" ".join(event.query.splitlines()), MAX_LINE_CHARS)
-                self._search_for_query(event.search_index).query = query
-            case SearchResultsReceived():
-                self._start(now)
-                self.name = self.name or "WebSearch"
-                self._record_results(event)
-            case ToolFinished():
-                self.name = self.name or event.tool
-                self.phase = Phase.ERROR if event.is_error else Phase.DONE
-                self.summary = one_line(event.summary, MAX_LINE_CHARS, first_line=True)
-                self.duration_s = event.duration_s
-                if event.content:
-                    self._keep_result(event.content)
-            case TurnFinished():
-                if self.finished:
-                    return False
-                self.phase = Phase.STOPPED
-                self.summary = self.summary or ("cancelled" if event.cancelled else "no result")
-            case _:
-                return False
+        """Update from one event for this tool call (`on_<kind>`); True if anything visible
+        changed."""
+        changed = dispatch(self, event, now)
+        return False if changed is UNHANDLED else bool(changed)
+
+    def on_tool_call_started(self, event: ToolCallStarted, now: float) -> bool:
+        self.name = self.name or event.tool
+        return True
+
+    def on_tool_call_ready(self, event: ToolCallReady, now: float) -> bool:
+        self.name = event.tool
+        subject = tool_subject(event.tool, event.input)
+        self.subject = one_line(subject, MAX_LINE_CHARS, first_line=True)
+        if event.input_error:
+            self.phase = Phase.ERROR
+            self.status = f"invalid input: {one_line(event.input_error, 200, first_line=True)}"
+        elif event.server and self.phase is Phase.PENDING:
+            # the API runs its own tools as it streams: no approval, no queue
+            self.phase = Phase.RUNNING
+            self.started_at = now
+        # A client call waits (○, no clock) until it is allowed: behind the calls before it,
+        # or in the approval queue. Its clock starts at `ApprovalDecided`.
+        return True
+
+    def on_approval_requested(self, event: ApprovalRequested, now: float) -> bool:
+        self.phase = Phase.PENDING
+        self.status, self.status_is_warning = "awaiting approval", True
+        return True
+
+    def on_approval_decided(self, event: ApprovalDecided, now: float) -> bool:
+        if event.decision == "deny":
+            why = f": {one_line(event.message, 200, first_line=True)}" if event.message else ""
+            self.phase = Phase.ERROR
+            self.status, self.status_is_warning = f"denied{why}", False
+        else:
+            self.phase = Phase.RUNNING
+            self.status, self.status_is_warning = "", False
+            self.started_at = now  # time the run, not the wait for a keystroke
+        return True
+
+    def on_tool_progress(self, event: ToolProgress, now: float) -> bool:
+        self._start(now)
+        if event.tool and not self.name:
+            self.name = event.tool
+        if event.status:
+            self.status = one_line(event.status, MAX_LINE_CHARS, first_line=True)
+            self.status_is_warning = False
+        if event.output:
+            self._feed(event.output)
+        return True
+
+    def on_search_query_update(self, event: SearchQueryUpdate, now: float) -> bool:
+        self._start(now)
+        self.name = self.name or "WebSearch"
+        # Not stripped: a trailing space is part of the query as far as it has arrived.
+        query = clean_line(" ".join(event.query.splitlines()), MAX_LINE_CHARS)
+        self._search_for_query(event.search_index).query = query
+        return True
+
+    def on_search_results_received(self, event: SearchResultsReceived, now: float) -> bool:
+        self._start(now)
+        self.name = self.name or "WebSearch"
+        self._record_results(event)
+        return True
+
+    def on_tool_finished(self, event: ToolFinished, now: float) -> bool:
+        self.name = self.name or event.tool
+        self.phase = Phase.ERROR if event.is_error else Phase.DONE
+        self.summary = one_line(event.summary, MAX_LINE_CHARS, first_line=True)
+        self.duration_s = event.duration_s
+        if event.content:
+            self._keep_result(event.content)
+        return True
+
+    def on_turn_finished(self, event: TurnFinished, now: float) -> bool:
+        if self.finished:
+            return False
+        self.phase = Phase.STOPPED
+        self.summary = self.summary or ("cancelled" if event.cancelled else "no result")
         return True
 
     def _start(self, now: float) -> None:
@@ -308,12 +330,27 @@ class ToolActivities:
     def clear(self) -> None:
         self.by_id.clear()
 
+    #: the kinds that go to the activity of the call they name
+    ROUTED: ClassVar[frozenset[str]] = TOOL_CALL_KINDS
+    IGNORED: ClassVar[frozenset[str]] = all_kinds_but(
+        {*TOOL_CALL_KINDS, "turn_started", "turn_finished"}
+    )
+
     def apply(self, event: Event, now: float) -> list[str]:
-        if isinstance(event, TurnStarted):
-            self.clear()
-            return []
-        if isinstance(event, TurnFinished):
-            return [a.id for a in self.by_id.values() if a.apply(event, now)]
+        """The ids whose activity changed (`on_<kind>`, or the call's own activity)."""
+        changed = dispatch(self, event, now)
+        if changed is not UNHANDLED:
+            return list(changed)
+        return self.route(event, now) if event.kind in self.ROUTED else []
+
+    def on_turn_started(self, event: TurnStarted, now: float) -> list[str]:
+        self.clear()
+        return []
+
+    def on_turn_finished(self, event: TurnFinished, now: float) -> list[str]:
+        return [a.id for a in self.by_id.values() if a.apply(event, now)]
+
+    def route(self, event: Event, now: float) -> list[str]:
         tool_use_id = getattr(event, "tool_use_id", None)
         if not tool_use_id:
             return []

@@ -9,8 +9,8 @@ from textual.content import Content
 from textual.widget import Widget
 
 from agent_tui.permissions.types import ApprovalRequest, ChoiceItem
+from agent_tui.speedups import collect_after
 from agent_tui.text import visible, visible_lines
-from agent_tui.ui import collect_after
 from agent_tui.ui.widgets import code_lexers
 from agent_tui.ui.widgets.key_hints import Key
 

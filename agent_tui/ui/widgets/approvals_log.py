@@ -8,12 +8,14 @@ Styles: `agent_tui/ui/styles/approvals_log.tcss` (add it to the App's CSS_PATH).
 from __future__ import annotations
 
 from collections import deque
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
 
+from agent_tui.protocol.dispatch import all_kinds_but, dispatch
 from agent_tui.protocol.events import ApprovalDecided, Event
 from agent_tui.text import one_line, visible
 
@@ -84,9 +86,14 @@ class ApprovalsLog(VerticalScroll):
         for event in self._entries:
             yield self._new_row(event)
 
+    ROUTED: ClassVar[frozenset[str]] = frozenset()
+    IGNORED: ClassVar[frozenset[str]] = all_kinds_but({"approval_decided"})
+
     def handle(self, event: Event) -> None:
-        if isinstance(event, ApprovalDecided):
-            self.add(event)
+        dispatch(self, event)
+
+    def on_approval_decided(self, event: ApprovalDecided) -> None:
+        self.add(event)
 
     def add(self, event: ApprovalDecided) -> None:
         self._entries.append(event)

@@ -20,7 +20,7 @@ and rendered again (measured in `benchmarks/`, see BENCHMARKS.md), so:
 - a resize's layout renders no markdown: segments get a height scaled from one known (a height
   at a width already seen is kept); those the new layout shows are rendered before its paint, in
   callbacks of their own, and the screen is laid out again there if one differs from its
-  estimate (`patches/screen_resize_once`: no frame with an estimated height); other width
+  estimate (`speedups/screen_resize_once`: no frame with an estimated height); other width
   changes render only the segments the view showed (`ChatView._mark_in_view`); finished answers
   far from the view are laid out as that height alone, their segments not arranged
   (`chat_parking`);
@@ -43,7 +43,7 @@ from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Static
 
-from agent_tui.ui.collect_after import collections_after
+from agent_tui.speedups.collect_after import collections_after
 from agent_tui.ui.widgets.chat_parking import Parkable, ParkableAnswer
 from agent_tui.ui.widgets.chat_view import (
     MAX_MESSAGES,

@@ -30,6 +30,7 @@ from textual.geometry import NULL_SPACING, Region, Size
 from textual.layout import DockArrangeResult
 from textual.widget import Widget
 
+from agent_tui.speedups.textual_privates import layout_key
 from agent_tui.ui.widgets.markdown_segment import MarkdownSegment
 
 
@@ -69,11 +70,10 @@ class Parkable(Widget):
         layout while an answer streams measures its parked shelves and groups (their segments
         are frozen), and summing every segment each time made a layout's cost grow with the
         answer. What says "changed" is what keys Textual's own box-model cache
-        (`Widget._get_box_model`): a descendant asking for a layout counts in
-        `_layout_updates`, a child mounted or removed in `_nodes._updates`, its own styles in
-        their `_cache_key`."""
-        key = (width, self._layout_updates, self._nodes._updates, self.styles._cache_key)
-        if self._summed is not None and self._summed[0] == key:
+        (`speedups.textual_privates.layout_key`); without it, summed every time."""
+        changes = layout_key(self)
+        key = (width, changes)
+        if changes is not None and self._summed is not None and self._summed[0] == key:
             return self._summed[1]
         height = content_height(self, container, width)
         self._summed = None if height is None else (key, height)

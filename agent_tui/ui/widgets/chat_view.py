@@ -10,14 +10,14 @@ from textual.containers import VerticalScroll
 from textual.geometry import Size
 from textual.widget import Widget
 
-from agent_tui.ui.patches import render_caches, screen_resize_once
+from agent_tui.speedups import render_caches, screen_resize_once
 from agent_tui.ui.widgets import chat_parking
 from agent_tui.ui.widgets.chat_parking import Parkable, ParkableAnswer
 from agent_tui.ui.widgets.markdown_segment import MarkdownSegment
 
 if TYPE_CHECKING:
-    from textual._arrange import DockArrangeResult
     from textual.dom import DOMNode
+    from textual.layout import DockArrangeResult
 
 #: messages (prompts, answers, tool blocks, notices) kept mounted. Each one's widgets lengthen
 #: every full garbage collection, so a session's memory and pauses level off once this many are
@@ -173,7 +173,7 @@ def drop_painted_lines(widget: Widget) -> None:
 
 def release_render_caches(widgets: list[Widget]) -> None:
     """Free what removed widgets rendered, now rather than when the collector gets to them
-    (see `patches/render_caches.py`)."""
+    (see `speedups/render_caches.py`)."""
     for widget in widgets:
         drop_painted_lines(widget)
     render_caches.forget_removed()

@@ -53,7 +53,7 @@ class KeyFooter(Widget, can_focus=False):
     def on_unmount(self) -> None:
         self.screen.bindings_updated_signal.unsubscribe(self)
 
-    def _bindings_changed(self, screen: Screen) -> None:
+    def _bindings_changed(self, screen: Screen[object]) -> None:
         # Focus moves change the bindings, rarely the keys shown: redraw only if they differ.
         if screen is self.screen and self._keys is not None and self._read_keys() != self._keys:
             self._keys = self._line = None

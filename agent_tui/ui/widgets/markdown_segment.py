@@ -11,7 +11,7 @@ from textual.message import Message
 from textual.strip import Strip
 from textual.widget import Widget
 
-from agent_tui.ui.patches.screen_resize_once import lay_out_again
+from agent_tui.speedups.screen_resize_once import lay_out_again
 from agent_tui.ui.widgets.code_lexers import deferring, when_loaded
 from agent_tui.ui.widgets.markdown_pieces import (
     PieceCache,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import ClassVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -23,10 +24,8 @@ from textual.style import Style
 from textual.widget import Widget
 from textual.widgets import Static
 
-from agent_tui.protocol.events import (
-    Event,
-    TurnFinished,
-)
+from agent_tui.protocol.dispatch import TOOL_CALL_KINDS, UNHANDLED, all_kinds_but, dispatch
+from agent_tui.protocol.events import Event, TurnFinished
 from agent_tui.ui.views.tool_activity import SEARCH_TOOL_NAMES, Phase, SearchRecord, ToolActivity
 from agent_tui.ui.widgets.tool_rows import (
     TOOL_COMPONENT_CLASSES,
@@ -86,10 +85,20 @@ class ToolBlock(Widget, can_focus=True):
     def body_text(self) -> str:
         return self.body_content().plain
 
+    #: what goes on to the block's call (`ToolActivity`): its own events (a turn's end too)
+    ROUTED: ClassVar[frozenset[str]] = TOOL_CALL_KINDS
+    IGNORED: ClassVar[frozenset[str]] = all_kinds_but(ROUTED | {"turn_finished"})
+
     def handle(self, event: Event) -> None:
-        """Apply an event of this tool call (others are ignored, as is `TurnStarted`)."""
-        if not isinstance(event, TurnFinished) and _event_tool_id(event) != self.activity.id:
-            return
+        """Apply an event of this tool call and a turn's end (others are ignored)."""
+        handled = dispatch(self, event) is not UNHANDLED
+        if not handled and event.kind in self.ROUTED and _event_tool_id(event) == self.activity.id:
+            self._apply(event)
+
+    def on_turn_finished(self, event: TurnFinished) -> None:
+        self._apply(event)  # a call still running when its turn ends is shown as stopped
+
+    def _apply(self, event: Event) -> None:
         if self.activity.apply(event, self._clock()):
             self.set_class(self.activity.phase is Phase.ERROR, "-error")
             self._sync()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -19,6 +19,7 @@ from textual.content import Content
 from textual.timer import Timer
 from textual.widget import Widget
 
+from agent_tui.protocol.dispatch import TOOL_CALL_KINDS, all_kinds_but, dispatch
 from agent_tui.protocol.events import Event, ToolCallReady, TurnStarted
 from agent_tui.ui.views.tool_activity import MAX_ENTRIES, Phase, ToolActivities, ToolActivity
 from agent_tui.ui.widgets.plan import PlanView, todos_of
@@ -33,8 +34,6 @@ from agent_tui.ui.widgets.tool_rows import (
 )
 
 TICK_S = 1 / 8
-#: the event kinds the pane itself handles (`on_<kind>`); every event also updates the entries
-PANE_KINDS = ("turn_started", "tool_call_ready")
 
 
 class ToolEntry(Widget):
@@ -126,12 +125,20 @@ class ToolPane(VerticalScroll):
     def entry(self, tool_use_id: str) -> ToolEntry | None:
         return self._entries.get(tool_use_id)
 
+    #: what goes on to the calls' entries (`ToolActivities`): a turn's start is the pane's own
+    ROUTED: ClassVar[frozenset[str]] = TOOL_CALL_KINDS | {"turn_finished"}
+    IGNORED: ClassVar[frozenset[str]] = all_kinds_but(
+        {*TOOL_CALL_KINDS, "turn_started", "turn_finished"}
+    )
+
     def handle(self, event: Event) -> None:
-        """Apply one domain event; cheap, and safe to call for every event of a turn."""
-        if event.kind in PANE_KINDS:  # handled by name: `on_<kind>`
-            getattr(self, f"on_{event.kind}")(event)
-        if event.kind == "turn_started":
-            return
+        """Apply one domain event (`on_<kind>`, then the entries); cheap, and safe to call for
+        every event of a turn."""
+        dispatch(self, event)
+        if event.kind in self.ROUTED:
+            self.route(event)
+
+    def route(self, event: Event) -> None:
         changed = self._activities.apply(event, self.now())
         for dropped in self._activities.dropped:
             self._dirty.discard(dropped)

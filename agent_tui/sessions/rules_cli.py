@@ -67,6 +67,7 @@ def main(argv: list[str]) -> int:
     from agent_tui.sessions.faults import STORE_ERRORS, describe
     from agent_tui.sessions.records import StoreUnavailable
     from agent_tui.sessions.store import SessionStore
+    from agent_tui.tools.subject import tool_subject
 
     try:
         parse_proposed(args.rule)
@@ -88,7 +89,7 @@ def main(argv: list[str]) -> int:
     finally:
         with contextlib.suppress(*STORE_ERRORS):
             store.close()
-    sim = simulate(load_engine(project), args.rule, rows, args.behavior)
+    sim = simulate(load_engine(project), args.rule, rows, args.behavior, subject=tool_subject)
     out = sys.stdout
     for change in sim.changes:
         out.write(visible(change.line()) + "\n")

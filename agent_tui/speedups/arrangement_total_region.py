@@ -5,8 +5,8 @@ arrangement's `SpatialMap`: every placement is put in each 20-line square of a g
 A reflow asks every container's arrangement for its total region, so each one filled a grid as
 tall as its content: the chat's (a streaming answer covers all of its height) and the answer's
 (its groups of segments cover it too), once a frame. A layout's cost then grew with the
-answer's height, not with what it placed, and streaming 200 KB took more than twice the CPU of
-100 KB (benchmarks/bench_streaming.py, BENCHMARKS.md, issue 34). Here the map's total region is
+answer's height, not with what it placed: a long answer streamed slower and slower
+(benchmarks/bench_streaming.py; BENCHMARKS.md, "Speed-ups"). Here the map's total region is
 the union of its placements' regions, computed as `SpatialMap.insert` computes it, and its grid
 is filled only when a query needs it (`get_values_in_region`: a scroll that shows part of it).
 
@@ -23,12 +23,13 @@ from textual._spatial_map import SpatialMap
 from textual.geometry import Offset, Region
 from textual.layout import DockArrangeResult
 
-from agent_tui.ui.patches import Patch, fits
+from agent_tui.speedups.guard import Patch, fits
 
 PATCH = Patch(
     name="arrangement_total_region",
+    library="Textual",
     version="8.2.8",
-    fixes="every reflow fills a grid as tall as each container's content",
+    symptom="every reflow fills a grid as tall as each container's content",
     targets={
         "textual.layout:DockArrangeResult.spatial_map": 3900434075,
         "textual._spatial_map:SpatialMap.__init__": 2693972978,
@@ -92,8 +93,14 @@ def _deferred_spatial_map(self: DockArrangeResult) -> SpatialMap[Any]:
 _patched = property(_deferred_spatial_map, doc=_spatial_map.__doc__)
 
 
+def _installed() -> object:
+    """What `DockArrangeResult.spatial_map` is now (a property once patched)."""
+    found: object = DockArrangeResult.spatial_map
+    return found
+
+
 def apply() -> bool:
-    if DockArrangeResult.spatial_map is _patched:
+    if _installed() is _patched:
         return True
     if not fits(PATCH):
         return False
@@ -102,4 +109,4 @@ def apply() -> bool:
 
 
 def applied() -> bool:
-    return DockArrangeResult.spatial_map is _patched
+    return _installed() is _patched

@@ -12,12 +12,13 @@ Upstream: bound the geometry `lru_cache`s to what a frame reuses (`maxsize=256`,
 
 from __future__ import annotations
 
-from agent_tui.ui.patches import Patch, fits
+from agent_tui.speedups.guard import Patch, fits
 
 PATCH = Patch(
     name="geometry_caches",
+    library="Textual",
     version="8.2.8",
-    fixes="long-gone frames' regions for every full collection to walk",
+    symptom="long-gone frames' regions for every full collection to walk",
     targets={"textual.geometry:Region.intersection": 1618903289},
 )
 

@@ -4,14 +4,14 @@
 A screen lays itself out when the terminal's size changes (`Screen._on_resize`). That layout sends
 a `Resize` to every widget whose size changed — the screen itself among them — and the screen,
 receiving it, lays everything out again at the size it has just laid out at: with a long answer
-on screen the second, identical reflow is 70–160 ms of CPU (bench_callbacks.py). The patched
+on screen the second, identical reflow is a stall of its own (bench_callbacks.py). The patched
 method skips a layout when the screen's compositor is already at that size and no widget waits
 for one; every other call (a new size, widgets that asked for a layout) runs as Textual's, in a
 batch (`App.batch_update`), where `Screen._refresh_layout` leaves its paint to a `call_later`.
 
 Inside that layout every widget whose virtual size changed asks for a layout of its own (it sets
 `Widget.virtual_size`, a reactive with `layout=True`, in `Widget._size_updated`): a third reflow
-of everything, 9-17 ms of CPU in the timer tick after the paint (bench_callbacks.py). During the
+of everything, in the timer tick after the paint (bench_callbacks.py). During the
 resize's layouts `_size_updated` sets it as Textual's scrolling does (no layout asked for: this
 layout is it) and repaints the widget as the reactive would. That reflow did one thing: Textual
 places an anchored view by its height before the layout (`Widget.container_size`), so after a
@@ -23,9 +23,8 @@ The paint is split from the layout, and split itself: first the lines of every w
 layout shows are rendered (`Widget.render_lines`, which keeps them in the widget's line cache)
 in callbacks of at most `PREPARE_BUDGET_S` of CPU each (and at most `PREPARE_STEPS` of them), in
 the order the paint renders them; then the paint composes the frame from those lines, in a
-callback of its own. At a width not rendered before that rendering was most of a resize's paint:
-12-21 ms of CPU, 7-13 of them the answers in view (markdown rendered at the new width) and
-0.3-1.5 ms each of a dozen other widgets; 18-38 ms on a slowed host (bench_callbacks.py). Nothing
+callback of its own. At a width not rendered before that rendering was most of a resize's paint,
+most of it the answers in view (markdown rendered at the new width) (bench_callbacks.py). Nothing
 is painted in between (the app's batch is held until the paint: Textual's timer paints nothing
 meanwhile, so no half-drawn frame), keys and messages are handled as usual; a layout that comes
 in between ends the preparation (the paint renders whatever is left, as Textual's does).
@@ -33,8 +32,8 @@ in between ends the preparation (the paint renders whatever is left, as Textual'
 No garbage collection starts inside that layout or that paint: the resize holds the collector
 (`collect_after.hold`) until its paint has run, and a young collection that fell due meanwhile
 runs in a callback of its own right after it (`collect_after.release`), not on top of them (a
-gen-1 collection, 10-25 ms of CPU under load, made a 15-20 ms paint a 36 ms callback in
-bench_callbacks.py). Nothing is collected later than one frame.
+gen-1 collection on top of the paint made one callback of both in bench_callbacks.py). Nothing
+is collected later than one frame. Figures: BENCHMARKS.md, "Speed-ups".
 
 Upstream: in `Screen._screen_resized`, return early when `size == self._compositor.size` and
 `not self._layout_widgets`; lay out there with the paint deferred (as in a batch) and
@@ -53,13 +52,14 @@ from textual.geometry import Region, Size
 from textual.screen import Screen
 from textual.widget import Widget
 
-from agent_tui.ui import collect_after
-from agent_tui.ui.patches import Patch, fits
+from agent_tui.speedups import collect_after
+from agent_tui.speedups.guard import Patch, fits
 
 PATCH = Patch(
     name="screen_resize_once",
+    library="Textual",
     version="8.2.8",
-    fixes="every resize lays the whole screen out three times, and paints it in one callback",
+    symptom="every resize lays the whole screen out three times, and paints it in one callback",
     targets={
         "textual.screen:Screen._screen_resized": 1687579812,
         "textual.screen:Screen._refresh_layout": 1718746469,

@@ -17,12 +17,13 @@ from typing import Any
 from textual.cache import FIFOCache
 from textual.strip import Strip
 
-from agent_tui.ui.patches import Patch, fits
+from agent_tui.speedups.guard import Patch, fits
 
 PATCH = Patch(
     name="strip_lazy_caches",
+    library="Textual",
     version="8.2.8",
-    fixes="seven empty caches per painted line for the collector to walk",
+    symptom="seven empty caches per painted line for the collector to walk",
     targets={"textual.strip:Strip.__init__": 301199320},
 )
 

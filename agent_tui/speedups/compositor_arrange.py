@@ -2,7 +2,7 @@
 
 Textual's `Compositor._arrange_root` places widgets with a nested function that calls itself, so
 every reflow leaves a cycle (the function, its closure) holding that reflow's whole map: ~3,000
-objects a turn that only a collection frees, in pauses of 25–45 ms while an answer streams. The
+objects a turn that only a collection frees, in pauses while an answer streams. The
 same function, compiled from Textual's own source with one line added (`del add_widget` before
 it returns, which empties the closure's cell), leaves none.
 
@@ -19,12 +19,13 @@ from typing import Any
 
 from textual._compositor import Compositor
 
-from agent_tui.ui.patches import Patch, fits
+from agent_tui.speedups.guard import Patch, fits
 
 PATCH = Patch(
     name="compositor_arrange",
+    library="Textual",
     version="8.2.8",
-    fixes="every reflow leaves its whole map to the garbage collector",
+    symptom="every reflow leaves its whole map to the garbage collector",
     targets={"textual._compositor:Compositor._arrange_root": 586304078},
 )
 

@@ -19,12 +19,13 @@ from typing import Any
 
 from textual.strip import Strip
 
-from agent_tui.ui.patches import Patch, fits
+from agent_tui.speedups.guard import Patch, fits
 
 PATCH = Patch(
     name="strip_self_cache",
+    library="Textual",
     version="8.2.8",
-    fixes="painted lines are reference cycles, freed only by a full collection",
+    symptom="painted lines are reference cycles, freed only by a full collection",
     targets={
         "textual.strip:Strip.divide": 593149998,
         "textual.strip:Strip.crop_extend": 580870006,

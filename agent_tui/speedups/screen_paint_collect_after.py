@@ -1,14 +1,14 @@
 """No garbage collection inside a screen's paint: `Screen._on_timer_update` (Textual 8.2.8).
 
-A young collection starts on whatever allocation finds it due, and a screen's frame (its layout
-when one is due, the compositor's render of the widgets that changed, the write to the terminal)
-allocates more than anything else the app does: the collection most often fell inside it. With
-a long chat on screen the young generations hold 20,000-50,000 live objects (the compositor's
-regions, rendered lines), so a gen-1 collection is 10-40 ms of CPU on its own, and on top of a
-10-20 ms frame it made a 30-57 ms callback (benchmarks/bench_callbacks.py: streaming, typing and
-tool output). Held here (`collect_after`, as a streaming step and a resize are), a collection
-that fell due runs in a callback of its own right after the frame, as the allocation that found
-it due would have run it. Nothing is collected later than one turn of the event loop.
+A young collection starts on whatever allocation finds it due, and a screen's frame (its layout when
+one is due, the compositor's render of the widgets that changed, the write to the terminal)
+allocates more than anything else the app does: the collection most often fell inside it. With a
+long chat on screen the young generations hold tens of thousands of live objects (the compositor's
+regions, rendered lines), so a gen-1 collection on top of a frame made one callback long enough to
+feel as a stutter (benchmarks/bench_callbacks.py: streaming, typing and tool output; BENCHMARKS.md,
+"Speed-ups"). Held here (`collect_after`, as a streaming step and a resize are), a collection that
+fell due runs in a callback of its own right after the frame, as the allocation that found it due
+would have run it. Nothing is collected later than one turn of the event loop.
 
 A screen's update timer keeps the method it found when it was made, and the first frame's screen
 is made before the patches are checked (the check is kept off the first frame): so the app puts
@@ -26,13 +26,14 @@ from typing import Any
 
 from textual.screen import Screen
 
-from agent_tui.ui import collect_after
-from agent_tui.ui.patches import Patch, fits
+from agent_tui.speedups import collect_after
+from agent_tui.speedups.guard import Patch, fits
 
 PATCH = Patch(
     name="screen_paint_collect_after",
+    library="Textual",
     version="8.2.8",
-    fixes="a young collection inside a frame's paint makes one callback of both",
+    symptom="a young collection inside a frame's paint makes one callback of both",
     targets={"textual.screen:Screen._on_timer_update": 2741218610},
 )
 
