@@ -242,14 +242,12 @@ _AS_MODULE = "`python -m` runs it in place of the tool of that name (pip, venv) 
 
 
 def _runs_as_module(parts: list[str]) -> bool:
-    """`pip.py`, `pip/__main__.py`, `venv/…` — anywhere but in an environment's packages."""
-    for at, part in enumerate(parts):
-        module = part if at < len(parts) - 1 else part.split(".", 1)[0]
-        if module in _RUN_AS_MODULES and (at < len(parts) - 1 or part.endswith((".py", ".pyc"))):
-            return not any(
-                p in _SITE_FOLDERS or p in ("node_modules", "lib", "lib64") for p in parts[:at]
-            )
-    return False
+    """`pip.py`, `pip/__main__.py`, `venv/…` at the top of the project (a relative path: where
+    `python -m` is run from; a project's own `src/pip/` is not in its way)."""
+    if not parts or parts[0] == "/":
+        return False
+    top = parts[0] if len(parts) > 1 else parts[0].split(".", 1)[0]
+    return top in _RUN_AS_MODULES and (len(parts) > 1 or parts[0].endswith((".py", ".pyc")))
 
 
 def canonical_parts(path: Path | str) -> list[str]:

@@ -159,7 +159,7 @@ def test_what_the_person_writes_meanwhile_is_not_the_commands(project: Path) -> 
         ("echo x > .pdbrc", "pdb"),
         # R4-3: what runs in a tool's place from the folder it starts in
         ("mkdir -p pip && echo x > pip/__main__.py", "python -m"),
-        ("mkdir -p tools && echo x > tools/venv.py", "python -m"),
+        ("echo x > venv.py", "python -m"),
         ("echo 'all: ; touch x' > GNUmakefile", "Makefile's place"),
         ("mkdir -p .bundle && echo x > .bundle/config", "bundler"),
         ("echo x > .lfsconfig", "git-lfs"),
