@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from e2e.test_security_e2e import hostile_model
 from sse_server import SSEServer
 
 from agent_tui.sandbox.reaper import Records, reap
+from agent_tui.sandbox.transaction import remove_folder
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or shutil.which("setpriv") is None,
@@ -51,10 +53,19 @@ async def wait_until(condition, timeout: float = 30.0) -> bool:  # type: ignore[
     return condition()
 
 
-async def kill_app_mid_command(tmp_path: Path, sandbox: str, *, background: bool = False) -> None:
+async def kill_app_mid_command(sandbox: str, *, background: bool = False) -> None:
     """`background`: the command runs in a background shell (`run_in_background`) while the app
-    waits on a foreground command."""
-    project, home = tmp_path / "p", tmp_path / "h"
+    waits on a foreground command. The project and the app's home are off /tmp (the sandbox's
+    own /tmp is private), and go as the app would take a transaction's folder away."""
+    root = Path(tempfile.mkdtemp(prefix="agent-tui-orphans-", dir="/var/tmp"))
+    try:
+        await _kill_app_mid_command(root, sandbox, background=background)
+    finally:
+        remove_folder(root)
+
+
+async def _kill_app_mid_command(root: Path, sandbox: str, *, background: bool) -> None:
+    project, home = root / "p", root / "h"
     project.mkdir()
     home.mkdir()
     tag = f"orphan-{sandbox}-{os.getpid()}-{time.monotonic_ns()}"
@@ -85,22 +96,22 @@ async def kill_app_mid_command(tmp_path: Path, sandbox: str, *, background: bool
                 os.kill(pid, signal.SIGKILL)
 
 
-async def test_no_orphans_without_the_sandbox(tmp_path: Path) -> None:
-    await kill_app_mid_command(tmp_path, "off")
+async def test_no_orphans_without_the_sandbox() -> None:
+    await kill_app_mid_command("off")
 
 
 @needs_bwrap
-async def test_no_orphans_with_the_sandbox(tmp_path: Path) -> None:
-    await kill_app_mid_command(tmp_path, "on")
+async def test_no_orphans_with_the_sandbox() -> None:
+    await kill_app_mid_command("on")
 
 
-async def test_no_orphaned_background_shell_without_the_sandbox(tmp_path: Path) -> None:
-    await kill_app_mid_command(tmp_path, "off", background=True)
+async def test_no_orphaned_background_shell_without_the_sandbox() -> None:
+    await kill_app_mid_command("off", background=True)
 
 
 @needs_bwrap
-async def test_no_orphaned_background_shell_with_the_sandbox(tmp_path: Path) -> None:
-    await kill_app_mid_command(tmp_path, "on", background=True)
+async def test_no_orphaned_background_shell_with_the_sandbox() -> None:
+    await kill_app_mid_command("on", background=True)
 
 
 def test_the_next_start_reaps_a_recorded_group_whose_app_died(tmp_path: Path) -> None:
