@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from agent_tui.sandbox.home import CACHES, TOOLCHAINS, plan_home
-from agent_tui.sandbox.layout import SECRETS, Layout
+from agent_tui.sandbox.layout import SECRETS, Layout, hideable
 from agent_tui.sandbox.scan import read_deny_paths, scan_names
 
 #: where the session's own folders are bound
@@ -99,7 +99,6 @@ def plan_boundary(
         secrets=secrets,
     )
     notes += home_layout.notes
-    hidden: list[Path] = []
     candidates = [*app_dirs, *(_abs(raw, cwd, home) for raw in deny_read)]
     # credentials where something shown holds them (the project is the home folder, a listed
     # path, a folder on PATH)
@@ -112,14 +111,7 @@ def plan_boundary(
         found, more = read_deny_paths(globs, cwd, home, [Path(p) for p in scan_names(cwd)])
         candidates += found
         notes += more
-    for p in candidates:
-        if not p.exists() and not p.is_symlink():
-            continue
-        real = p.resolve()
-        if cwd.is_relative_to(real):
-            notes.append(f"{p} holds the working directory: not hidden")
-            continue
-        hidden.append(real)
+    hidden = hideable(candidates, cwd, notes)
     sockets_shown = [Path(p).expanduser() for p in sockets if Path(p).expanduser().exists()]
     return Layout(
         cwd=cwd,

@@ -179,10 +179,22 @@ def _to_hide(
     home_layout: HomeLayout | None,
     notes: list[str],
 ) -> list[Path]:
-    """Of what should be hidden, what is there and would be seen (resolved): not a folder that
-    holds the working directory (a note), nothing under the private /tmp or /run, nothing the
-    session's own home replaces."""
+    """Of what should be hidden, what is there and would be seen (`hideable`): nothing under the
+    private /tmp or /run, nothing the session's own home replaces."""
     hidden = []
+    for real in hideable(candidates, cwd, notes):
+        if _unseen(real, visible):
+            continue  # under the private /tmp or /run: not visible anyway
+        if home_layout is not None and _replaced(real, home_layout, visible):
+            continue  # the session's own home, or an emptied folder: not there anyway
+        hidden.append(real)
+    return hidden
+
+
+def hideable(candidates: Iterable[Path], cwd: Path, notes: list[str]) -> list[Path]:
+    """Of what should be hidden, what is there, resolved: never a folder that holds the working
+    directory (a note says so)."""
+    found = []
     for p in candidates:
         if not p.exists() and not p.is_symlink():
             continue
@@ -190,12 +202,8 @@ def _to_hide(
         if cwd.is_relative_to(real):
             notes.append(f"{p} holds the working directory: not hidden")
             continue
-        if _unseen(real, visible):
-            continue  # under the private /tmp or /run: not visible anyway
-        if home_layout is not None and _replaced(real, home_layout, visible):
-            continue  # the session's own home, or an emptied folder: not there anyway
-        hidden.append(real)
-    return hidden
+        found.append(real)
+    return found
 
 
 def plan_layout(
