@@ -31,7 +31,10 @@ def split_tools(values: Iterable[str]) -> list[str]:
 
 def tool_rules(values: list[list[str]] | None, flag: str) -> list[str]:
     """Our rules for a `--allowedTools`/`--disallowedTools` list; a usage error (`ArgumentTypeError`
-    message) for a rule that can't be read or has no equivalent here."""
+    message) for a rule that can't be read or has no equivalent here. (Without the flag, the
+    rules' modules are left to the boot: they aren't on the way to the first frame.)"""
+    if not values:
+        return []
     from agent_tui.permissions.claude_rules import Untranslatable, translate
     from agent_tui.permissions.rules import RuleError, parse_rule
 

@@ -19,7 +19,7 @@ def _snake(name: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Event:
     """Base of every domain event. `kind` is the snake_case of the class name (`ToolFinished` ->
     `tool_finished`); the class attributes below are facts the session store relies on."""
@@ -37,6 +37,26 @@ class Event:
         # and object.__init_subclass__ does nothing.
         cls.kind = _snake(cls.__name__)
 
+    # Equality, hash and repr are the ones a dataclass would make (fields in order, the same
+    # class only), written once here: each event class is `eq=False, repr=False`, so importing
+    # this module doesn't compile three methods for each of its classes (on Python 3.11 half of
+    # its import, ~10 ms, which a resumed session's first frame waits for: BENCHMARKS.md).
+    def _compared(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.compare)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Event)
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
+
+    def __repr__(self) -> str:
+        shown = (f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self) if f.repr)
+        return f"{type(self).__qualname__}({', '.join(shown)})"
+
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"type": self.kind}
         for f in dataclasses.fields(self):
@@ -48,7 +68,7 @@ class Event:
 # --- one model response (emitted by the StreamAssembler) ---------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class MessageStarted(Event):
     """A model response began: its message id, and the model answering."""
 
@@ -56,7 +76,7 @@ class MessageStarted(Event):
     model: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class TextDelta(Event):
     """A piece of streamed text for the text block at `index`."""
 
@@ -65,7 +85,7 @@ class TextDelta(Event):
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class ThinkingDelta(Event):
     """A piece of streamed thinking for the thinking block at `index`."""
 
@@ -74,7 +94,7 @@ class ThinkingDelta(Event):
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class ToolCallStarted(Event):
     """A `tool_use` (client tool) or `server_tool_use` block began streaming."""
 
@@ -84,7 +104,7 @@ class ToolCallStarted(Event):
     server: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class ToolInputDelta(Event):
     """A piece of a tool call's input JSON as it streams (`partial_json`, not parseable alone)."""
 
@@ -94,7 +114,7 @@ class ToolInputDelta(Event):
     partial_json: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class ToolCallReady(Event):
     """A tool call's input is complete. `input_error` is set when the JSON was invalid."""
 
@@ -107,7 +127,7 @@ class ToolCallReady(Event):
     input_error: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class SearchQueryUpdate(Event):
     """The query of a streaming web search, as far as it has arrived."""
 
@@ -119,7 +139,7 @@ class SearchQueryUpdate(Event):
     tool: str = "WebSearch"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class SearchResultsReceived(Event):
     """A `web_search_tool_result` block: `count` results, or `error_code` for the error form."""
 
@@ -133,7 +153,7 @@ class SearchResultsReceived(Event):
     tool: str = "WebSearch"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class BlockFinished(Event):
     """A content block is complete; `block` is its API form, exactly as it will be sent back."""
 
@@ -142,7 +162,7 @@ class BlockFinished(Event):
     block: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class MessageFinished(Event):
     """A model response is complete: why it stopped, its usage, and its content as sent back."""
 
@@ -152,7 +172,7 @@ class MessageFinished(Event):
     content: list[dict[str, Any]]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class StreamFailed(Event):
     """The stream broke. `partial` is the content assembled before the failure."""
 
@@ -165,7 +185,7 @@ class StreamFailed(Event):
 # --- the turn (emitted by the agent loop) --------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class TurnStarted(Event):
     """A new prompt began a turn."""
 
@@ -175,14 +195,14 @@ class TurnStarted(Event):
     index: int = -1
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class RequestStarted(Event):
     """The loop sent request number `n` (1-based) of this turn."""
 
     n: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class ToolProgress(Event):
     """Live progress of a running tool: a status line and/or new output text."""
 
@@ -193,7 +213,7 @@ class ToolProgress(Event):
     output: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class ToolFinished(Event):
     """A tool call finished: whether it failed, its one-line summary, how long it took, and the
     start of its output (`content`)."""
@@ -207,7 +227,7 @@ class ToolFinished(Event):
     content: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class ApprovalRequested(Event):
     """A tool call waits for the person's answer; `reason` is why it asks."""
 
@@ -218,7 +238,7 @@ class ApprovalRequested(Event):
     reason: str
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class ApprovalDecided(Event):
     """How a tool call was permitted or refused, and by which rule (or by the person)."""
 
@@ -252,7 +272,7 @@ class ApprovalDecided(Event):
         return "for this session" if self.answer == "session" else "saved"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class ContextCompacted(Event):
     """The conversation's older part was replaced by a summary: by the API (`how="server"`, a
     `compaction` block kept in the conversation) or by a summary request (`how="client"`;
@@ -266,7 +286,7 @@ class ContextCompacted(Event):
     start: int = 0
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class ChangeStarted(Event):
     """A call that may change files is about to run (see `agent_tui.checkpoints`), written
     before it runs so that a kill in the middle still knows it ran: a Write or Edit's `path` and
@@ -289,7 +309,7 @@ class ChangeStarted(Event):
     exact: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class ChangeRecorded(Event):
     """What the call a `ChangeStarted` announced changed, written as soon as it finished: each
     file as in `FilesChanged.files`; `tree` the snapshot after it (in git)."""
@@ -302,7 +322,7 @@ class ChangeRecorded(Event):
     tree: str = ""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class FilesChanged(Event):
     """What one turn's calls changed on disk (see `agent_tui.checkpoints`): each file as
     `{"path", "before", "after", "before_mode", "after_mode", "by"}`, where before/after are blob
@@ -323,7 +343,7 @@ class FilesChanged(Event):
     interrupted: list[dict[str, Any]] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class FilesRestored(Event):
     """An undo or rewind put files back as they were before checkpoint `to` and every later one."""
 
@@ -335,7 +355,7 @@ class FilesRestored(Event):
     kept: list[str] = field(default_factory=list)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class Notice(Event):
     """Something the person should see in the chat (max_tokens, refusal, retry, …)."""
 
@@ -347,7 +367,7 @@ class Notice(Event):
     retrying: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class UsageCounted(Event):
     """What a request of the turn used (or a tool's own requests: WebSearch, WebFetch, Task),
     as soon as it is known, so running totals move with each response rather than at the turn's
@@ -357,7 +377,7 @@ class UsageCounted(Event):
     cost_usd: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
 class TurnFinished(Event):
     """A turn is over: why its last response stopped, its usage, cost and number of requests, and
     whether it was cancelled or failed."""

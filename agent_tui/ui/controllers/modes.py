@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_tui.permissions.types import MODES
-
 if TYPE_CHECKING:
     from textual.app import App
 
@@ -47,6 +45,8 @@ class PermissionModes:
         agent = self.host.agent
         if agent is None:
             return
+        from agent_tui.permissions.types import MODES  # (its dataclasses: after the first frame)
+
         self.choose(MODES[(MODES.index(agent.approvals.mode) + 1) % len(MODES)])
 
     def pick(self) -> None:
@@ -54,6 +54,7 @@ class PermissionModes:
         agent = self.host.agent
         if agent is None:
             return
+        from agent_tui.permissions.types import MODES
         from agent_tui.ui.screens.confirm import ChoiceScreen
 
         current = agent.approvals.mode
