@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # the core is imported when a session is built, not with the 
     from agent_tui.agent.loop import Agent
     from agent_tui.permissions.types import Mode
     from agent_tui.providers.base import Provider
-    from agent_tui.tools.base import ToolRegistry
+    from agent_tui.tools.base import Tool, ToolRegistry
 
 
 @dataclass
@@ -126,51 +126,19 @@ def make_provider(options: Options) -> tuple[Provider, str, str]:
     return AnthropicProvider(model), model, small
 
 
-#: the built-in client tools, in the order they are offered: (name, module, class). They are
-#: made on first use (`ToolRegistry.add_lazy`), so their imports stay off the way to a ready app.
-BUILT_IN_TOOLS = (
-    ("Bash", "agent_tui.tools.bash", "BashTool"),
-    ("Read", "agent_tui.tools.read", "ReadTool"),
-    ("Write", "agent_tui.tools.write", "WriteTool"),
-    ("Edit", "agent_tui.tools.edit", "EditTool"),
-    ("Grep", "agent_tui.tools.search_files", "GrepTool"),
-    ("Glob", "agent_tui.tools.search_files", "GlobTool"),
-    ("TodoWrite", "agent_tui.tools.todo", "TodoWriteTool"),
-    ("AskUserQuestion", "agent_tui.tools.ask_user", "AskUserQuestionTool"),
-    ("WebFetch", "agent_tui.tools.web_fetch", "WebFetchTool"),
-    ("WebSearch", "agent_tui.tools.web_search", "WebSearchTool"),
-    ("BashOutput", "agent_tui.tools.shell_tools", "BashOutputTool"),
-    ("KillShell", "agent_tui.tools.shell_tools", "KillShellTool"),
-)
+def _built_in_tools(provider: Provider, model: str) -> list[Tool]:
+    """The built-in tools (`tools.builtin`), loaded when the registry is first asked for them."""
+    from agent_tui.tools.builtin import Offer, load
 
-
-def _built_in(module: str, name: str) -> Any:
-    import importlib
-
-    return getattr(importlib.import_module(module), name)()
-
-
-def _web_fetch() -> Any:
-    """WebFetch, with its domain preflight unless the person turned it off in their own settings
-    (`[web] skip_web_fetch_preflight = true`, Claude Code's `skipWebFetchPreflight`): a project's
-    settings can't, since the check guards against blocked domains."""
-    from agent_tui.tools.web_fetch import WebFetchTool
-    from agent_tui.web.preflight import SETTING_KEY, SETTING_TABLE, DomainPreflight
-
-    skip = user_setting(SETTING_TABLE, SETTING_KEY) is True
-    return WebFetchTool(preflight=DomainPreflight(skip=skip))
+    return load(Offer(provider, model, user_setting))
 
 
 def make_tools(provider: Provider, model: str) -> ToolRegistry:
-    from agent_tui.providers.base import web_search_available
     from agent_tui.tools.deferred import DeferringRegistry, deferral_mode
 
     # WebFetch and MCP tools are deferred: found with ToolSearch (see `tools.deferred`)
     tools = DeferringRegistry(deferral_mode(provider, model))
-    for name, module, cls in BUILT_IN_TOOLS:
-        if name != "WebSearch" or web_search_available(provider, model):
-            make = _web_fetch if name == "WebFetch" else partial(_built_in, module, cls)
-            tools.add_lazy(name, make)
+    tools.add_built_ins(partial(_built_in_tools, provider, model))
     return tools
 
 

@@ -60,7 +60,7 @@ def cpu_now() -> float:
 
 async def grep_once(root: Path, raw: dict[str, Any]) -> tuple[float, float, str]:
     from agent_tui.tools.base import ToolContext
-    from agent_tui.tools.search_files import GrepTool
+    from agent_tui.tools.builtin.search_files import GrepTool
 
     tool = GrepTool()
     params = tool.validate(raw)
@@ -77,8 +77,8 @@ def rg_once(root: Path, raw: dict[str, Any]) -> tuple[float, float, int]:
     """The tool's rg command line, run and read as a script would, and stopped where the tool
     stops reading (its byte cap: `rg ... | head -c CAP`), so a search that matches everything
     compares like with like."""
+    from agent_tui.tools.builtin.search_files import GrepTool, rg_args
     from agent_tui.tools.ripgrep import BASE_ARGS, MAX_NAMES_BYTES, MAX_OUTPUT_BYTES, rg_path
-    from agent_tui.tools.search_files import GrepTool, rg_args
 
     params = GrepTool().validate(raw)
     files = raw.get("output_mode", "files_with_matches") == "files_with_matches"

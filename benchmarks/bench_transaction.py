@@ -33,7 +33,7 @@ from agent_tui.permissions.engine import PermissionEngine
 from agent_tui.sandbox.config import SandboxConfig
 from agent_tui.sandbox.runner import Sandbox
 from agent_tui.tools.base import ToolContext
-from agent_tui.tools.bash import BashInput, BashTool
+from agent_tui.tools.builtin.bash import BashInput, BashTool
 
 COMMAND = "echo line >> notes.txt"
 GIT = {"GIT_AUTHOR_NAME": "b", "GIT_AUTHOR_EMAIL": "b@x", "GIT_COMMITTER_NAME": "b"}

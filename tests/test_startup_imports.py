@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from agent_tui.providers.offline import OfflineProvider
-from agent_tui.runtime import BUILT_IN_TOOLS, make_tools
+from agent_tui.runtime import make_tools
 from agent_tui.tools.base import ToolRegistry
-from agent_tui.tools.todo import TodoWriteTool
+from agent_tui.tools.builtin.todo import TodoWriteTool
 
 HEAVY = ("pydantic", "tree_sitter_bash", "pygments", "anthropic", "trafilatura", "lxml")
 
@@ -51,9 +51,16 @@ def test_the_agent_is_built_without_the_heavy_modules_and_warm_up_loads_them(
     assert "trafilatura" not in seen["warm"]  # the first fetch loads it, not the start
 
 
+#: the order the built-in tools are offered in (each declares its `order`)
+OFFERED = (
+    *("Bash", "Read", "Write", "Edit", "Grep", "Glob", "TodoWrite", "AskUserQuestion"),
+    *("WebFetch", "WebSearch", "BashOutput", "KillShell"),
+)
+
+
 def test_built_in_tools_are_made_on_first_use_and_keep_their_order() -> None:
     tools = make_tools(OfflineProvider(delay_scale=0), "offline")
-    assert tools.names() == [name for name, _module, _cls in BUILT_IN_TOOLS]
+    assert tools.names() == list(OFFERED)
     assert tools.get("Bash") is tools.get("Bash")  # made once
     schemas = tools.schemas()
     # The offline model defers on the client: WebFetch is held back, ToolSearch comes last.
@@ -73,7 +80,7 @@ def test_a_lazy_tool_must_be_what_it_was_registered_as() -> None:
 def test_schemas_built_while_a_tool_is_added_are_not_kept_stale() -> None:
     """The boot thread builds the schemas while an MCP server's tools may arrive on the UI's
     loop: a list built from the table as it was must not stay cached after the table changed."""
-    from agent_tui.tools.read import ReadTool
+    from agent_tui.tools.builtin.read import ReadTool
 
     registry = ToolRegistry()
 

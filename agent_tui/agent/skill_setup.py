@@ -27,11 +27,15 @@ def attach_skills(agent: Agent, cwd: Path, config_dir: Path) -> None:
 
         return SkillTool(current)
 
+    offered = False  # (kept here: asking the registry would load its built-in tools)
+
     def offer() -> None:
-        if "Skill" in agent.tools:
+        nonlocal offered
+        if offered:
             agent.tools.schemas_changed()  # its description lists the skills
         elif any(s.model_invocable for s in current().values()):
             agent.tools.add_lazy("Skill", make)
+            offered = True
 
     offer()
     if hasattr(permissions, "on_trusted"):

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from agent_tui.tools.subject import tool_subject
+from agent_tui.tools.subject import declare_subject, tool_subject
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
@@ -83,6 +83,16 @@ class ToolContext:
     ask_user: Callable[[list[dict[str, Any]]], Awaitable[dict[str, str] | None]] | None = None
 
 
+@dataclass(frozen=True)
+class Offer:
+    """What a built-in tool may ask of the session it is offered to."""
+
+    provider: Any
+    model: str
+    #: one value of the person's own `settings.toml` (`[table] key`), or None
+    setting: Callable[[str, str], Any]
+
+
 class Tool(ABC):
     name: ClassVar[str]
     description: ClassVar[str]
@@ -92,6 +102,22 @@ class Tool(ABC):
     #: declared deferred, as Claude Code's `shouldDefer`: where the session defers tools
     #: (`tools.deferred`), its full definition reaches the model only once a search finds it
     should_defer: ClassVar[bool] = False
+    #: the input fields that name what a call acts on, first present wins (`tool_subject`):
+    #: declared here, they are what the approval dialog, the logs and the chat show
+    subject_fields: ClassVar[tuple[str, ...]] = ()
+    #: where a built-in tool (`tools.builtin`) is offered among the others, lowest first
+    order: ClassVar[int] = 1000
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.subject_fields and "name" in cls.__dict__:
+            declare_subject(cls.name, cls.subject_fields)
+
+    @classmethod
+    def for_session(cls, offer: Offer) -> Tool | None:
+        """The built-in tool as this session offers it, or None where it has no use (a provider
+        or model without it)."""
+        return cls()
 
     def schema(self) -> dict[str, Any]:
         """The tool definition sent to the API."""
@@ -143,12 +169,14 @@ class ToolInputError(ValueError):
 
 
 class ToolRegistry:
-    """The session's tools by name, in the order they are offered. Built-in tools are registered
-    by name and made on first use (`add_lazy`): their modules, and pydantic with them, load after
-    the app is ready for a prompt rather than before."""
+    """The session's tools by name, in the order they are offered. The built-in tools are found
+    and made when the registry is first asked for its tools (`add_built_ins`), others may be made
+    on first use (`add_lazy`): their modules, and pydantic with them, load after the app is ready
+    for a prompt rather than before."""
 
     def __init__(self, tools: list[Tool] | None = None) -> None:
         self._tools: dict[str, Tool | Callable[[], Tool]] = {}
+        self._built_ins: Callable[[], list[Tool]] | None = None
         self._schemas: list[dict[str, Any]] | None = None
         self._version = 0  # bumped by every change, so a stale list of schemas is never kept
         # The boot thread warms the tools up (`runtime.warm_up`) while the UI's loop may start a
@@ -166,6 +194,29 @@ class ToolRegistry:
         """Register `name`, made by `make()` the first time it is needed."""
         self._register(name, make)
 
+    def add_built_ins(self, load: Callable[[], list[Tool]]) -> None:
+        """The built-in tools, `load()`ed when the registry is first asked for a tool, its names
+        or its schemas; offered before the others (a tool registered by name meanwhile keeps
+        its own)."""
+        with self._lock:
+            self._built_ins = load
+            self._schemas = None
+            self._version += 1
+
+    def _load_built_ins(self) -> None:
+        if self._built_ins is None:
+            return
+        with self._making:
+            load = self._built_ins
+            if load is None:
+                return  # loaded while this thread waited
+            tools = load()
+            with self._lock:
+                self._tools = {**{tool.name: tool for tool in tools}, **self._tools}
+                self._built_ins = None
+                self._schemas = None
+                self._version += 1
+
     def _register(self, name: str, tool: Tool | Callable[[], Tool]) -> None:
         with self._lock:
             self._tools[name] = tool
@@ -173,6 +224,7 @@ class ToolRegistry:
             self._version += 1
 
     def get(self, name: str) -> Tool | None:
+        self._load_built_ins()
         entry = self._tools.get(name)
         if entry is None or isinstance(entry, Tool):
             return entry
@@ -190,14 +242,17 @@ class ToolRegistry:
 
     def all(self) -> list[Tool]:
         """Every tool, made if it was not yet."""
+        self._load_built_ins()
         return [tool for name in list(self._tools) if (tool := self.get(name)) is not None]
 
     def names(self) -> list[str]:
+        self._load_built_ins()
         return list(self._tools)
 
     def schemas(self) -> list[dict[str, Any]]:
         """The tool definitions, built once (pydantic's schema generation is not cheap) and the
         same objects on every request, so the cached prompt prefix stays byte-identical."""
+        self._load_built_ins()
         with self._lock:
             schemas, version = self._schemas, self._version
         if schemas is None:
@@ -225,4 +280,5 @@ class ToolRegistry:
             self._version += 1
 
     def __contains__(self, name: object) -> bool:
+        self._load_built_ins()
         return name in self._tools

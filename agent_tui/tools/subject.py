@@ -11,23 +11,22 @@ from __future__ import annotations
 import json
 from typing import Any
 
-#: the input fields that name what each tool acts on, first present wins
-SUBJECT_FIELDS: dict[str, tuple[str, ...]] = {
-    "Bash": ("command",),
-    "Read": ("file_path", "path"),
-    "Write": ("file_path", "path"),
-    "Edit": ("file_path", "path"),
-    "WebFetch": ("url",),
-    "WebSearch": ("query",),
-    "web_search": ("query",),
-    "Grep": ("pattern",),
-    "Glob": ("pattern",),
-    "Task": ("description",),
-    "ToolSearch": ("query",),
-    "BashOutput": ("bash_id",),
-    "KillShell": ("shell_id",),
-}
-_ANY_TOOL = ("command", "url", "query", "file_path", "path", "pattern", "description")
+#: the input fields that name what a call acts on, first present wins: each tool declares its own
+#: (`Tool.subject_fields`), kept here by name as its class is made
+_DECLARED: dict[str, tuple[str, ...]] = {}
+#: for a tool whose class is not loaded (a resumed session's history is drawn before any tool's
+#: module is imported), an MCP tool, or a server tool (`web_search`): the usual names, in this
+#: order. Every built-in tool's declaration agrees with it (tests/tools/test_subject_fields.py),
+#: so a history reads the same before its tools are loaded as after.
+ANY_TOOL = (
+    *("command", "url", "query", "file_path", "pattern", "path", "description"),
+    *("bash_id", "shell_id"),
+)
+
+
+def declare_subject(name: str, fields: tuple[str, ...]) -> None:
+    """`name`'s calls are about the first of `fields` present (from `Tool.__init_subclass__`)."""
+    _DECLARED[name] = fields
 
 
 def tool_subject(name: str, tool_input: dict[str, Any] | None) -> str:
@@ -37,7 +36,7 @@ def tool_subject(name: str, tool_input: dict[str, Any] | None) -> str:
         todos = [t for t in tool_input["todos"] if isinstance(t, dict)]
         done = sum(1 for t in todos if t.get("status") == "completed")
         return f"plan: {done}/{len(todos)} done"
-    for key in SUBJECT_FIELDS.get(name, _ANY_TOOL):
+    for key in _DECLARED.get(name, ANY_TOOL):
         value = tool_input.get(key)
         if isinstance(value, str) and value:
             return value

@@ -31,6 +31,7 @@ Runner = Callable[[TaskInput, ToolContext], Awaitable[ToolOutput]]
 
 class TaskTool(Tool):
     name: ClassVar[str] = "Task"
+    subject_fields: ClassVar[tuple[str, ...]] = ("description",)
     input_model: ClassVar[type[BaseModel]] = TaskInput
     # The call itself changes nothing (each of the sub-agent's calls is checked on its own),
     # and several Task calls in one response run at the same time.

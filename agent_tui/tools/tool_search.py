@@ -44,6 +44,7 @@ class ToolSearchInput(BaseModel):
 
 class ToolSearchTool(Tool):
     name: ClassVar[str] = "ToolSearch"
+    subject_fields: ClassVar[tuple[str, ...]] = ("query",)
     description: ClassVar[str] = (
         "Loads deferred tools so that you can call them. Deferred tools are named below but their "
         "definitions (what they do, their parameters) are not loaded until you search for them: "

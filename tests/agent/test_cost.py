@@ -20,7 +20,7 @@ from agent_tui.protocol.events import TurnFinished, Usage
 from agent_tui.protocol.sse import iter_sse
 from agent_tui.providers.base import MessageRequest
 from agent_tui.tools.base import ToolRegistry
-from agent_tui.tools.web_search import WebSearchTool
+from agent_tui.tools.builtin.web_search import WebSearchTool
 
 M = 1_000_000
 

@@ -20,7 +20,7 @@ from agent_tui.permissions.engine import PermissionEngine
 from agent_tui.permissions.types import ApprovalAnswer, ApprovalRequest
 from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput, ToolRegistry
-from agent_tui.tools.web_fetch import WebFetchTool
+from agent_tui.tools.builtin.web_fetch import WebFetchTool
 
 INJECTION = (
     "<html><head><title>Release notes</title></head><body><article><h1>Release notes</h1>"

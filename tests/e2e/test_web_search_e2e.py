@@ -20,7 +20,7 @@ from agent_tui.protocol.events import Event, SearchQueryUpdate, ToolFinished, Tu
 from agent_tui.protocol.sse import iter_sse
 from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.tools.base import ToolRegistry
-from agent_tui.tools.web_search import REMINDER, WebSearchTool
+from agent_tui.tools.builtin.web_search import REMINDER, WebSearchTool
 
 CALL_ID = "toolu_01WsCall3Hn8Yd5QpLm2Rv6T"  # the WebSearch call in main_calls_websearch.sse
 SERVER_TOOL = {"type": "web_search_20250305", "name": "web_search", "max_uses": 8}

@@ -17,7 +17,7 @@ from agent_tui.hooks.outcome import judge
 from agent_tui.hooks.runner import HookRun, HookRunner, session_hooks
 from agent_tui.permissions.engine import PermissionEngine
 from agent_tui.tools.base import ToolContext
-from agent_tui.tools.bash import BashTool
+from agent_tui.tools.builtin.bash import BashTool
 
 
 def claude_dir() -> Path:

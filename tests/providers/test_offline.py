@@ -25,8 +25,8 @@ from agent_tui.protocol.events import (
 from agent_tui.providers.base import MessageRequest
 from agent_tui.providers.offline import OFFLINE_MODEL, OfflineProvider
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput, ToolRegistry
-from agent_tui.tools.read import ReadTool
-from agent_tui.tools.web_search import WebSearchTool
+from agent_tui.tools.builtin.read import ReadTool
+from agent_tui.tools.builtin.web_search import WebSearchTool
 
 
 async def collect(provider: OfflineProvider, request: MessageRequest) -> StreamAssembler:

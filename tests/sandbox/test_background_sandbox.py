@@ -24,14 +24,14 @@ from agent_tui.sandbox.config import SandboxConfig
 from agent_tui.sandbox.runner import Sandbox
 from agent_tui.sandbox.transaction import remove_folder
 from agent_tui.tools.base import ToolContext
-from agent_tui.tools.bash import BashInput, BashTool
-from agent_tui.tools.shell_ports import forwarded
-from agent_tui.tools.shell_tools import (
+from agent_tui.tools.builtin.bash import BashInput, BashTool
+from agent_tui.tools.builtin.shell_tools import (
     BashOutputInput,
     BashOutputTool,
     KillShellInput,
     KillShellTool,
 )
+from agent_tui.tools.shell_ports import forwarded
 from agent_tui.tools.shells import ShellRegistry
 
 pytestmark = needs_bwrap

@@ -18,7 +18,7 @@ from agent_tui.sandbox.git_exclude import exclude_arguments, patterns
 from agent_tui.sandbox.runner import Sandbox
 from agent_tui.sandbox.transaction import remove_folder
 from agent_tui.tools.base import ToolContext
-from agent_tui.tools.bash import BashInput, BashTool
+from agent_tui.tools.builtin.bash import BashInput, BashTool
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "t",

@@ -19,7 +19,7 @@ from agent_tui.sandbox.layout import plan_layout
 from agent_tui.sandbox.runner import Sandbox
 from agent_tui.sandbox.transaction import remove_folder
 from agent_tui.tools.base import ToolContext
-from agent_tui.tools.bash import BashInput, BashTool
+from agent_tui.tools.builtin.bash import BashInput, BashTool
 
 
 def test_protected_names_missing_at_the_top_get_placeholders(tmp_path: Path) -> None:

@@ -85,7 +85,7 @@ def test_leaving_the_sandbox_always_asks_and_is_never_always(tmp_path: Path, mod
 async def test_headless_never_leaves_the_sandbox_even_with_approve_asks(tmp_path: Path) -> None:
     from agent_tui.agent.approvals import Approvals
     from agent_tui.tools.base import ToolContext
-    from agent_tui.tools.bash import BashTool
+    from agent_tui.tools.builtin.bash import BashTool
 
     engine = PermissionEngine(tmp_path, mode="yolo")
     events: list[object] = []

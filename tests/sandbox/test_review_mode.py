@@ -20,7 +20,7 @@ from agent_tui.sandbox.runner import Sandbox
 from agent_tui.sandbox.settle import ChangeReview
 from agent_tui.sandbox.transaction import remove_folder
 from agent_tui.tools.base import ToolContext
-from agent_tui.tools.bash import BashInput, BashTool
+from agent_tui.tools.builtin.bash import BashInput, BashTool
 from agent_tui.ui.screens.approval import ApprovalScreen
 
 

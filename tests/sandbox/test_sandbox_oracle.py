@@ -32,7 +32,7 @@ from agent_tui.sandbox.config import SandboxConfig
 from agent_tui.sandbox.runner import Sandbox
 from agent_tui.sandbox.transaction import remove_folder
 from agent_tui.tools.base import ToolContext
-from agent_tui.tools.bash import BashInput, BashTool
+from agent_tui.tools.builtin.bash import BashInput, BashTool
 
 pytestmark = [needs_bwrap, pytest.mark.skipif(BASH is None, reason="bash is the oracle")]
 STATS = {"generated": 0, "ran_payload": 0}

@@ -9,7 +9,7 @@ from agent_tui.sandbox.base import Availability, Wrapped
 from agent_tui.sandbox.config import SandboxConfig
 from agent_tui.sandbox.runner import Sandbox
 from agent_tui.tools.base import ToolContext
-from agent_tui.tools.bash import BashInput, BashTool
+from agent_tui.tools.builtin.bash import BashInput, BashTool
 
 
 class Missing:

@@ -24,8 +24,8 @@ from agent_tui.sandbox.runner import Sandbox
 from agent_tui.sandbox.seccomp import ARCHES, unix_socket_filter
 from agent_tui.sandbox.transaction import remove_folder
 from agent_tui.tools.base import ToolContext
-from agent_tui.tools.bash import BashInput, BashTool
-from agent_tui.tools.shell_tools import BashOutputInput, BashOutputTool
+from agent_tui.tools.builtin.bash import BashInput, BashTool
+from agent_tui.tools.builtin.shell_tools import BashOutputInput, BashOutputTool
 from agent_tui.tools.shells import ShellRegistry
 
 PROBE = textwrap.dedent(

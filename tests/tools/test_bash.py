@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from agent_tui.tools.base import ToolContext, ToolInputError, ToolOutput
-from agent_tui.tools.bash import MAX_TIMEOUT_MS, OUTPUT_LIMIT, BashTool, OutputCollector
+from agent_tui.tools.builtin.bash import MAX_TIMEOUT_MS, OUTPUT_LIMIT, BashTool, OutputCollector
 
 WAIT = 10.0  # generous bound for anything we wait on; never a timing assertion
 

@@ -9,16 +9,16 @@ from typing import Any
 import pytest
 
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput
-from agent_tui.tools.bash import BashTool
-from agent_tui.tools.edit import EditTool
-from agent_tui.tools.read import ReadTool
-from agent_tui.tools.search_files import GlobTool, GrepTool
-from agent_tui.tools.shell_tools import BashOutputTool, KillShellTool
+from agent_tui.tools.builtin.bash import BashTool
+from agent_tui.tools.builtin.edit import EditTool
+from agent_tui.tools.builtin.read import ReadTool
+from agent_tui.tools.builtin.search_files import GlobTool, GrepTool
+from agent_tui.tools.builtin.shell_tools import BashOutputTool, KillShellTool
+from agent_tui.tools.builtin.todo import TodoWriteTool
+from agent_tui.tools.builtin.web_fetch import WebFetchInput
+from agent_tui.tools.builtin.web_search import WebSearchInput
+from agent_tui.tools.builtin.write import WriteTool
 from agent_tui.tools.task import TaskInput
-from agent_tui.tools.todo import TodoWriteTool
-from agent_tui.tools.web_fetch import WebFetchInput
-from agent_tui.tools.web_search import WebSearchInput
-from agent_tui.tools.write import WriteTool
 
 #: Claude Code's input names, tool by tool (its tools reference and input schemas)
 CLAUDE_CODE = {

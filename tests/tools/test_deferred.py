@@ -14,10 +14,10 @@ from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.providers.base import MessageRequest
 from agent_tui.providers.offline import OfflineProvider
 from agent_tui.tools.base import ToolContext
+from agent_tui.tools.builtin.read import ReadTool
+from agent_tui.tools.builtin.web_fetch import WebFetchTool
 from agent_tui.tools.deferred import DeferringRegistry, deferral_mode
-from agent_tui.tools.read import ReadTool
 from agent_tui.tools.tool_search import ToolSearchInput, search
-from agent_tui.tools.web_fetch import WebFetchTool
 
 
 async def _never(server: str, tool: str, args: dict[str, Any]) -> Any:

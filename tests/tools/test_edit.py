@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agent_tui.tools.base import ToolContext, ToolInputError, ToolOutput
-from agent_tui.tools.edit import EditTool
+from agent_tui.tools.builtin.edit import EditTool
 
 
 async def call(tool: Any, ctx: ToolContext, **raw: Any) -> ToolOutput:

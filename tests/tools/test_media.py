@@ -13,8 +13,8 @@ from PIL import Image
 from agent_tui.agent.conversation import Conversation
 from agent_tui.agent.tool_runner import tool_result
 from agent_tui.tools.base import ToolContext
+from agent_tui.tools.builtin.read import ReadTool
 from agent_tui.tools.media import MAX_EDGE, MAX_IMAGE_BYTES, prompt_attachments
-from agent_tui.tools.read import ReadTool
 
 PDF = b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
 

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from agent_tui.tools.base import ToolContext, ToolInputError, ToolOutput
-from agent_tui.tools.read import ReadTool
+from agent_tui.tools.builtin.read import ReadTool
 from agent_tui.tools.text_files import MAX_LINE_CHARS
 
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from agent_tui.tools.base import ToolContext
+from agent_tui.tools.builtin.search_files import GrepTool, _Ages, _newest_first
 from agent_tui.tools.ripgrep import RgResult, run_rg
-from agent_tui.tools.search_files import GrepTool, _Ages, _newest_first
 
 
 def test_entries_are_counted_in_the_bytes_and_decoded_from_any_start() -> None:

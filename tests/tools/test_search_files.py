@@ -14,7 +14,7 @@ from agent_tui.permissions.engine import PermissionEngine
 from agent_tui.permissions.rules import parse_rule
 from agent_tui.permissions.settings import SourcedRule
 from agent_tui.tools.base import ToolContext, ToolOutput
-from agent_tui.tools.search_files import GLOB_LIMIT, GlobTool, GrepTool
+from agent_tui.tools.builtin.search_files import GLOB_LIMIT, GlobTool, GrepTool
 
 
 def make_engine(cwd: Path, deny: list[str] = (), mode: str = "default") -> PermissionEngine:  # type: ignore[assignment]
@@ -137,7 +137,7 @@ def test_permissions_search_inside_freely_and_ask_outside(project: Path, tmp_pat
 async def test_a_search_past_the_output_cap_stops_rg_and_says_more(
     ctx: ToolContext, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from agent_tui.tools import search_files
+    from agent_tui.tools.builtin import search_files
 
     for n in range(300):
         (tmp_path / f"file_{n:03}.txt").write_text("needle\n")

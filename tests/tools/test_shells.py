@@ -7,7 +7,7 @@ import asyncio
 from pathlib import Path
 
 from agent_tui.tools.base import ToolContext
-from agent_tui.tools.shell_tools import (
+from agent_tui.tools.builtin.shell_tools import (
     BashOutputInput,
     BashOutputTool,
     KillShellInput,

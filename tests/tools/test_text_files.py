@@ -6,9 +6,9 @@ from typing import Any
 
 from agent_tui.diffs import diff_stats, unified_diff
 from agent_tui.tools.base import ToolContext, ToolOutput
-from agent_tui.tools.edit import EditTool
-from agent_tui.tools.read import ReadTool
-from agent_tui.tools.write import WriteTool
+from agent_tui.tools.builtin.edit import EditTool
+from agent_tui.tools.builtin.read import ReadTool
+from agent_tui.tools.builtin.write import WriteTool
 
 
 async def call(tool: Any, ctx: ToolContext, **raw: Any) -> ToolOutput:

@@ -22,7 +22,7 @@ from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.providers.base import MessageRequest, ProviderError, web_search_available
 from agent_tui.providers.offline import OfflineProvider
 from agent_tui.tools.base import ToolContext, ToolInputError, ToolOutput
-from agent_tui.tools.web_search import (
+from agent_tui.tools.builtin.web_search import (
     MAX_CONTINUATIONS,
     REMINDER,
     WebSearchTool,

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from agent_tui.tools.base import ToolContext, ToolInputError, ToolOutput
+from agent_tui.tools.builtin.write import WriteTool
 from agent_tui.tools.text_files import atomic_write
-from agent_tui.tools.write import WriteTool
 
 
 async def call(tool: Any, ctx: ToolContext, **raw: Any) -> ToolOutput:

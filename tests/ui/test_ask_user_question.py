@@ -18,8 +18,8 @@ from textual.app import App, ComposeResult
 from textual.widgets import Static
 
 from agent_tui.runtime import Options
-from agent_tui.tools.ask_user import AskUserQuestionTool
 from agent_tui.tools.base import ToolContext, ToolInputError
+from agent_tui.tools.builtin.ask_user import AskUserQuestionTool
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.screens.question import QuestionScreen
 

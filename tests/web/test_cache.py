@@ -6,7 +6,7 @@ import threading
 
 from web_helpers import Server, make_ctx, static
 
-from agent_tui.tools.web_fetch import WebFetchInput, WebFetchTool
+from agent_tui.tools.builtin.web_fetch import WebFetchInput, WebFetchTool
 from agent_tui.web.cache import DEFAULT_MAX_BYTES, DEFAULT_TTL, LruTtlCache
 
 

@@ -9,7 +9,7 @@ import re
 import pytest
 from web_helpers import FIXTURES, FakeProvider, Server, make_ctx, static
 
-from agent_tui.tools.web_fetch import WebFetchInput, WebFetchTool
+from agent_tui.tools.builtin.web_fetch import WebFetchInput, WebFetchTool
 from agent_tui.web import convert
 from agent_tui.web.convert import (
     ContentType,

@@ -11,7 +11,7 @@ import httpx
 import pytest
 from web_helpers import Server, make_ctx, static
 
-from agent_tui.tools.web_fetch import DESCRIPTION, WebFetchInput, WebFetchTool
+from agent_tui.tools.builtin.web_fetch import DESCRIPTION, WebFetchInput, WebFetchTool
 from agent_tui.web.cache import DEFAULT_TTL, LruTtlCache
 from agent_tui.web.extract import CONTENT_BUDGET
 from agent_tui.web.fetch import _check_status

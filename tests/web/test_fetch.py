@@ -10,7 +10,7 @@ import httpx
 import pytest
 from web_helpers import Request, Server, make_ctx, static
 
-from agent_tui.tools.web_fetch import WebFetchInput, WebFetchTool
+from agent_tui.tools.builtin.web_fetch import WebFetchInput, WebFetchTool
 from agent_tui.web.fetch import (
     AddressPolicy,
     FetchConfig,

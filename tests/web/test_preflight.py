@@ -12,7 +12,7 @@ from web_helpers import FakeProvider, Server, make_ctx, static
 from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.providers.offline import OfflineProvider
 from agent_tui.runtime import make_tools
-from agent_tui.tools.web_fetch import WebFetchInput, WebFetchTool
+from agent_tui.tools.builtin.web_fetch import WebFetchInput, WebFetchTool
 from agent_tui.web.preflight import DomainPreflight
 
 PAGE = b"<html><head><title>Notes</title></head><body><p>Release notes.</p></body></html>"

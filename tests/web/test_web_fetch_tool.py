@@ -14,7 +14,7 @@ from web_helpers import FakeProvider, Request, Server, make_ctx, static
 from agent_tui.protocol.events import Usage
 from agent_tui.providers.base import ProviderError
 from agent_tui.tools.base import ToolInputError
-from agent_tui.tools.web_fetch import WebFetchInput, WebFetchTool
+from agent_tui.tools.builtin.web_fetch import WebFetchInput, WebFetchTool
 from agent_tui.web.extract import SYSTEM_PROMPT, build_request, cut, is_preapproved
 
 ARTICLE = (
@@ -236,7 +236,7 @@ async def test_unexpected_failure_does_not_escape(server: Server, tmp_path, monk
     def boom(*args, **kwargs):
         raise RuntimeError("converter exploded")
 
-    monkeypatch.setattr("agent_tui.tools.web_fetch.html_to_markdown", boom)
+    monkeypatch.setattr("agent_tui.tools.builtin.web_fetch.html_to_markdown", boom)
     ctx, _ = make_ctx(tmp_path)
     out = await WebFetchTool().run(WebFetchInput(url=server.url("/p"), prompt="x"), ctx)
     assert out.is_error and "converter exploded" in out.content
@@ -302,7 +302,7 @@ async def test_page_instructions_only_ever_become_tool_result_text(
 
 
 async def test_short_markdown_from_a_preapproved_host_skips_extraction(tmp_path) -> None:
-    from agent_tui.tools.web_fetch import Page
+    from agent_tui.tools.builtin.web_fetch import Page
 
     provider = FakeProvider()
     ctx, _ = make_ctx(tmp_path, provider=provider)

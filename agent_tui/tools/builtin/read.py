@@ -136,6 +136,8 @@ def _window_of_text(text: str, first: int, limit: int) -> _ReadResult:
 
 class ReadTool(Tool):
     name: ClassVar[str] = "Read"
+    subject_fields: ClassVar[tuple[str, ...]] = ("file_path", "path")
+    order: ClassVar[int] = 20
     description: ClassVar[str] = (
         "Read a text file and return its lines numbered like `cat -n`: the line number, right-"
         "aligned, then a tab, then the line.\n"

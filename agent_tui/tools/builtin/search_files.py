@@ -128,6 +128,8 @@ class GrepInput(BaseModel):
 
 class GrepTool(Tool):
     name: ClassVar[str] = "Grep"
+    subject_fields: ClassVar[tuple[str, ...]] = ("pattern",)
+    order: ClassVar[int] = 50
     description: ClassVar[str] = (
         "Search file contents with a regular expression (ripgrep). Use this instead of grep or "
         "rg in Bash. Respects .gitignore and skips .git.\n"
@@ -318,6 +320,8 @@ class GlobInput(BaseModel):
 
 class GlobTool(Tool):
     name: ClassVar[str] = "Glob"
+    subject_fields: ClassVar[tuple[str, ...]] = ("pattern",)
+    order: ClassVar[int] = 60
     description: ClassVar[str] = (
         'Find files by name pattern ("**/*.py", "src/**/test_*.ts"). Use this instead of '
         f"find or ls in Bash. Respects .gitignore; returns up to {GLOB_LIMIT} paths, newest "

@@ -157,6 +157,8 @@ def plan_edit(p: EditInput, cwd: Path) -> EditPlan:
 
 class EditTool(Tool):
     name: ClassVar[str] = "Edit"
+    subject_fields: ClassVar[tuple[str, ...]] = ("file_path", "path")
+    order: ClassVar[int] = 40
     description: ClassVar[str] = (
         "Replace text in an existing file: `old_string` must occur exactly once (or set "
         "`replace_all` to replace every occurrence), and is replaced by `new_string`.\n"

@@ -12,7 +12,7 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -28,6 +28,9 @@ from agent_tui.providers.base import MessageRequest, Provider, ProviderError, St
 from agent_tui.providers.drain import drain
 from agent_tui.redact import redact
 from agent_tui.tools.base import Tool, ToolContext, ToolOutput
+
+if TYPE_CHECKING:
+    from agent_tui.tools.base import Offer
 
 SERVER_TOOL_TYPE = "web_search_20250305"
 SERVER_TOOL_NAME = "web_search"
@@ -174,6 +177,8 @@ class _Run:
 
 class WebSearchTool(Tool):
     name: ClassVar[str] = "WebSearch"
+    subject_fields: ClassVar[tuple[str, ...]] = ("query",)
+    order: ClassVar[int] = 100
     description: ClassVar[str] = (
         "Search the web and get a cited summary of the results plus their links. Use it for "
         "current events and for facts beyond your training data. Optionally restrict results to "
@@ -182,6 +187,13 @@ class WebSearchTool(Tool):
     )
     input_model: ClassVar[type[BaseModel]] = WebSearchInput
     read_only: ClassVar[bool] = True
+
+    @classmethod
+    def for_session(cls, offer: Offer) -> WebSearchTool | None:
+        """Only where the provider runs server-side search for the model."""
+        from agent_tui.providers.base import web_search_available
+
+        return cls() if web_search_available(offer.provider, offer.model) else None
 
     def __init__(self, *, stall_timeout: float = 90.0, max_tokens: int = SUB_MAX_TOKENS) -> None:
         #: seconds without a sub-stream event before the search counts as stalled

@@ -15,7 +15,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -42,6 +42,9 @@ from agent_tui.web.extract import (
 from agent_tui.web.fetch_types import FetchConfig, FetchError, FetchResult, OffHostRedirect
 from agent_tui.web.preflight import DomainPreflight
 from agent_tui.web.urls import UrlRefused, check_url
+
+if TYPE_CHECKING:
+    from agent_tui.tools.base import Offer
 
 _SAFE_EXTENSION = re.compile(r"\.[a-z0-9]{1,8}")
 
@@ -101,10 +104,22 @@ class Page:
 
 class WebFetchTool(Tool):
     name: ClassVar[str] = "WebFetch"
+    subject_fields: ClassVar[tuple[str, ...]] = ("url",)
+    order: ClassVar[int] = 90
     description: ClassVar[str] = DESCRIPTION
     input_model: ClassVar[type[BaseModel]] = WebFetchInput
     read_only: ClassVar[bool] = True
     should_defer: ClassVar[bool] = True
+
+    @classmethod
+    def for_session(cls, offer: Offer) -> WebFetchTool:
+        """With its domain preflight unless the person turned it off in their own settings
+        (`[web] skip_web_fetch_preflight = true`, Claude Code's `skipWebFetchPreflight`): a
+        project's settings can't, since the check guards against blocked domains."""
+        from agent_tui.web.preflight import SETTING_KEY, SETTING_TABLE, DomainPreflight
+
+        skip = offer.setting(SETTING_TABLE, SETTING_KEY) is True
+        return cls(preflight=DomainPreflight(skip=skip))
 
     def __init__(
         self,

@@ -89,6 +89,7 @@ def answers_text(answers: dict[str, str]) -> str:
 
 class AskUserQuestionTool(Tool):
     name: ClassVar[str] = "AskUserQuestion"
+    order: ClassVar[int] = 80
     description: ClassVar[str] = (
         "Use this tool when you need to ask the user questions during execution. This allows "
         "you to: 1. gather user preferences or requirements, 2. clarify ambiguous "

@@ -40,6 +40,8 @@ def _unknown(ctx: ToolContext, shell_id: str) -> ToolOutput:
 
 class BashOutputTool(Tool):
     name: ClassVar[str] = "BashOutput"
+    subject_fields: ClassVar[tuple[str, ...]] = ("bash_id",)
+    order: ClassVar[int] = 110
     description: ClassVar[str] = (
         "Retrieves output from a running or completed background bash shell.\n"
         "- Takes a bash_id identifying the shell (Bash with `run_in_background` returns it)\n"
@@ -67,6 +69,8 @@ class BashOutputTool(Tool):
 
 class KillShellTool(Tool):
     name: ClassVar[str] = "KillShell"
+    subject_fields: ClassVar[tuple[str, ...]] = ("shell_id",)
+    order: ClassVar[int] = 120
     description: ClassVar[str] = (
         "Kills a running background bash shell by its ID.\n"
         "- Takes a shell_id parameter identifying the shell to kill\n"

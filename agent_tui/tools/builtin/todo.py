@@ -35,6 +35,7 @@ def plan_summary(todos: list[dict[str, Any]] | list[TodoItem]) -> str:
 
 class TodoWriteTool(Tool):
     name: ClassVar[str] = "TodoWrite"
+    order: ClassVar[int] = 70
     description: ClassVar[str] = (
         "Keep a short plan for the current task and show it to the user, who sees it as a live "
         "checklist. Use it for work of three or more steps: write the list at the start, mark "

@@ -48,6 +48,8 @@ def _old_for_preview(path: Path) -> tuple[str | None, str]:
 
 class WriteTool(Tool):
     name: ClassVar[str] = "Write"
+    subject_fields: ClassVar[tuple[str, ...]] = ("file_path", "path")
+    order: ClassVar[int] = 30
     description: ClassVar[str] = (
         "Write a file with the given content, replacing it entirely if it exists. Parent "
         "directories are created. The write is atomic and an existing file keeps its "

@@ -64,6 +64,8 @@ def _describe_timeout(ms: int) -> str:
 
 class BashTool(Tool):
     name: ClassVar[str] = "Bash"
+    subject_fields: ClassVar[tuple[str, ...]] = ("command",)
+    order: ClassVar[int] = 10
     description: ClassVar[str] = (
         "Run a shell command with `bash -c` in the session's working directory and return its "
         "combined stdout and stderr, followed by the exit code.\n"

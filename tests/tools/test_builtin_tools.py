@@ -1,0 +1,140 @@
+"""The built-in tools are the modules of `agent_tui.tools.builtin`: a tool is one module that
+declares its name, schema, subject fields and order, found without a table naming it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_tui.providers.offline import OfflineProvider
+from agent_tui.tools.base import Tool, ToolRegistry
+from agent_tui.tools.builtin import Offer, load, tool_classes
+from agent_tui.tools.subject import ANY_TOOL, tool_subject
+from agent_tui.tools.task import TaskTool
+from agent_tui.tools.tool_search import ToolSearchTool
+
+PROBE_TOOL = """
+from typing import ClassVar
+from pydantic import BaseModel
+from agent_tui.tools.base import Tool, ToolOutput
+
+class ProbeInput(BaseModel):
+    target: str
+    command: str = ""
+
+class ProbeTool(Tool):
+    name: ClassVar[str] = "Probe"
+    description: ClassVar[str] = "A tool that only a test offers."
+    input_model: ClassVar[type[BaseModel]] = ProbeInput
+    subject_fields: ClassVar[tuple[str, ...]] = ("target",)
+    order: ClassVar[int] = 5
+
+    async def run(self, params, ctx):
+        return ToolOutput(f"probed {params.target}")
+"""
+
+
+def _offer(provider: Any = None) -> Offer:
+    return Offer(provider or OfflineProvider(delay_scale=0), "offline", lambda table, key: None)
+
+
+def test_a_module_dropped_into_the_package_is_offered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "more_tools"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "probe.py").write_text(PROBE_TOOL)
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    registry = ToolRegistry()
+    registry.add_built_ins(lambda: load(_offer(), package="more_tools"))
+    assert registry.names() == ["Probe"]
+    probe = registry.get("Probe")
+    assert probe is not None
+    assert [s["name"] for s in registry.schemas()] == ["Probe"]
+    assert registry.schemas()[0]["input_schema"]["required"] == ["target"]
+    # its own subject field, not the usual order's first (`command`)
+    assert tool_subject("Probe", {"command": "ls", "target": "the moon"}) == "the moon"
+
+
+def test_the_built_ins_come_in_their_declared_order_and_only_where_offered() -> None:
+    names = [tool.name for tool in load(_offer())]
+    assert names == [
+        *("Bash", "Read", "Write", "Edit", "Grep", "Glob", "TodoWrite", "AskUserQuestion"),
+        *("WebFetch", "WebSearch", "BashOutput", "KillShell"),
+    ]
+
+    class NoSearch:
+        def supports_web_search(self, model: str) -> bool:
+            return False
+
+    assert "WebSearch" not in [tool.name for tool in load(_offer(NoSearch()))]
+
+
+def test_a_tool_registered_by_name_keeps_its_own_over_a_built_in() -> None:
+    class MyBash(Tool):
+        name = "Bash"
+        description = "mine"
+
+        async def run(self, params: Any, ctx: Any) -> Any:
+            raise AssertionError
+
+    registry = ToolRegistry()
+    registry.add_built_ins(lambda: load(_offer()))
+    mine = MyBash()
+    registry.add(mine)
+    assert registry.get("Bash") is mine
+    assert registry.names()[0] == "Bash" and "Read" in registry  # the built-ins' order kept
+
+
+def _sample(cls: type[Tool]) -> dict[str, str]:
+    """An input naming every field of the tool's schema."""
+    fields = cls.input_model.model_json_schema().get("properties", {})
+    return {name: f"{name}-value" for name in fields}
+
+
+def _subject_tools() -> list[type[Tool]]:
+    return [*tool_classes(), TaskTool, ToolSearchTool]
+
+
+def test_every_declaration_agrees_with_the_usual_order() -> None:
+    for cls in _subject_tools():
+        sample = _sample(cls)
+        declared = next((sample[f] for f in cls.subject_fields if f in sample), None)
+        usual = next((sample[f] for f in ANY_TOOL if f in sample), None)
+        assert declared == usual, f"{cls.name}: declares {cls.subject_fields}, usual gives {usual}"
+
+
+def test_a_history_reads_the_same_before_its_tools_are_loaded(tmp_path: Path) -> None:
+    """In a fresh interpreter: each tool's subject, drawn before any tool module is imported (a
+    resumed session's history), then after."""
+    samples = {cls.name: _sample(cls) for cls in _subject_tools()}
+    samples["web_search"] = {"query": "the server tool's query"}
+    code = textwrap.dedent(
+        f"""
+        import json, sys
+        from agent_tui.tools.subject import tool_subject
+        samples = json.loads({json.dumps(json.dumps(samples))})
+        assert not [m for m in sys.modules if m.startswith("agent_tui.tools.builtin")]
+        before = {{name: tool_subject(name, sample) for name, sample in samples.items()}}
+        from agent_tui.tools.builtin import tool_classes
+        import agent_tui.tools.task, agent_tui.tools.tool_search
+        tool_classes()
+        after = {{name: tool_subject(name, sample) for name, sample in samples.items()}}
+        print(json.dumps([before, after]))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    before, after = json.loads(done.stdout.strip().splitlines()[-1])
+    assert before == after
+    assert after["Bash"] == "command-value" and after["Grep"] == "pattern-value"
+    assert after["KillShell"] == "shell_id-value"
