@@ -3,10 +3,6 @@ declares its name, schema, subject fields and order, found without a table namin
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -14,10 +10,8 @@ import pytest
 
 from agent_tui.providers.offline import OfflineProvider
 from agent_tui.tools.base import Tool, ToolRegistry
-from agent_tui.tools.builtin import Offer, load, tool_classes
-from agent_tui.tools.subject import ANY_TOOL, tool_subject
-from agent_tui.tools.task import TaskTool
-from agent_tui.tools.tool_search import ToolSearchTool
+from agent_tui.tools.builtin import Offer, load
+from agent_tui.tools.subject import tool_subject
 
 PROBE_TOOL = """
 from typing import ClassVar
@@ -92,49 +86,3 @@ def test_a_tool_registered_by_name_keeps_its_own_over_a_built_in() -> None:
     registry.add(mine)
     assert registry.get("Bash") is mine
     assert registry.names()[0] == "Bash" and "Read" in registry  # the built-ins' order kept
-
-
-def _sample(cls: type[Tool]) -> dict[str, str]:
-    """An input naming every field of the tool's schema."""
-    fields = cls.input_model.model_json_schema().get("properties", {})
-    return {name: f"{name}-value" for name in fields}
-
-
-def _subject_tools() -> list[type[Tool]]:
-    return [*tool_classes(), TaskTool, ToolSearchTool]
-
-
-def test_every_declaration_agrees_with_the_usual_order() -> None:
-    for cls in _subject_tools():
-        sample = _sample(cls)
-        declared = next((sample[f] for f in cls.subject_fields if f in sample), None)
-        usual = next((sample[f] for f in ANY_TOOL if f in sample), None)
-        assert declared == usual, f"{cls.name}: declares {cls.subject_fields}, usual gives {usual}"
-
-
-def test_a_history_reads_the_same_before_its_tools_are_loaded(tmp_path: Path) -> None:
-    """In a fresh interpreter: each tool's subject, drawn before any tool module is imported (a
-    resumed session's history), then after."""
-    samples = {cls.name: _sample(cls) for cls in _subject_tools()}
-    samples["web_search"] = {"query": "the server tool's query"}
-    code = textwrap.dedent(
-        f"""
-        import json, sys
-        from agent_tui.tools.subject import tool_subject
-        samples = json.loads({json.dumps(json.dumps(samples))})
-        assert not [m for m in sys.modules if m.startswith("agent_tui.tools.builtin")]
-        before = {{name: tool_subject(name, sample) for name, sample in samples.items()}}
-        from agent_tui.tools.builtin import tool_classes
-        import agent_tui.tools.task, agent_tui.tools.tool_search
-        tool_classes()
-        after = {{name: tool_subject(name, sample) for name, sample in samples.items()}}
-        print(json.dumps([before, after]))
-        """
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
-    )
-    before, after = json.loads(done.stdout.strip().splitlines()[-1])
-    assert before == after
-    assert after["Bash"] == "command-value" and after["Grep"] == "pattern-value"
-    assert after["KillShell"] == "shell_id-value"

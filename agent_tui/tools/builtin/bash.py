@@ -64,7 +64,7 @@ def _describe_timeout(ms: int) -> str:
 
 class BashTool(Tool):
     name: ClassVar[str] = "Bash"
-    subject_fields: ClassVar[tuple[str, ...]] = ("command",)
+    subject_fields: ClassVar[tuple[str, ...]] = ("command", "description")
     order: ClassVar[int] = 10
     description: ClassVar[str] = (
         "Run a shell command with `bash -c` in the session's working directory and return its "

@@ -128,7 +128,7 @@ class GrepInput(BaseModel):
 
 class GrepTool(Tool):
     name: ClassVar[str] = "Grep"
-    subject_fields: ClassVar[tuple[str, ...]] = ("pattern",)
+    subject_fields: ClassVar[tuple[str, ...]] = ("pattern", "path")
     order: ClassVar[int] = 50
     description: ClassVar[str] = (
         "Search file contents with a regular expression (ripgrep). Use this instead of grep or "
@@ -320,7 +320,7 @@ class GlobInput(BaseModel):
 
 class GlobTool(Tool):
     name: ClassVar[str] = "Glob"
-    subject_fields: ClassVar[tuple[str, ...]] = ("pattern",)
+    subject_fields: ClassVar[tuple[str, ...]] = ("pattern", "path")
     order: ClassVar[int] = 60
     description: ClassVar[str] = (
         'Find files by name pattern ("**/*.py", "src/**/test_*.ts"). Use this instead of '
