@@ -86,3 +86,16 @@ def test_a_tool_registered_by_name_keeps_its_own_over_a_built_in() -> None:
     registry.add(mine)
     assert registry.get("Bash") is mine
     assert registry.names()[0] == "Bash" and "Read" in registry  # the built-ins' order kept
+
+
+def test_two_tools_of_one_name_in_the_package_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    package = tmp_path / "twice_tools"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "one.py").write_text(PROBE_TOOL)
+    (package / "two.py").write_text(PROBE_TOOL)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ValueError, match="more than one tool named Probe"):
+        load(_offer(), package="twice_tools")

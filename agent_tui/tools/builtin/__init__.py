@@ -30,6 +30,9 @@ def tool_classes(package: str = __name__) -> list[type[Tool]]:
             if issubclass(cls, Tool) and cls.__module__ == module.__name__
             if not inspect.isabstract(cls)
         ]
+    names = [cls.name for cls in found]
+    if twice := sorted({name for name in names if names.count(name) > 1}):
+        raise ValueError(f"{package}: more than one tool named {', '.join(twice)}")
     return sorted(found, key=lambda cls: (cls.order, cls.name))
 
 
