@@ -226,7 +226,7 @@ async def ask(
     """Send a prompt as the prompt box would; return the seconds until the answer is finished
     (streamed, collapsed into its final form and, with `paint`, painted by the caller's task:
     without it, the app's own paint timer shows it)."""
-    from agent_tui.ui.widgets.chat import AssistantMessage
+    from agent_tui.ui.chat.messages import AssistantMessage
     from agent_tui.ui.widgets.prompt import PromptInput
 
     before = len(app.query(AssistantMessage))

@@ -67,7 +67,7 @@ async def stream_once(kb: int) -> Result:
     from agent_tui.ui.startup.gc_tuning import freeze_imports
 
     freeze_imports()  # as the command line does
-    from agent_tui.ui.widgets.chat import AssistantMessage
+    from agent_tui.ui.chat.messages import AssistantMessage
 
     answer = make_answer(kb * 1000, seed=kb)
     with bench_env() as home, offline_answers({"answer": answer}):

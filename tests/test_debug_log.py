@@ -63,7 +63,7 @@ TUI = (
     UNTIL_BOOTED
     + r"""
 notices = []
-from agent_tui.ui.widgets.chat import ChatView
+from agent_tui.ui.chat.messages import ChatView
 append = ChatView.append
 
 def appended(self, message, *args, **kwargs):

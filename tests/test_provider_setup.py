@@ -16,7 +16,7 @@ from app_helpers import make_app, wait_for
 from agent_tui.providers.anthropic import AnthropicProvider
 from agent_tui.providers.base import MessageRequest, ProviderError
 from agent_tui.runtime import Options, offline_reason, setup_problem
-from agent_tui.ui.widgets.chat import NoticeMessage
+from agent_tui.ui.chat.messages import NoticeMessage
 
 _ALL = (
     "ANTHROPIC_API_KEY",

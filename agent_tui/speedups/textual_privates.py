@@ -1,6 +1,6 @@
 """The Textual privates the app reads outside a patch, behind the guard (Textual 8.2.8).
 
-- The chat's parked answers (`ui/widgets/chat_parking.py`) sum their segments' heights again
+- The chat's parked answers (`ui/chat/parking.py`) sum their segments' heights again
   only when something under them changed. What says "changed" is what keys Textual's own
   box-model cache (`Widget._get_box_model`): a descendant asking for a layout counts in the
   widget's `_layout_updates`, a child mounted or removed in `_nodes._updates`, its own styles in

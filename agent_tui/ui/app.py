@@ -50,9 +50,9 @@ if TYPE_CHECKING:
     from agent_tui.agent.loop import Agent
     from agent_tui.protocol.events import Event
     from agent_tui.sessions.recorder import Recorder
+    from agent_tui.ui.chat.messages import ChatView
     from agent_tui.ui.controllers.approval_queue import ApprovalQueue
     from agent_tui.ui.views.event_view import EventView
-    from agent_tui.ui.widgets.chat import ChatView
     from agent_tui.ui.widgets.status import StatusLine
 
 STYLES = Path(__file__).parent / "styles"

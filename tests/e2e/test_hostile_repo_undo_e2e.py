@@ -18,8 +18,8 @@ from sse_server import SSEServer, use_loopback_api
 
 from agent_tui.runtime import Options
 from agent_tui.ui.app import AgentApp
+from agent_tui.ui.chat.messages import NoticeMessage
 from agent_tui.ui.screens.restore import RestoreScreen
-from agent_tui.ui.widgets.chat import NoticeMessage
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 

@@ -8,7 +8,7 @@ import pytest
 from app_helpers import make_app, type_prompt, wait_for
 
 from agent_tui.ui.app import AgentApp
-from agent_tui.ui.widgets.chat import AssistantMessage, NoticeMessage, UserMessage
+from agent_tui.ui.chat.messages import AssistantMessage, NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.status import StatusLine
 

@@ -15,7 +15,7 @@ from app_helpers import make_app, wait_for
 from textual import events
 
 from agent_tui.tools.media import image_words
-from agent_tui.ui.widgets.chat import UserMessage
+from agent_tui.ui.chat.messages import UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
 pytestmark = pytest.mark.usefixtures("offline_env")

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from app_helpers import make_app, type_prompt, wait_for
 
+from agent_tui.ui.chat.messages import AssistantMessage, NoticeMessage
 from agent_tui.ui.screens.sessions import SessionBrowser
-from agent_tui.ui.widgets.chat import AssistantMessage, NoticeMessage
 from agent_tui.ui.widgets.prompt import QueuedPrompts
 
 pytestmark = pytest.mark.usefixtures("offline_env")

@@ -11,8 +11,9 @@ import pytest
 from app_helpers import wait_for
 from textual.app import App, ComposeResult
 
-from agent_tui.ui.widgets import chat, chat_parking
-from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, MarkdownSegment
+from agent_tui.ui.chat import messages as chat
+from agent_tui.ui.chat import parking as chat_parking
+from agent_tui.ui.chat.messages import AssistantMessage, ChatView, MarkdownSegment
 from tests.ui.test_chat_perf import lines, painted
 
 

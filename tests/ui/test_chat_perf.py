@@ -12,14 +12,14 @@ import pytest
 from rich.console import Console
 from textual.app import App, ComposeResult
 
-from agent_tui.ui.widgets import chat
-from agent_tui.ui.widgets.chat import (
+from agent_tui.ui.chat import messages as chat
+from agent_tui.ui.chat.markdown_split import _safe_split, _SplitScanner
+from agent_tui.ui.chat.messages import (
     AssistantMessage,
     ChatView,
     MarkdownSegment,
     render_markdown,
 )
-from agent_tui.ui.widgets.markdown_split import _safe_split, _SplitScanner
 
 BLOCKS = [
     "Some text here.",

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from agent_tui.ui.widgets import chat
-from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, MarkdownSegment
-from agent_tui.ui.widgets.markdown_pieces import PieceCache, pieces
+from agent_tui.ui.chat import messages as chat
+from agent_tui.ui.chat.markdown_pieces import PieceCache, pieces
+from agent_tui.ui.chat.messages import AssistantMessage, ChatView, MarkdownSegment
 from tests.ui.test_chat_perf import BLOCKS, ChatApp, lines, painted
 
 WORDS = [
@@ -184,7 +184,7 @@ async def test_the_boot_loads_the_markdown_renderer_ahead_of_the_first_answer(
 
     from agent_tui.runtime import Options
     from agent_tui.ui.app import AgentApp
-    from agent_tui.ui.widgets import markdown_pieces
+    from agent_tui.ui.chat import markdown_pieces
 
     warmed: list[str] = []
     original = markdown_pieces.warm_up_markdown

@@ -18,10 +18,10 @@ import pytest
 from rich.console import Console
 from rich.segment import Segment
 
-from agent_tui.ui.widgets import code_lexers
-from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, MarkdownSegment
-from agent_tui.ui.widgets.code_lexers import LexerLoader, deferring
-from agent_tui.ui.widgets.markdown_pieces import PieceCache, render_markdown
+from agent_tui.ui.chat import code_lexers
+from agent_tui.ui.chat.code_lexers import LexerLoader, deferring
+from agent_tui.ui.chat.markdown_pieces import PieceCache, render_markdown
+from agent_tui.ui.chat.messages import AssistantMessage, ChatView, MarkdownSegment
 from tests.ui.test_chat_perf import ChatApp
 
 CSS = "Some style:\n\n```css\nbody { color: red; margin: 0 auto; }\na:hover { color: #abc; }\n```\n"

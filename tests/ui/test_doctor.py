@@ -18,7 +18,7 @@ async def test_doctor_lists_each_speed_up_and_why_one_stood_down(
 ) -> None:
     from agent_tui import speedups
     from agent_tui.speedups import guard
-    from agent_tui.ui.widgets.chat import NoticeMessage
+    from agent_tui.ui.chat.messages import NoticeMessage
 
     # Every patch decided first, in the process's own verdicts (before the app applies any: once
     # applied, a target digests as the patch); the test's copy leaves one to decide again.

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from app_helpers import make_app, wait_for
 
-from agent_tui.ui.widgets.chat import AssistantMessage, NoticeMessage, UserMessage
+from agent_tui.ui.chat.messages import AssistantMessage, NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput, QueuedPrompts
 
 pytestmark = pytest.mark.usefixtures("offline_env")

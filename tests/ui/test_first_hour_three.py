@@ -38,7 +38,7 @@ async def test_an_unreachable_api_is_said_once(
     … Retrying in 1s (attempt 1 of 1)…` and then `✗ Could not reach …`, the same words twice)."""
     import socket
 
-    from agent_tui.ui.widgets.chat import NoticeMessage
+    from agent_tui.ui.chat.messages import NoticeMessage
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -154,7 +154,7 @@ async def test_at_80x24_the_dialogs_key_lines_fit_on_screen_whole(tmp_path: Path
 
 
 async def test_at_250_columns_the_chat_keeps_a_reading_width(tmp_path: Path) -> None:
-    from agent_tui.ui.widgets.chat import AssistantMessage, UserMessage
+    from agent_tui.ui.chat.messages import AssistantMessage, UserMessage
 
     app = make_app(tmp_path)
     async with app.run_test(size=(250, 50)) as pilot:
@@ -171,7 +171,7 @@ async def test_context_breaks_the_window_down_as_claude_code_does(tmp_path: Path
     the messages and the free space, each with its tokens and share; the parts add up to what
     the last request measured (before: one line, "Context: N of M tokens")."""
     from agent_tui.agent.context_parts import context_parts
-    from agent_tui.ui.widgets.chat import NoticeMessage
+    from agent_tui.ui.chat.messages import NoticeMessage
 
     work = tmp_path / "work"
     work.mkdir()

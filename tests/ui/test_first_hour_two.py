@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from app_helpers import make_app, wait_for
 
+from agent_tui.ui.chat.messages import AssistantMessage, UserMessage
 from agent_tui.ui.screens.confirm import AskTextScreen, ChoiceScreen
-from agent_tui.ui.widgets.chat import AssistantMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
 pytestmark = pytest.mark.usefixtures("offline_env")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from app_helpers import make_app, wait_for
 
-from agent_tui.ui.widgets.chat import NoticeMessage
+from agent_tui.ui.chat.messages import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
 pytestmark = pytest.mark.usefixtures("offline_env")

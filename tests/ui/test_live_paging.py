@@ -9,7 +9,7 @@ import pytest
 from app_helpers import make_app, wait_for
 from textual.app import App, ComposeResult
 
-from agent_tui.ui.widgets.chat import ChatView, MarkdownSegment, UserMessage
+from agent_tui.ui.chat.messages import ChatView, MarkdownSegment, UserMessage
 from agent_tui.ui.widgets.history import EarlierMessages
 from agent_tui.ui.widgets.prompt import PromptInput
 

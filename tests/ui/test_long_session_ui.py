@@ -10,8 +10,8 @@ from app_helpers import make_app, type_prompt, wait_for
 from textual.widgets import Input
 
 from agent_tui.protocol.events import TextDelta, ThinkingDelta
+from agent_tui.ui.chat.messages import AssistantMessage
 from agent_tui.ui.screens.confirm import AskTextScreen
-from agent_tui.ui.widgets.chat import AssistantMessage
 from agent_tui.ui.widgets.folded import FoldedText
 
 pytestmark = pytest.mark.usefixtures("offline_env")

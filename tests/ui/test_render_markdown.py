@@ -13,7 +13,7 @@ from markdown_it import MarkdownIt
 from rich.console import Console
 from rich.markdown import Markdown
 
-from agent_tui.ui.widgets.markdown_pieces import WARM_UP_SAMPLE, render_markdown
+from agent_tui.ui.chat.markdown_pieces import WARM_UP_SAMPLE, render_markdown
 
 SAMPLES = [
     WARM_UP_SAMPLE,

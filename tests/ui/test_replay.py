@@ -18,10 +18,10 @@ from agent_tui.protocol import events as ev
 from agent_tui.runtime import Options
 from agent_tui.sessions.store import SessionStore, StoredEvent
 from agent_tui.ui.app import AgentApp
+from agent_tui.ui.chat.messages import AssistantMessage, NoticeMessage, UserMessage
 from agent_tui.ui.controllers.replay import INSTANT, MAX_PAUSE_S, Replay, ReplayBar, pause
 from agent_tui.ui.screens.sessions import SessionBrowser
 from agent_tui.ui.widgets.approvals_log import ApprovalsLog
-from agent_tui.ui.widgets.chat import AssistantMessage, NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.tool_blocks import ToolBlock
 

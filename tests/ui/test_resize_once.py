@@ -173,7 +173,7 @@ async def test_no_collection_starts_inside_a_resize_s_layout_or_paint(
 
 
 async def chat_on_screen(pilot: Any) -> Any:
-    from agent_tui.ui.widgets.chat import ChatView
+    from agent_tui.ui.chat.messages import ChatView
     from tests.ui.test_chat_parking import chat_of_answers
 
     await chat_of_answers(pilot.app, pilot, 4)
@@ -253,8 +253,8 @@ async def test_a_resize_s_layout_renders_no_markdown_and_its_paint_shows_exact_h
     rendered in the callbacks before the paint, and where a height differs from its estimate
     the screen is laid out again before the paint: every segment the paint shows is exactly
     as tall as its lines, and the view still ends at the chat's end."""
-    from agent_tui.ui.widgets import markdown_segment
-    from agent_tui.ui.widgets.chat import MarkdownSegment
+    from agent_tui.ui.chat import markdown_segment
+    from agent_tui.ui.chat.messages import MarkdownSegment
     from tests.ui.test_chat_parking import ChatApp
 
     assert screen_resize_once.apply()

@@ -19,9 +19,9 @@ from agent_tui.runtime import Options
 from agent_tui.sessions.session_lock import SessionInUse, SessionLock
 from agent_tui.sessions.store import SessionStore
 from agent_tui.sessions.stored_session import StoredTail, read_tail
+from agent_tui.ui.chat.messages import NoticeMessage, UserMessage
 from agent_tui.ui.controllers.sessions import RESUMED
 from agent_tui.ui.startup.booting import boot_agent, read_ahead
-from agent_tui.ui.widgets.chat import NoticeMessage, UserMessage
 from agent_tui.ui.widgets.history import EarlierMessages
 
 pytestmark = pytest.mark.usefixtures("offline_env")
@@ -390,7 +390,7 @@ async def test_the_boot_worker_loads_the_markdown_the_end_is_drawn_with_before_d
     same time (two threads taking turns on the interpreter's lock stall each other on a busy
     machine). A new session has nothing to draw: its boot worker loads markdown once the agent
     is ready (`warm_up_markdown`)."""
-    import agent_tui.ui.widgets.markdown_pieces as pieces
+    import agent_tui.ui.chat.markdown_pieces as pieces
     from agent_tui.ui.controllers.sessions import Sessions
 
     real, steps = pieces.load_markdown, []

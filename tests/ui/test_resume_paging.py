@@ -11,8 +11,8 @@ import pytest
 from app_helpers import make_app, wait_for
 
 from agent_tui.sessions.store import SessionStore
+from agent_tui.ui.chat.messages import MarkdownSegment, UserMessage
 from agent_tui.ui.controllers.sessions import RESUME_TAIL
-from agent_tui.ui.widgets.chat import MarkdownSegment, UserMessage
 from agent_tui.ui.widgets.history import EarlierMessages
 
 pytestmark = pytest.mark.usefixtures("offline_env")

@@ -9,7 +9,7 @@ from app_helpers import make_app, type_prompt, wait_for
 from bwrap_support import needs_bwrap
 
 from agent_tui.ui.app import AgentApp
-from agent_tui.ui.widgets.chat import NoticeMessage
+from agent_tui.ui.chat.messages import NoticeMessage
 
 pytestmark = pytest.mark.usefixtures("offline_env")
 

@@ -11,8 +11,8 @@ from app_helpers import make_app, wait_for
 
 from agent_tui.sessions.session_lock import SessionLock
 from agent_tui.sessions.store import SessionStore
+from agent_tui.ui.chat.messages import NoticeMessage
 from agent_tui.ui.screens.confirm import ConfirmScreen
-from agent_tui.ui.widgets.chat import NoticeMessage
 
 pytestmark = pytest.mark.usefixtures("offline_env")
 

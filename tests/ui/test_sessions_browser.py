@@ -17,8 +17,8 @@ from agent_tui.protocol.events import Usage
 from agent_tui.runtime import Options
 from agent_tui.sessions.store import SessionStore
 from agent_tui.ui.app import AgentApp
+from agent_tui.ui.chat.messages import NoticeMessage, UserMessage
 from agent_tui.ui.screens.sessions import PAGE, ConfirmScreen, SessionBrowser
-from agent_tui.ui.widgets.chat import NoticeMessage, UserMessage
 from agent_tui.ui.widgets.history import EarlierMessages
 from agent_tui.ui.widgets.prompt import PromptInput
 

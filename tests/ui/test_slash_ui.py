@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from app_helpers import make_app, type_prompt, wait_for
 
+from agent_tui.ui.chat.messages import AssistantMessage, NoticeMessage, UserMessage
 from agent_tui.ui.screens.confirm import ConfirmScreen
-from agent_tui.ui.widgets.chat import AssistantMessage, NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput, SlashHints
 
 pytestmark = pytest.mark.usefixtures("offline_env")

@@ -11,8 +11,8 @@ import pytest
 from app_helpers import make_app, type_prompt, wait_for
 
 from agent_tui.protocol.events import Usage
+from agent_tui.ui.chat.messages import AssistantMessage, NoticeMessage
 from agent_tui.ui.screens.confirm import ConfirmScreen
-from agent_tui.ui.widgets.chat import AssistantMessage, NoticeMessage
 
 pytestmark = pytest.mark.usefixtures("offline_env", "priced_offline")
 

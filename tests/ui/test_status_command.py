@@ -17,7 +17,7 @@ from textual.widgets import Static
 from agent_tui import status_line
 from agent_tui.runtime import Options
 from agent_tui.ui.app import AgentApp
-from agent_tui.ui.widgets.chat import NoticeMessage
+from agent_tui.ui.chat.messages import NoticeMessage
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from store_faults import DISK_FULL, FaultyStore, damage, make_newer, make_sessio
 
 from agent_tui.sessions.recorder import NOT_RECORDING, RESUMED
 from agent_tui.sessions.store import SessionStore
-from agent_tui.ui.widgets.chat import AssistantMessage, NoticeMessage
+from agent_tui.ui.chat.messages import AssistantMessage, NoticeMessage
 from agent_tui.ui.widgets.prompt import QueuedPrompts
 
 pytestmark = pytest.mark.usefixtures("offline_env")

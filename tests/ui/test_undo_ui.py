@@ -9,13 +9,13 @@ import pytest
 from app_helpers import fixed_length_dir, make_app, type_prompt, wait_for
 from textual.widgets import OptionList
 
+from agent_tui.ui.chat.messages import NoticeMessage
 from agent_tui.ui.screens.approval import ApprovalScreen
 from agent_tui.ui.screens.changes import ChangesScreen
 from agent_tui.ui.screens.confirm import ConfirmScreen
 from agent_tui.ui.screens.permissions import PermissionsScreen
 from agent_tui.ui.screens.restore import RestoreScreen, RewindScreen
 from agent_tui.ui.screens.sessions import SessionBrowser
-from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
 pytestmark = pytest.mark.usefixtures("offline_env")

@@ -28,10 +28,10 @@ from agent_tui.protocol.dispatch import UNHANDLED, all_kinds_but, dispatch
 from agent_tui.protocol.events import ApprovalDecided, ApprovalRequested, Event, TurnStarted
 from agent_tui.sessions.records import SessionInfo, StoredEvent
 from agent_tui.sessions.store import SessionStore
+from agent_tui.ui.chat.messages import NoticeMessage, UserMessage
 from agent_tui.ui.views import activity
 from agent_tui.ui.views.event_view import EventView
 from agent_tui.ui.views.tool_activity import ToolActivities
-from agent_tui.ui.widgets.chat import NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:

@@ -8,15 +8,15 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_tui.ui.widgets.chat import NoticeMessage
+from agent_tui.ui.chat.messages import NoticeMessage
 
 if TYPE_CHECKING:
     from textual.app import App
 
     from agent_tui.agent.loop import Agent
     from agent_tui.sessions.recorder import Recorder
+    from agent_tui.ui.chat.messages import ChatView
     from agent_tui.ui.controllers.turns import TurnController
-    from agent_tui.ui.widgets.chat import ChatView
     from agent_tui.ui.widgets.status import StatusLine
 
 

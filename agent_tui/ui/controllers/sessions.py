@@ -13,8 +13,8 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent_tui.ui.chat.messages import NoticeMessage
 from agent_tui.ui.views import activity
-from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
@@ -29,11 +29,11 @@ if TYPE_CHECKING:
     from agent_tui.sessions.records import SessionInfo
     from agent_tui.sessions.store import SessionStore
     from agent_tui.sessions.stored_session import StoredTail
+    from agent_tui.ui.chat.messages import ChatView
     from agent_tui.ui.controllers.replay import Replay
     from agent_tui.ui.screens.main import MainScreen
     from agent_tui.ui.screens.sessions import BrowserChoice
     from agent_tui.ui.views.event_view import EventView
-    from agent_tui.ui.widgets.chat import ChatView
     from agent_tui.ui.widgets.status import StatusLine
 
 #: the most earlier messages a resumed session shows at first (fewer if they fill the view)

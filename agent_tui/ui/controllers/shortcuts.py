@@ -15,13 +15,13 @@ from rich.text import Text
 from textual.widgets import Static
 
 from agent_tui.tools.processes import kill_group, signal_group
-from agent_tui.ui.widgets.chat import UserMessage
+from agent_tui.ui.chat.messages import UserMessage
 
 if TYPE_CHECKING:
     from textual.app import App
 
     from agent_tui.agent.loop import Agent
-    from agent_tui.ui.widgets.chat import ChatView
+    from agent_tui.ui.chat.messages import ChatView
     from agent_tui.ui.widgets.status import StatusLine
 
 #: a `!command` is stopped after this long (it runs unattended in the background)

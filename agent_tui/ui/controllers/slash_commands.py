@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_tui.ui.widgets.chat import NoticeMessage
+from agent_tui.ui.chat.messages import NoticeMessage
 from agent_tui.ui.widgets.prompt import MAX_HINTS, PromptInput, SlashHints
 
 # The command table loads with the first command typed, not with the first frame.
@@ -19,13 +19,13 @@ if TYPE_CHECKING:
     from agent_tui.agent.context_parts import ContextParts
     from agent_tui.agent.loop import Agent
     from agent_tui.slash_commands import SlashCommand
+    from agent_tui.ui.chat.messages import ChatView
     from agent_tui.ui.controllers.modes import PermissionModes
     from agent_tui.ui.controllers.session_settings import SessionSettings
     from agent_tui.ui.controllers.sessions import Sessions
     from agent_tui.ui.controllers.turns import TurnController
     from agent_tui.ui.controllers.undo_flow import UndoFlow
     from agent_tui.ui.views.event_view import EventView
-    from agent_tui.ui.widgets.chat import ChatView
 
 
 class SlashHost(Protocol):

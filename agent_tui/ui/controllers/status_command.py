@@ -69,7 +69,7 @@ class StatusCommand:
             self.running = False
         if outcome.error is not None:
             if not self.failed:
-                from agent_tui.ui.widgets.chat import NoticeMessage
+                from agent_tui.ui.chat.messages import NoticeMessage
 
                 self.failed = True
                 self.host.chat.append(

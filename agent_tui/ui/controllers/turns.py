@@ -14,8 +14,8 @@ from collections.abc import Callable, Coroutine
 from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
+from agent_tui.ui.chat.messages import NoticeMessage, UserMessage
 from agent_tui.ui.views import activity
-from agent_tui.ui.widgets.chat import NoticeMessage, UserMessage
 from agent_tui.ui.widgets.prompt import QueuedPrompts
 
 if TYPE_CHECKING:
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
     from agent_tui.agent.loop import Agent
     from agent_tui.protocol.events import TurnFinished
-    from agent_tui.ui.widgets.chat import ChatView
+    from agent_tui.ui.chat.messages import ChatView
     from agent_tui.ui.widgets.status import StatusLine
 
 

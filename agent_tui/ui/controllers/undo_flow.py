@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from agent_tui.ui.widgets.chat import NoticeMessage
+from agent_tui.ui.chat.messages import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from agent_tui.checkpoints.restore import RestorePlan
     from agent_tui.protocol.events import FilesRestored
     from agent_tui.sessions.recorder import Recorder
+    from agent_tui.ui.chat.messages import ChatView
     from agent_tui.ui.controllers.sessions import Sessions
     from agent_tui.ui.screens.restore import RewindChoice, RewindPoint
-    from agent_tui.ui.widgets.chat import ChatView
 
 
 class UndoHost(Protocol):

@@ -14,7 +14,7 @@ from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
 
-from agent_tui.ui.widgets.chat import ChatView, NoticeMessage
+from agent_tui.ui.chat.messages import ChatView, NoticeMessage
 from agent_tui.ui.widgets.key_footer import KeyFooter
 from agent_tui.ui.widgets.prompt import PromptInput
 from agent_tui.ui.widgets.status import StatusLine

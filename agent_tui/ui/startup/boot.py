@@ -14,10 +14,10 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 from agent_tui import debug_log, speedups
+from agent_tui.ui.chat.messages import NoticeMessage
 from agent_tui.ui.startup.gc_tuning import freeze_settled, tune_gc
 from agent_tui.ui.startup.preload import READ_AHEAD_MODULES, IdleImports
 from agent_tui.ui.views import activity
-from agent_tui.ui.widgets.chat import NoticeMessage
 from agent_tui.ui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from agent_tui.runtime import Options
     from agent_tui.sessions.recorder import Recorder
     from agent_tui.sessions.stored_session import StoredTail
+    from agent_tui.ui.chat.messages import ChatView
     from agent_tui.ui.controllers.approval_queue import ApprovalQueue
     from agent_tui.ui.controllers.notifier import Notifier
     from agent_tui.ui.controllers.session_settings import SessionSettings
@@ -39,7 +40,6 @@ if TYPE_CHECKING:
     from agent_tui.ui.controllers.turns import TurnController
     from agent_tui.ui.screens.main import MainScreen
     from agent_tui.ui.views.event_view import EventView
-    from agent_tui.ui.widgets.chat import ChatView
     from agent_tui.ui.widgets.status import StatusLine
 
 log = logging.getLogger(__name__)
@@ -150,7 +150,7 @@ class BootFlow:
             # interpreter's lock can stall each other on a busy machine, a thread waiting for it
             # waiting for the OS to run the other. (Measured in balanced order, neither faster
             # nor slower beyond the noise of loaded runs: BENCHMARKS.md, issue 34, sixth session.)
-            from agent_tui.ui.widgets.markdown_pieces import load_markdown
+            from agent_tui.ui.chat.markdown_pieces import load_markdown
 
             load_markdown()
             self._show_early(read.tail, read.runs)
@@ -195,7 +195,7 @@ class BootFlow:
         from agent_tui.ui.widgets.approval_parts import warm_up_dialog
 
         warm_up_dialog()  # the first approval's dialog and highlighter, loaded ahead of it
-        from agent_tui.ui.widgets.markdown_pieces import warm_up_markdown
+        from agent_tui.ui.chat.markdown_pieces import warm_up_markdown
 
         warm_up_markdown()  # the first answer's markdown parser and lexers
         warm_up(agent)  # tools, shell analysis, the SDK: loaded now, not on the first turn

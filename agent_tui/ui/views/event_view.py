@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from agent_tui.protocol.dispatch import UNHANDLED, dispatch
+from agent_tui.ui.chat.messages import AssistantMessage, ChatView, NoticeMessage, UserMessage
 from agent_tui.ui.views import activity
-from agent_tui.ui.widgets.chat import AssistantMessage, ChatView, NoticeMessage, UserMessage
 from agent_tui.ui.widgets.folded import FoldedText
 from agent_tui.ui.widgets.status import StatusLine
 

@@ -11,7 +11,7 @@ from textual.widget import Widget
 from agent_tui.permissions.types import ApprovalRequest, ChoiceItem
 from agent_tui.speedups import collect_after
 from agent_tui.text import visible, visible_lines
-from agent_tui.ui.widgets import code_lexers
+from agent_tui.ui.chat import code_lexers
 from agent_tui.ui.widgets.key_hints import Key
 
 #: keys typed this soon after the dialog appears were meant for something else

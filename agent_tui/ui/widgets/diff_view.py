@@ -8,7 +8,7 @@ from textual.content import Content
 from textual.highlight import HighlightTheme, highlight
 
 from agent_tui.text import visible_lines
-from agent_tui.ui.widgets import code_lexers
+from agent_tui.ui.chat import code_lexers
 
 #: a diff longer than this is cut (the person can still read the file)
 MAX_DIFF_LINES = 400

@@ -19,7 +19,7 @@ from textual.widgets import Static
 from agent_tui.protocol.content import carries_tool_results, text_of
 from agent_tui.protocol.events import ToolCallReady, ToolFinished
 from agent_tui.sessions.records import ToolRun
-from agent_tui.ui.widgets.chat import MarkdownSegment, UserMessage
+from agent_tui.ui.chat.messages import MarkdownSegment, UserMessage
 from agent_tui.ui.widgets.tool_blocks import ToolBlock, tool_block_for
 
 

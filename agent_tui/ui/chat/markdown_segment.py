@@ -12,8 +12,8 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from agent_tui.speedups.screen_resize_once import lay_out_again
-from agent_tui.ui.widgets.code_lexers import deferring, when_loaded
-from agent_tui.ui.widgets.markdown_pieces import (
+from agent_tui.ui.chat.code_lexers import deferring, when_loaded
+from agent_tui.ui.chat.markdown_pieces import (
     PieceCache,
     markdown_lines,
     render_lines,

@@ -31,7 +31,7 @@ from textual.layout import DockArrangeResult
 from textual.widget import Widget
 
 from agent_tui.speedups.textual_privates import layout_key
-from agent_tui.ui.widgets.markdown_segment import MarkdownSegment
+from agent_tui.ui.chat.markdown_segment import MarkdownSegment
 
 
 class Parkable(Widget):

@@ -11,9 +11,9 @@ from textual.geometry import Size
 from textual.widget import Widget
 
 from agent_tui.speedups import render_caches, screen_resize_once
-from agent_tui.ui.widgets import chat_parking
-from agent_tui.ui.widgets.chat_parking import Parkable, ParkableAnswer
-from agent_tui.ui.widgets.markdown_segment import MarkdownSegment
+from agent_tui.ui.chat import parking as chat_parking
+from agent_tui.ui.chat.markdown_segment import MarkdownSegment
+from agent_tui.ui.chat.parking import Parkable, ParkableAnswer
 
 if TYPE_CHECKING:
     from textual.dom import DOMNode

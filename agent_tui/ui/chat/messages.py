@@ -44,16 +44,16 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from agent_tui.speedups.collect_after import collections_after
-from agent_tui.ui.widgets.chat_parking import Parkable, ParkableAnswer
-from agent_tui.ui.widgets.chat_view import (
+from agent_tui.ui.chat.markdown_pieces import PieceCache, render_markdown
+from agent_tui.ui.chat.markdown_segment import MarkdownSegment
+from agent_tui.ui.chat.markdown_split import _SplitScanner
+from agent_tui.ui.chat.parking import Parkable, ParkableAnswer
+from agent_tui.ui.chat.view import (
     MAX_MESSAGES,
     ChatView,
     drop_painted_lines,
     release_render_caches,
 )
-from agent_tui.ui.widgets.markdown_pieces import PieceCache, render_markdown
-from agent_tui.ui.widgets.markdown_segment import MarkdownSegment
-from agent_tui.ui.widgets.markdown_split import _SplitScanner
 
 __all__ = [
     "MAX_MESSAGES",

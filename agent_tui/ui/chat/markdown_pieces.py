@@ -23,8 +23,8 @@ from rich.console import RenderableType
 from textual.strip import Strip
 from textual.visual import Visual, visualize
 
-from agent_tui.ui.widgets.code_lexers import deferring
-from agent_tui.ui.widgets.markdown_split import _SplitScanner
+from agent_tui.ui.chat.code_lexers import deferring
+from agent_tui.ui.chat.markdown_split import _SplitScanner
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -55,7 +55,7 @@ def render_markdown(text: str) -> RenderableType:
 def _template() -> RichMarkdown:
     from rich.markdown import Markdown as RichMarkdown  # markdown-it is not needed at startup
 
-    from agent_tui.ui.widgets.code_lexers import markdown_elements
+    from agent_tui.ui.chat.code_lexers import markdown_elements
 
     class Markdown(RichMarkdown):
         # code blocks that don't wait for their lexer where they can be painted again
