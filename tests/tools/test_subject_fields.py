@@ -109,3 +109,12 @@ def test_a_tool_without_a_declaration_shows_its_input_or_the_generic_field() -> 
     assert tool_subject("mcp__srv__count", {"n": 2}) == '{"n": 2}'
     todos = [{"status": "completed"}, {"status": "pending"}]
     assert tool_subject("TodoWrite", {"todos": todos}) == "plan: 1/2 done"
+
+
+def test_an_mcp_tool_is_about_its_path_before_its_pattern() -> None:
+    """A filesystem server's search: the folder searched is what the call acts on (what the
+    approval dialog shows, and what the provenance check traces), as before the built-ins'
+    declarations."""
+    call = {"path": "/home/me/.aws/credentials-dir", "pattern": "*.pem"}
+    assert tool_subject("mcp__fs__search_files", call) == "/home/me/.aws/credentials-dir"
+    assert tool_subject("Grep", {"path": "src", "pattern": "TODO"}) == "TODO"
