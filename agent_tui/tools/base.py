@@ -183,7 +183,8 @@ class ToolRegistry:
         # turn or add an MCP server's tools: one lock for the table, one for making a tool (an
         # import), so adding a tool never waits for an import.
         self._lock = threading.Lock()
-        self._making = threading.Lock()
+        # re-entrant: a tool made under it may ask the registry for another
+        self._making = threading.RLock()
         for tool in tools or []:
             self.add(tool)
 
@@ -207,13 +208,16 @@ class ToolRegistry:
         if self._built_ins is None:
             return
         with self._making:
-            load = self._built_ins
+            load, self._built_ins = self._built_ins, None
             if load is None:
-                return  # loaded while this thread waited
-            tools = load()
+                return  # loaded while this thread waited (or being loaded by this one)
+            try:
+                tools = load()
+            except BaseException:
+                self._built_ins = load  # asked again by the next call, which meets it too
+                raise
             with self._lock:
                 self._tools = {**{tool.name: tool for tool in tools}, **self._tools}
-                self._built_ins = None
                 self._schemas = None
                 self._version += 1
 

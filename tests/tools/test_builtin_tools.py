@@ -99,3 +99,29 @@ def test_two_tools_of_one_name_in_the_package_are_refused(
     monkeypatch.syspath_prepend(str(tmp_path))
     with pytest.raises(ValueError, match="more than one tool named Probe"):
         load(_offer(), package="twice_tools")
+
+
+def test_a_module_that_fails_to_load_leaves_the_others_offered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    package = tmp_path / "broken_tools"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "probe.py").write_text(PROBE_TOOL)
+    (package / "broken.py").write_text("import a_module_nobody_installed\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert [tool.name for tool in load(_offer(), package="broken_tools")] == ["Probe"]
+    assert "broken_tools.broken failed to load" in caplog.text
+
+
+def test_a_tool_made_while_the_built_ins_load_may_ask_the_registry() -> None:
+    registry = ToolRegistry()
+    seen: list[list[str]] = []
+
+    def built_ins() -> list[Tool]:
+        seen.append(registry.names())  # re-entered: the registry answers, without them
+        return load(_offer())
+
+    registry.add_built_ins(built_ins)
+    assert "Bash" in registry
+    assert seen == [[]]

@@ -12,18 +12,25 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import logging
 import pkgutil
 
 from agent_tui.tools.base import Offer, Tool
 
 __all__ = ["Offer", "load", "tool_classes"]
 
+log = logging.getLogger(__name__)
+
 
 def tool_classes(package: str = __name__) -> list[type[Tool]]:
     """Every tool class defined in `package`'s modules, in their declared order."""
     found: list[type[Tool]] = []
     for info in pkgutil.iter_modules(importlib.import_module(package).__path__):
-        module = importlib.import_module(f"{package}.{info.name}")
+        try:
+            module = importlib.import_module(f"{package}.{info.name}")
+        except Exception:  # a broken install: the other tools are still offered
+            log.warning("the tool module %s.%s failed to load", package, info.name, exc_info=True)
+            continue
         found += [
             cls
             for _, cls in inspect.getmembers(module, inspect.isclass)
