@@ -34,6 +34,19 @@ class ProbeTool(Tool):
 """
 
 
+def _package(
+    path: Path, name: str, modules: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> str:
+    """A package of tool modules under `path`, importable as `name` for this test."""
+    package = path / name
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    for module, source in modules.items():
+        (package / f"{module}.py").write_text(source)
+    monkeypatch.syspath_prepend(str(path))
+    return name
+
+
 def _offer(provider: Any = None) -> Offer:
     return Offer(provider or OfflineProvider(delay_scale=0), "offline", lambda table, key: None)
 
@@ -41,14 +54,9 @@ def _offer(provider: Any = None) -> Offer:
 def test_a_module_dropped_into_the_package_is_offered(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    package = tmp_path / "more_tools"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "probe.py").write_text(PROBE_TOOL)
-    monkeypatch.syspath_prepend(str(tmp_path))
-
+    package = _package(tmp_path, "more_tools", {"probe": PROBE_TOOL}, monkeypatch)
     registry = ToolRegistry()
-    registry.add_built_ins(lambda: load(_offer(), package="more_tools"))
+    registry.add_built_ins(lambda: load(_offer(), package=package))
     assert registry.names() == ["Probe"]
     probe = registry.get("Probe")
     assert probe is not None
@@ -91,26 +99,17 @@ def test_a_tool_registered_by_name_keeps_its_own_over_a_built_in() -> None:
 def test_two_tools_of_one_name_in_the_package_are_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    package = tmp_path / "twice_tools"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "one.py").write_text(PROBE_TOOL)
-    (package / "two.py").write_text(PROBE_TOOL)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    package = _package(tmp_path, "twice_tools", {"one": PROBE_TOOL, "two": PROBE_TOOL}, monkeypatch)
     with pytest.raises(ValueError, match="more than one tool named Probe"):
-        load(_offer(), package="twice_tools")
+        load(_offer(), package=package)
 
 
 def test_a_module_that_fails_to_load_leaves_the_others_offered(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    package = tmp_path / "broken_tools"
-    package.mkdir()
-    (package / "__init__.py").write_text("")
-    (package / "probe.py").write_text(PROBE_TOOL)
-    (package / "broken.py").write_text("import a_module_nobody_installed\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
-    assert [tool.name for tool in load(_offer(), package="broken_tools")] == ["Probe"]
+    broken = {"probe": PROBE_TOOL, "broken": "import a_module_nobody_installed\n"}
+    package = _package(tmp_path, "broken_tools", broken, monkeypatch)
+    assert [tool.name for tool in load(_offer(), package=package)] == ["Probe"]
     assert "broken_tools.broken failed to load" in caplog.text
 
 
