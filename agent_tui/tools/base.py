@@ -87,7 +87,7 @@ class ToolContext:
 class Offer:
     """What a built-in tool may ask of the session it is offered to."""
 
-    provider: Any
+    provider: Provider
     model: str
     #: one value of the person's own `settings.toml` (`[table] key`), or None
     setting: Callable[[str, str], Any]

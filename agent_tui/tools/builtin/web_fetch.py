@@ -15,12 +15,12 @@ import secrets
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from agent_tui.protocol.events import Usage
-from agent_tui.tools.base import Tool, ToolContext, ToolOutput
+from agent_tui.tools.base import Offer, Tool, ToolContext, ToolOutput
 from agent_tui.web.cache import DEFAULT_TTL, LruTtlCache
 from agent_tui.web.convert import (
     ContentType,
@@ -40,11 +40,8 @@ from agent_tui.web.extract import (
     run_extraction,
 )
 from agent_tui.web.fetch_types import FetchConfig, FetchError, FetchResult, OffHostRedirect
-from agent_tui.web.preflight import DomainPreflight
+from agent_tui.web.preflight import SETTING_KEY, SETTING_TABLE, DomainPreflight
 from agent_tui.web.urls import UrlRefused, check_url
-
-if TYPE_CHECKING:
-    from agent_tui.tools.base import Offer
 
 _SAFE_EXTENSION = re.compile(r"\.[a-z0-9]{1,8}")
 
@@ -116,8 +113,6 @@ class WebFetchTool(Tool):
         """With its domain preflight unless the person turned it off in their own settings
         (`[web] skip_web_fetch_preflight = true`, Claude Code's `skipWebFetchPreflight`): a
         project's settings can't, since the check guards against blocked domains."""
-        from agent_tui.web.preflight import SETTING_KEY, SETTING_TABLE, DomainPreflight
-
         skip = offer.setting(SETTING_TABLE, SETTING_KEY) is True
         return cls(preflight=DomainPreflight(skip=skip))
 

@@ -12,7 +12,7 @@ import asyncio
 import json
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -24,13 +24,16 @@ from agent_tui.protocol.events import (
     ToolCallStarted,
     Usage,
 )
-from agent_tui.providers.base import MessageRequest, Provider, ProviderError, StreamStalled
+from agent_tui.providers.base import (
+    MessageRequest,
+    Provider,
+    ProviderError,
+    StreamStalled,
+    web_search_available,
+)
 from agent_tui.providers.drain import drain
 from agent_tui.redact import redact
-from agent_tui.tools.base import Tool, ToolContext, ToolOutput
-
-if TYPE_CHECKING:
-    from agent_tui.tools.base import Offer
+from agent_tui.tools.base import Offer, Tool, ToolContext, ToolOutput
 
 SERVER_TOOL_TYPE = "web_search_20250305"
 SERVER_TOOL_NAME = "web_search"
@@ -191,8 +194,6 @@ class WebSearchTool(Tool):
     @classmethod
     def for_session(cls, offer: Offer) -> WebSearchTool | None:
         """Only where the provider runs server-side search for the model."""
-        from agent_tui.providers.base import web_search_available
-
         return cls() if web_search_available(offer.provider, offer.model) else None
 
     def __init__(self, *, stall_timeout: float = 90.0, max_tokens: int = SUB_MAX_TOKENS) -> None:
