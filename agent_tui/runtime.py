@@ -249,15 +249,13 @@ def make_agent(
     options: Options,
     ask: AskFn | None = None,
     confirm_spend: SpendFn | None = None,
-    git_status: Callable[[], str | None] | None = None,
 ) -> Agent:
-    """The agent for `options`. `git_status`: the system prompt's `git status`, begun earlier
-    (`agent.system_prompt.start_git_summary`); by default begun now, and it runs while the
-    modules below load."""
-    if git_status is None:
-        from agent_tui.agent.system_prompt import start_git_summary
+    """The agent for `options`. The system prompt's `git status` begins first
+    (`agent.system_prompt.start_git_summary`) and the prompt is written last: git runs while
+    the agent is built."""
+    from agent_tui.agent.system_prompt import start_git_summary
 
-        git_status = start_git_summary(options.cwd)
+    git_status = start_git_summary(options.cwd)
     from agent_tui.agent.config import AgentConfig
     from agent_tui.agent.loop import Agent
     from agent_tui.checkpoints.scratch import clean_stale
@@ -266,7 +264,6 @@ def make_agent(
 
     provider, model, small = make_provider(options)
     permissions = make_permissions(options)
-    prompt, memory = system_prompt(options, model, permissions, git_status)
     config = AgentConfig(
         stall_timeout=_seconds("AGENT_TUI_STALL_TIMEOUT", 90.0),
         model=model,
@@ -275,7 +272,6 @@ def make_agent(
         data_dir=data_dir(),
         headless=options.headless,
         allow_asks=options.approve_asks,
-        system=prompt,
         max_cost=spending_cap(options),
         compaction=compaction_mode(),
         sandbox=make_sandbox(options, permissions),
@@ -295,7 +291,6 @@ def make_agent(
     if confirm_spend is not None:
         kwargs["confirm_spend"] = confirm_spend
     agent = Agent(provider, make_tools(provider, model), config, **kwargs)
-    agent.memory_files = tuple(memory)
     # undo's checkpoints (git snapshots, kept file contents): on unless turned off
     agent.checkpoints.enabled = os.environ.get("AGENT_TUI_CHECKPOINTS", "on").lower() != "off"
     clean_stale(data_dir())  # what killed runs left: temporary files, half-made restores
@@ -304,6 +299,8 @@ def make_agent(
     from agent_tui.agent.skill_setup import attach_skills
 
     attach_skills(agent, options.cwd, config_dir())
+    config.system, memory = system_prompt(options, model, permissions, git_status)
+    agent.memory_files = tuple(memory)
     return agent
 
 

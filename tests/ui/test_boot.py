@@ -80,17 +80,17 @@ async def test_an_agent_that_cant_be_built_is_said_not_waited_for(
 
 
 @pytest.mark.parametrize("resuming", [False, True])
-async def test_a_new_sessions_git_status_starts_before_the_first_frame_and_the_build_uses_it(
+async def test_git_status_starts_as_the_build_begins_and_is_waited_for_last(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, resuming: bool
 ) -> None:
-    """A new session's `git status` (its system prompt says what git said) starts on the UI
-    thread as the first screen is mounted, before the boot worker starts, and the agent's build
-    takes it rather than starting git again (it used to start git itself and wait for it). A
-    resumed session keeps the prompt it was recorded with: git isn't started early for it."""
+    """The system prompt's `git status` starts once, in the boot worker as the agent's build
+    begins (after the first frame: nothing of git's before it), and is waited for only when the
+    prompt is written, once the rest of the agent is built; the prompt says what git said."""
     import subprocess
     import threading
 
     import agent_tui.agent.system_prompt as system_prompt
+    import agent_tui.runtime as runtime
     from agent_tui.sessions.store import SessionStore
     from agent_tui.ui.startup.boot import BootFlow
 
@@ -104,25 +104,25 @@ async def test_a_new_sessions_git_status_starts_before_the_first_frame_and_the_b
             store.messages.add(session_id, "user", "hello")
             store.messages.add(session_id, "assistant", [{"type": "text", "text": "hi"}])
     steps: list[str] = []
-    real_start, real_boot_start = system_prompt.start_git_summary, BootFlow.start
 
-    def start_git_summary(cwd: Path) -> Any:
-        on_ui = threading.current_thread() is threading.main_thread()
-        steps.append("git on the UI thread" if on_ui else "git in the worker")
-        return real_start(cwd)
+    def step(name: str, real: Any) -> Any:
+        def recorded(*args: Any, **kwargs: Any) -> Any:
+            on_ui = threading.current_thread() is threading.main_thread()
+            steps.append(f"{name} on the UI thread" if on_ui else name)
+            return real(*args, **kwargs)
 
-    def boot_start(self: BootFlow) -> None:
-        steps.append("boot worker")
-        real_boot_start(self)
+        return recorded
 
-    monkeypatch.setattr(system_prompt, "start_git_summary", start_git_summary)
-    monkeypatch.setattr(BootFlow, "start", boot_start)
+    monkeypatch.setattr(
+        system_prompt, "start_git_summary", step("git", system_prompt.start_git_summary)
+    )
+    monkeypatch.setattr(BootFlow, "start", step("boot", BootFlow.start))
+    monkeypatch.setattr(runtime, "make_tools", step("tools", runtime.make_tools))
+    monkeypatch.setattr(runtime, "system_prompt", step("prompt", runtime.system_prompt))
     app = make_app(tmp_path, record=resuming, resume=session_id or None)
     async with app.run_test() as pilot:
         await wait_for(pilot, lambda: app.agent is not None and app.status.activity == "ready")
         assert app.agent is not None
-        if resuming:
-            assert steps[0] == "boot worker"  # nothing of git's before the worker
-        else:
-            assert steps == ["git on the UI thread", "boot worker"]
+        assert steps == ["boot on the UI thread", "git", "tools", "prompt"]
+        if not resuming:  # a resumed session keeps the prompt it was recorded with
             assert "- Git (at the start of this session): branch trunk" in app.agent.config.system

@@ -1,6 +1,7 @@
-"""Importing the boot's modules while the first frame waits (`ui/startup/preload.py`): the list is
-what the boot imports, in the order the imports complete, so each step is one module; the steps
-stop at the first frame; a module that fails to import stops them quietly (the boot says why)."""
+"""Importing a resumed session's reading modules while the first frame waits
+(`ui/startup/preload.py`): the list is what that boot imports first, in the order the imports
+complete, so each step is one module; the steps stop at the first frame; a module that fails to
+import stops them quietly (the boot says why). A new session imports nothing early."""
 
 from __future__ import annotations
 
@@ -12,25 +13,33 @@ from pathlib import Path
 
 import pytest
 
-from agent_tui.ui.startup.preload import (
-    BOOT_MODULES,
-    READ_AHEAD_MODULES,
-    IdleImports,
-)
+from agent_tui.ui.startup.preload import READ_AHEAD_MODULES, IdleImports
 
 # The app started as the command line starts it, with the idle imports switched off, in a fresh
 # interpreter under `-X importtime` (which prints each import as it completes): the markers on
 # stderr bracket what the boot imports from the first screen's mount until the agent is ready.
+# They are written to the file descriptor, as `-X importtime` writes: Textual holds what is
+# printed to `sys.stderr` while the app runs, which would put a marker after later imports.
 PROBE = """
 import os, sys
+mark = lambda name: os.write(2, f"@@ {name}\\n".encode())
+# what of ours is loaded at a moment (`importlib.import_module`, which the idle steps use, is not
+# seen by `-X importtime`)
+ours = lambda: " ".join(m for m in sys.modules if m.startswith("agent_tui"))
+loaded = lambda moment: mark(f"loaded {moment} {ours()}")
 from agent_tui.runtime import Options
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.startup import preload
-preload.IdleImports.start = lambda self: None
+if os.environ.get("PROBE_IDLE") != "1":
+    preload.IdleImports.start = lambda self: None
 
 class Probe(AgentApp):
     def main_mounted(self):
-        print("@@ mounted", file=sys.stderr, flush=True)
+        mark("mounted")
+        loaded("mounted")
+        # queued before the boot's start, which runs after the same refresh
+        self.call_after_refresh(mark, "first frame")
+        self.call_after_refresh(loaded, "first-frame")
         super().main_mounted()
 
     def __init__(self, *args, **kwargs):
@@ -39,7 +48,7 @@ class Probe(AgentApp):
 
         def probed(*args):
             ready(*args)
-            print("@@ ready", file=sys.stderr, flush=True)
+            mark("ready")
             os._exit(0)
 
         self.boot.ready = probed
@@ -49,7 +58,7 @@ show_early = Sessions.show_early
 
 def shown_early(self, tail, runs, on_shown=None):
     def painted():
-        print("@@ painted", file=sys.stderr, flush=True)
+        mark("painted")
         if on_shown is not None:
             on_shown()
 
@@ -61,10 +70,10 @@ Probe(Options(offline=True, resume=resume)).run(headless=True)
 """
 
 
-def boot_imports(home: Path, *resume: str) -> list[str]:
-    """The modules imported between the first screen's mount and the ready agent, in the order
-    their imports completed (`resume`: a session's id, resumed as `--resume ID` does)."""
-    env = {**os.environ, "AGENT_TUI_HOME": str(home)}
+def run_probe(home: Path, *resume: str, idle: bool = False) -> list[str]:
+    """The probe's lines on stderr (`resume`: a session's id, resumed as `--resume ID` does;
+    `idle`: with the idle imports left on)."""
+    env = {**os.environ, "AGENT_TUI_HOME": str(home), "PROBE_IDLE": "1" if idle else "0"}
     env.pop("ANTHROPIC_API_KEY", None)
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", PROBE, *resume],
@@ -75,12 +84,19 @@ def boot_imports(home: Path, *resume: str) -> list[str]:
         timeout=120,
         check=True,
     )
-    lines = [line for line in done.stderr.splitlines() if line != "@@ painted" or resume]
+    return done.stderr.splitlines()
+
+
+def boot_imports(home: Path, *resume: str) -> list[str]:
+    """The modules imported between the first screen's mount and the ready agent, in the order
+    their imports completed, the idle imports switched off."""
+    markers = {"@@ painted", "@@ first frame"}
+    lines = [line for line in run_probe(home, *resume) if line != "@@ painted" or resume]
     between = lines[lines.index("@@ mounted") + 1 : lines.index("@@ ready")]
     return [
-        "@@ painted" if line == "@@ painted" else line.split("|")[-1].strip()
+        line if line in markers else line.split("|")[-1].strip()
         for line in between
-        if line.startswith("import time:") or line == "@@ painted"
+        if line.startswith("import time:") or line in markers
     ]
 
 
@@ -88,16 +104,14 @@ def ours(names: list[str] | tuple[str, ...]) -> list[str]:
     return [name for name in names if name.startswith("agent_tui")]
 
 
-def test_the_list_is_what_the_boot_imports_in_completion_order(tmp_path: Path) -> None:
-    seen = boot_imports(tmp_path)
-    stdlib = [name for name in seen if "." not in name and not name.startswith("_")]
-    suggested = "\n".join(f'    "{name}",' for name in seen if name in stdlib or ours([name]))
-    assert ours(BOOT_MODULES) == ours(seen), (
-        "The boot's imports changed: BOOT_MODULES in agent_tui/ui/startup/preload.py should "
-        f"be (the standard library's packages may stay as they are):\n{suggested}"
-    )
-    # the standard library's entries are imported by the boot too (none left over)
-    assert set(BOOT_MODULES) - set(ours(BOOT_MODULES)) <= set(seen)
+def test_a_new_session_imports_the_agents_modules_after_the_first_frame(tmp_path: Path) -> None:
+    lines = run_probe(tmp_path, idle=True)  # the idle imports as the app has them
+    at = {
+        moment: set(names)
+        for _, _, moment, *names in (line.split() for line in lines if line.startswith("@@ loaded"))
+    }
+    assert at["first-frame"] - at["mounted"] == set()  # nothing of the agent's, nor git's
+    assert "agent_tui.agent.loop" in ours(boot_imports(tmp_path))  # the boot's, after the frame
 
 
 def test_a_resumed_session_boot_imports_what_reads_it_ahead_first(
@@ -122,7 +136,9 @@ def test_a_resumed_session_boot_imports_what_reads_it_ahead_first(
         f"session's boot imports first: {ours(drawn + after)}"
     )
     # then the rest of a new session's boot
-    assert set(ours(drawn + after)) == set(ours(READ_AHEAD_MODULES)) | set(ours(BOOT_MODULES))
+    (tmp_path / "new").mkdir()
+    new = boot_imports(tmp_path / "new")
+    assert set(ours(drawn + after)) == set(ours(READ_AHEAD_MODULES)) | set(ours(new))
 
 
 def test_each_step_imports_one_module_once_the_ui_is_loaded() -> None:
@@ -132,7 +148,7 @@ def test_each_step_imports_one_module_once_the_ui_is_loaded() -> None:
         "import importlib, sys\n"
         "import agent_tui.ui.app\n"
         "agent_tui.ui.app.AgentApp()  # what making the app imports (its settings' reader)\n"
-        f"for name in {BOOT_MODULES!r}:\n"
+        f"for name in {READ_AHEAD_MODULES!r}:\n"
         "    before = set(sys.modules)\n"
         "    importlib.import_module(name)\n"
         "    new = [m for m in set(sys.modules) - before if m.startswith('agent_tui')]\n"

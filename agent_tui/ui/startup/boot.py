@@ -21,8 +21,6 @@ from agent_tui.ui.views import activity
 from agent_tui.ui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from textual.app import App
 
     from agent_tui.agent.budget import CapQuestion
@@ -92,10 +90,8 @@ class BootFlow:
         self.error: str | None = None
         #: the session database couldn't be opened at the start (`retry_recording` tries again)
         self.store_unavailable = False
-        #: the boot's modules, imported while the first frame waits (`preload`)
-        self.idle_imports = IdleImports()
-        #: a new session's `git status`, begun before the first frame (`_start_git`)
-        self.git_status: Callable[[], str | None] | None = None
+        #: a resumed session's reading modules, imported while the first frame waits (`preload`)
+        self.idle_imports: IdleImports | None = None
 
     @property
     def waiting_note(self) -> str:
@@ -112,28 +108,22 @@ class BootFlow:
         return self.host.record and bool(options.resume or options.continue_)
 
     def preload(self) -> None:
-        """The first screen is mounted, its first frame waits for Textual's frame tick: the
-        agent's modules are imported meanwhile (`preload.IdleImports`), until `start`; for a
-        resumed session, only what reads and draws its end (`preload.READ_AHEAD_MODULES`)."""
+        """The first screen is mounted, its first frame waits for Textual's frame tick: a
+        resumed session's boot imports what reads and draws its end meanwhile
+        (`preload.READ_AHEAD_MODULES`), until `start`. A new session's does nothing before
+        that frame (`preload`'s docstring says why)."""
         if self.reads_ahead:
             self.idle_imports = IdleImports(READ_AHEAD_MODULES)
-        else:
-            self._start_git()
-        self.idle_imports.start()
-
-    def _start_git(self) -> None:
-        """A new session's system prompt says what `git status` said: git starts now, in a
-        thread of its own, not when the boot worker builds the agent, which then waited for it
-        (a busy machine runs the git processes late; a large work tree takes git a while). A
-        resumed session keeps the prompt it was recorded with: no git."""
-        from agent_tui.agent.system_prompt import start_git_summary
-
-        self.git_status = start_git_summary(self.host.options.cwd)
+            self.idle_imports.start()
 
     def start(self) -> None:
         """After the first frame: build the agent in the boot worker (a resumed session's end
-        is drawn first, `_boot`)."""
-        self.idle_imports.stop()
+        is drawn first, `_boot`). The build begins with the system prompt's `git status`
+        (`runtime.make_agent`), in a thread of its own while the agent's modules load; until
+        2026-12-07 it began as the first screen was mounted, and its imports and the thread's
+        start took 5-7 ms from the first frame (BENCHMARKS.md)."""
+        if self.idle_imports is not None:
+            self.idle_imports.stop()
         self.app.run_worker(self._boot, thread=True, group="boot", exit_on_error=False)
 
     def _boot(self) -> None:
@@ -169,7 +159,6 @@ class BootFlow:
                 ask=self.ask_approval,
                 confirm_spend=self.confirm_spend,
                 read=read,
-                git_status=self.git_status,
             )
         except Exception as exc:  # a broken install or a bug: said, not a silent "starting…"
             app.call_from_thread(self.failed, exc)

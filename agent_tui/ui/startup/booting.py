@@ -128,18 +128,16 @@ def boot_agent(
     ask: AskFn | None = None,
     confirm_spend: SpendFn | None = None,
     read: ReadAhead | None = None,
-    git_status: Callable[[], str | None] | None = None,
 ) -> Booted:
     """Build the agent (`runtime.make_agent`, asking approvals through `ask`, the spending cap
-    through `confirm_spend`, with the `git status` begun as `git_status`, if it was) and, if
-    `record`, its session (from `read`, if the session to resume was read ahead). Raises what
-    `make_agent` raises (the app says it in the chat)."""
+    through `confirm_spend`) and, if `record`, its session (from `read`, if the session to
+    resume was read ahead). Raises what `make_agent` raises (the app says it in the chat)."""
     from agent_tui.runtime import make_agent
 
     if read is not None and read.session is None and not read.read_all():
         read = None  # the whole could not be read: resumed as always, which says why
     try:
-        booted = Booted(make_agent(options, ask, confirm_spend, git_status))
+        booted = Booted(make_agent(options, ask, confirm_spend))
     except BaseException:
         if read is not None:
             read.discard()
