@@ -25,8 +25,8 @@ import os, sys
 mark = lambda name: os.write(2, f"@@ {name}\\n".encode())
 # what of ours is loaded at a moment (`importlib.import_module`, which the idle steps use, is not
 # seen by `-X importtime`)
-ours = lambda: " ".join(m for m in sys.modules if m.startswith("agent_tui"))
-loaded = lambda moment: mark(f"loaded {moment} {ours()}")
+names = lambda: " ".join(m for m in sys.modules if m.startswith("agent_tui"))
+loaded = lambda moment: mark(f"loaded {moment} {names()}")
 from agent_tui.runtime import Options
 from agent_tui.ui.app import AgentApp
 from agent_tui.ui.startup import preload
@@ -90,8 +90,14 @@ def run_probe(home: Path, *resume: str, idle: bool = False) -> list[str]:
 def boot_imports(home: Path, *resume: str) -> list[str]:
     """The modules imported between the first screen's mount and the ready agent, in the order
     their imports completed, the idle imports switched off."""
+    return imports_in(run_probe(home, *resume), resumed=bool(resume))
+
+
+def imports_in(probed: list[str], resumed: bool = False) -> list[str]:
+    """The modules, and the frames' markers, among a probe's lines from the mount to the ready
+    agent (`-X importtime` sees the imports of statements, not the idle steps')."""
     markers = {"@@ painted", "@@ first frame"}
-    lines = [line for line in run_probe(home, *resume) if line != "@@ painted" or resume]
+    lines = [line for line in probed if line != "@@ painted" or resumed]
     between = lines[lines.index("@@ mounted") + 1 : lines.index("@@ ready")]
     return [
         line if line in markers else line.split("|")[-1].strip()
@@ -111,7 +117,8 @@ def test_a_new_session_imports_the_agents_modules_after_the_first_frame(tmp_path
         for _, _, moment, *names in (line.split() for line in lines if line.startswith("@@ loaded"))
     }
     assert at["first-frame"] - at["mounted"] == set()  # nothing of the agent's, nor git's
-    assert "agent_tui.agent.loop" in ours(boot_imports(tmp_path))  # the boot's, after the frame
+    seen = imports_in(lines)
+    assert "agent_tui.agent.loop" in ours(seen[seen.index("@@ first frame") :])  # the boot's
 
 
 def test_a_resumed_session_boot_imports_what_reads_it_ahead_first(
