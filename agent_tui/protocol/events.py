@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from agent_tui.protocol.usage import Usage as Usage  # imported from here too
+from agent_tui.protocol.values import Value
 
 
 def _snake(name: str) -> str:
@@ -20,9 +21,11 @@ def _snake(name: str) -> str:
 
 
 @dataclass(frozen=True, slots=True, eq=False, repr=False)
-class Event:
+class Event(Value):
     """Base of every domain event. `kind` is the snake_case of the class name (`ToolFinished` ->
-    `tool_finished`); the class attributes below are facts the session store relies on."""
+    `tool_finished`); the class attributes below are facts the session store relies on. Its
+    equality, hash and repr are a dataclass's, written once on `Value` (each event class is
+    `eq=False, repr=False`: on Python 3.11 compiling them was half of this module's import)."""
 
     #: the snake_case of the class name, set for every subclass by `__init_subclass__`
     kind: ClassVar[str] = "event"
@@ -36,26 +39,6 @@ class Event:
         # No super() call: `slots=True` rebuilds the class, which breaks zero-argument super(),
         # and object.__init_subclass__ does nothing.
         cls.kind = _snake(cls.__name__)
-
-    # Equality, hash and repr are the ones a dataclass would make (fields in order, the same
-    # class only), written once here: each event class is `eq=False, repr=False`, so importing
-    # this module doesn't compile three methods for each of its classes (on Python 3.11 half of
-    # its import, ~10 ms, which a resumed session's first frame waits for: BENCHMARKS.md).
-    def _compared(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, f.name) for f in dataclasses.fields(self) if f.compare)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        assert isinstance(other, Event)
-        return self._compared() == other._compared()
-
-    def __hash__(self) -> int:
-        return hash(self._compared())
-
-    def __repr__(self) -> str:
-        shown = (f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self) if f.repr)
-        return f"{type(self).__qualname__}({', '.join(shown)})"
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"type": self.kind}

@@ -1,5 +1,7 @@
 """What the session store hands out: plain records of sessions, messages, events, tool runs,
-turns and search hits, and the ids and titles it makes. No I/O."""
+turns and search hits, and the ids and titles it makes. No I/O. Each record's equality, hash
+and repr are a frozen dataclass's, written once on `Value` (a resumed session imports this
+before its history is drawn)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from random import SystemRandom
 from typing import Any
 
 from agent_tui.protocol.events import Event, Usage
+from agent_tui.protocol.values import Value
 
 Content = str | list[dict[str, Any]]
 
@@ -31,8 +34,8 @@ class AmbiguousSessionId(SessionNotFound):
         self.candidates = candidates
 
 
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class SessionInfo(Value):
     """A session as the store lists it: title, folder, model, times, and its tokens and cost."""
 
     id: str
@@ -67,8 +70,8 @@ class SessionInfo:
         return asdict(self)
 
 
-@dataclass(frozen=True, slots=True)
-class StoredMessage:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class StoredMessage(Value):
     """A message as recorded (not repaired), with its position for paging."""
 
     seq: int
@@ -80,8 +83,8 @@ class StoredMessage:
         return {"role": self.role, "content": self.content}
 
 
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class StoredEvent(Value):
     """A recorded event with its position (`seq`) and time, for replay."""
 
     seq: int
@@ -89,8 +92,8 @@ class StoredEvent:
     event: Event
 
 
-@dataclass(frozen=True, slots=True)
-class ToolRun:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class ToolRun(Value):
     """A tool call as recorded for the audit: how it was decided, its result summary and timing."""
 
     id: int
@@ -116,8 +119,8 @@ class ToolRun:
     answer_s: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class TurnRecord:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class TurnRecord(Value):
     """A turn as recorded: its model, stop reason, requests, usage, cost and times."""
 
     seq: int
@@ -130,8 +133,8 @@ class TurnRecord:
     finished_at: float
 
 
-@dataclass(frozen=True, slots=True)
-class SearchHit:
+@dataclass(frozen=True, slots=True, eq=False, repr=False)
+class SearchHit(Value):
     """One match of a session search: the session, the message, and a snippet around the words."""
 
     session_id: str

@@ -285,9 +285,11 @@ class Sessions:
             tail = StoredTail(self.host.agent.messages, 0)
         chat = self.host.chat
         pager = HistoryPager(tail.messages, RESUME_TAIL, self.runs, offset=tail.first)
-        # What fills two screens of the chat, estimated from the text: painted first and alone.
+        # What fills two screens of the chat (the app's, before the chat's first layout),
+        # estimated from the text: painted first and alone.
         width, height = chat.size
-        shown = pager.first_page(rows=2 * max(height, 24), width=max(20, width - 4))
+        rows = 2 * (height or self.app.size.height)
+        shown = pager.first_page(rows=rows, width=max(20, width - 4))
         row = EarlierMessages(pager)
         chat.header = chat.append(row)  # pruning leaves it there
         chat.mount_all(shown)

@@ -35,6 +35,7 @@ log = logging.getLogger(__name__)
 READ_AHEAD_MODULES = (
     "agent_tui.ui.startup.booting",
     "agent_tui.protocol.usage",
+    "agent_tui.protocol.values",
     "agent_tui.protocol.events",
     "agent_tui.sessions.records",
     "agent_tui.sessions.repair",

@@ -1,4 +1,6 @@
-"""Widgets for messages of a resumed session: each message becomes one finished widget.
+"""Widgets for messages of a resumed session: each message becomes one finished widget (a long
+answer at the top of the first page may show its end first, its beginning paged in with the
+page above).
 
 A long session is shown a page at a time: `EarlierMessages` sits at the top of the chat and mounts
 the previous page above the messages on screen when the person scrolls to the top (or clicks it),
@@ -19,16 +21,21 @@ from textual.widgets import Static
 from agent_tui.protocol.content import carries_tool_results, text_of
 from agent_tui.protocol.events import ToolCallReady, ToolFinished
 from agent_tui.sessions.records import ToolRun
+from agent_tui.ui.chat.markdown_split import _SplitScanner
 from agent_tui.ui.chat.messages import MarkdownSegment, UserMessage
 from agent_tui.ui.widgets.tool_blocks import ToolBlock, tool_block_for
 
 
 def history_widgets(
-    messages: list[dict[str, Any]], runs: dict[str, ToolRun] | None = None, first: int = 0
+    messages: list[dict[str, Any]],
+    runs: dict[str, ToolRun] | None = None,
+    first: int = 0,
+    cut: int = 0,
 ) -> list[Widget]:
     """Finished widgets for stored messages (`first`: the index of the first one in the
     conversation); `runs` (the store's tool runs by tool_use_id) give tool rows the same
-    summary and timing live rows had (`exit 0 · 5 lines · 0.1s`)."""
+    summary and timing live rows had (`exit 0 · 5 lines · 0.1s`). With `cut`, the first
+    message is an answer shown from that offset of its text on (`answer_cut`)."""
     runs = runs or {}
     widgets: list[Widget] = []
     blocks: dict[str, ToolBlock] = {}
@@ -36,11 +43,13 @@ def history_widgets(
         content = message.get("content")
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
-        for block in content or []:
+        for position, block in enumerate(content or []):
             kind = block.get("type")
             if kind == "text" and block.get("text", "").strip():
                 if message["role"] == "user":
                     widgets.append(UserMessage(block["text"], turn_index=index))
+                elif cut and index == first and position == 0:
+                    widgets.append(answer_rest(block["text"], cut))
                 else:
                     # Rendered once per width and kept as lines, like a finished live answer
                     # (a Static would keep the parsed Markdown and render it twice).
@@ -53,24 +62,65 @@ def history_widgets(
                 blocks[block["id"]] = tool
                 widgets.append(tool)
             elif kind == "tool_result" and block.get("tool_use_id") in blocks:
-                text = text_of(block.get("content", ""))
-                run = runs.get(block["tool_use_id"])
-                if run is not None and run.summary:
-                    summary, duration = run.summary, run.duration_s or 0.0
-                else:  # recorded before runs were kept, or never decided: the output's start
-                    summary = text.strip().splitlines()[0][:80] if text.strip() else "done"
-                    duration = 0.0
-                blocks[block["tool_use_id"]].handle(
-                    ToolFinished(
-                        block["tool_use_id"],
-                        "",
-                        bool(block.get("is_error")),
-                        summary,
-                        duration,
-                        text[:2000],
-                    )
-                )
+                blocks[block["tool_use_id"]].handle(_finished(block, runs))
     return widgets
+
+
+def _finished(block: dict[str, Any], runs: dict[str, ToolRun]) -> ToolFinished:
+    """What a stored tool result tells its call's block."""
+    text = text_of(block.get("content", ""))
+    run = runs.get(block["tool_use_id"])
+    if run is not None and run.summary:
+        summary, duration = run.summary, run.duration_s or 0.0
+    else:  # recorded before runs were kept, or never decided: the output's start
+        summary = text.strip().splitlines()[0][:80] if text.strip() else "done"
+        duration = 0.0
+    return ToolFinished(
+        block["tool_use_id"], "", bool(block.get("is_error")), summary, duration, text[:2000]
+    )
+
+
+def answer_rest(text: str, cut: int) -> MarkdownSegment:
+    """An answer from `cut` (a safe split point of its markdown) on: with the blank line Rich
+    puts between blocks and no margin of its own, so once its beginning is mounted above it
+    (`answer_beginning`) the two look exactly like the whole answer."""
+    return MarkdownSegment(text[cut:], gap=True, classes="message assistant continued")
+
+
+def answer_beginning(text: str, cut: int) -> MarkdownSegment:
+    """An answer's markdown up to `cut`, the beginning `answer_rest` leaves out."""
+    return MarkdownSegment(text[:cut], classes="message assistant")
+
+
+def _first_text(message: dict[str, Any]) -> str | None:
+    """An answer's text when its content begins with text (the part `answer_cut` may cut)."""
+    if message.get("role") != "assistant":
+        return None
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    block = content[0] if isinstance(content, list) and content else None
+    if isinstance(block, dict) and block.get("type") == "text":
+        return str(block.get("text", ""))
+    return None
+
+
+def answer_cut(message: dict[str, Any], rows: int, width: int) -> int:
+    """Where a long answer may begin on a resumed session's first page: the last safe split
+    point of its text (`markdown_split`) from which the answer still fills about `rows` lines
+    `width` cells wide (estimated); 0 when it is shown whole (not an answer, too short, or no
+    such point). Its beginning then comes with the next page, as earlier messages do."""
+    text = _first_text(message)
+    if not text or rows <= 0:
+        return 0
+    width = max(1, width)
+    others = _estimated_rows(message, width) - _text_rows(text, width)  # its tool calls
+    scanner = _SplitScanner()
+    scanner.feed(text + "\n")
+    for point in reversed(scanner.points):
+        if others + 1 + _text_rows(text[point:], width) >= rows:  # 1: its gap (`answer_rest`)
+            return point
+    return 0
 
 
 #: messages rendered per page of a resumed session
@@ -99,6 +149,9 @@ class HistoryPager:
         self.runs = runs or {}
         self.offset = offset
         self.start = offset + len(messages)  # messages before `start` are not shown yet
+        #: when > 0: the answer at `start` is shown from this offset of its text on (its end
+        #: filled the first page, `answer_cut`); its beginning comes with the next page
+        self.cut = 0
 
     @property
     def hidden(self) -> int:
@@ -107,34 +160,50 @@ class HistoryPager:
     @property
     def can_page(self) -> bool:
         """Whether an earlier page can be handed out now."""
-        return self.start > self.offset
+        return self.start > self.offset or self.cut > 0
 
     def hold(self, messages: list[dict[str, Any]]) -> None:
         """The whole conversation, which ends with the messages this pages: pages reach its
         first message from now on."""
         self.messages, self.offset = messages, 0
 
+    def hide_before(self, index: int) -> None:
+        """The chat shows the messages from `index` on, whole (a live chat pruned to there)."""
+        self.start, self.cut = index, 0
+
     def previous_page(self) -> list[Widget]:
-        return self._page_from(max(self.offset, self.start - self.page))
+        """The page before what is shown: the messages before `start`, and the beginning of
+        the answer at `start` when only its end is shown."""
+        beginning: list[Widget] = []
+        if self.cut:
+            text = _first_text(self.messages[self.start - self.offset]) or ""
+            beginning, self.cut = [answer_beginning(text, self.cut)], 0
+        return self._page_from(max(self.offset, self.start - self.page)) + beginning
 
     def first_page(self, rows: int, width: int) -> list[Widget]:
         """The newest messages that fill about `rows` lines `width` cells wide (estimated from
         their text, never rendered to find out), at most a page: a resumed session paints what
-        is seen, not a whole page of answers above it; the rest pages in on scrolling up."""
-        start, seen = self.start, 0
+        is seen, not a whole page of answers above it; the rest pages in on scrolling up. The
+        oldest of them, a long answer, may show only its end (`answer_cut`): one answer can
+        be many screens long, and rendering all of it kept the first frame waiting."""
+        start, seen, last = self.start, 0, 0
         while start > self.offset and self.start - start < self.page and seen < rows:
             start -= 1
-            seen += _estimated_rows(self.messages[start - self.offset], max(1, width))
-        return self._page_from(start)
+            last = _estimated_rows(self.messages[start - self.offset], max(1, width))
+            seen += last
+        cut = 0
+        if seen > rows:  # the oldest overfills: its end may be enough
+            cut = answer_cut(self.messages[start - self.offset], rows - (seen - last), width)
+        return self._page_from(start, cut)
 
-    def _page_from(self, start: int) -> list[Widget]:
+    def _page_from(self, start: int, cut: int = 0) -> list[Widget]:
         end, offset = self.start, self.offset
         # Tool results are drawn into their call's block: keep a page from starting with them,
         # or they would be cut off from the tool_use rendered on the page before.
         while start > offset and carries_tool_results(self.messages[start - offset]):
-            start -= 1
-        self.start = start
-        return history_widgets(self.messages[start - offset : end - offset], self.runs, start)
+            start, cut = start - 1, 0
+        self.start, self.cut = start, cut
+        return history_widgets(self.messages[start - offset : end - offset], self.runs, start, cut)
 
 
 def _estimated_rows(message: dict[str, Any], width: int) -> int:
@@ -146,11 +215,15 @@ def _estimated_rows(message: dict[str, Any], width: int) -> int:
     rows = 0
     for block in content or []:
         if isinstance(block, dict) and block.get("type") == "text":
-            text = str(block.get("text", ""))
-            rows += 1 + sum(1 + len(line) // width for line in text.splitlines())
+            rows += _text_rows(str(block.get("text", "")), width)
         else:
             rows += 2
     return rows
+
+
+def _text_rows(text: str, width: int) -> int:
+    """About how many lines `text` takes wrapped at `width`, and the blank line before it."""
+    return 1 + sum(1 + len(line) // width for line in text.splitlines())
 
 
 class EarlierMessages(Static):
@@ -168,13 +241,19 @@ class EarlierMessages(Static):
 
     def hide_before(self, index: int) -> None:
         """The chat was pruned down to the prompt at `index`: the row offers what is above it."""
-        self.pager.start = index
+        self.pager.hide_before(index)
         self._label()
 
     def _label(self) -> None:
-        hidden = self.pager.hidden
-        self.display = hidden > 0
-        self.update(Text(f"↑ {hidden:,} earlier messages: scroll up or click to load them"))
+        hidden, cut = self.pager.hidden, self.pager.cut
+        self.display = hidden > 0 or cut > 0
+        if not cut:
+            label = f"{hidden:,} earlier messages: scroll up or click to load them"
+        elif hidden:  # short: one line on an 80-column terminal
+            label = f"this answer's start and {hidden:,} earlier messages: scroll up or click"
+        else:
+            label = "this answer's start: scroll up or click"
+        self.update(Text(f"↑ {label}"))
 
     def hold(self, messages: list[dict[str, Any]]) -> None:
         """The agent holds the whole conversation this row's pager had only the end of

@@ -1,5 +1,6 @@
-"""Events' equality, hash and repr are written once on `Event` (each class is `eq=False,
-repr=False`, so its import compiles fewer methods): they must be the ones a dataclass makes."""
+"""Events' and the session records' equality, hash and repr are written once on `Value` (each
+class is `eq=False, repr=False`, so its import compiles fewer methods): they must be the ones a
+dataclass makes."""
 
 from __future__ import annotations
 
@@ -9,29 +10,44 @@ import operator
 import pytest
 
 from agent_tui.protocol import events as ev
+from agent_tui.protocol.values import Value
+from agent_tui.sessions import records
 
 
-def _event_classes() -> list[type[ev.Event]]:
-    found, todo = [], [ev.Event]
+def _value_classes() -> list[type[Value]]:
+    found: list[type[Value]] = []
+    todo: list[type[Value]] = [ev.Event, *Value.__subclasses__()]
     while todo:
         cls = todo.pop()
-        found.append(cls)
-        todo.extend(cls.__subclasses__())
+        if cls not in found:
+            found.append(cls)
+            todo.extend(cls.__subclasses__())
     return sorted(found, key=lambda c: c.__name__)
 
 
-def _twin(cls: type[ev.Event]) -> type:
+def _event_classes() -> list[type[Value]]:
+    return [c for c in _value_classes() if issubclass(c, ev.Event)]
+
+
+def test_the_records_and_events_are_values() -> None:
+    names = {c.__name__ for c in _value_classes()}
+    assert {"SessionInfo", "StoredMessage", "StoredEvent", "ToolRun", "TurnRecord"} <= names
+    assert {"SearchHit", "Event", "ToolFinished"} <= names
+    assert records.SessionInfo in _value_classes()
+
+
+def _twin(cls: type[Value]) -> type:
     """The same fields as a plain frozen dataclass: what Python generates for them."""
     fields = [(f.name, object) for f in dataclasses.fields(cls)]
     return dataclasses.make_dataclass(cls.__qualname__, fields, frozen=True)
 
 
-def _values(cls: type[ev.Event], tag: str) -> dict[str, str]:
+def _values(cls: type[Value], tag: str) -> dict[str, str]:
     return {f.name: f"{tag}-{f.name}" for f in dataclasses.fields(cls)}
 
 
-@pytest.mark.parametrize("cls", _event_classes(), ids=lambda c: c.__name__)
-def test_event_methods_are_a_dataclass_s(cls: type[ev.Event]) -> None:
+@pytest.mark.parametrize("cls", _value_classes(), ids=lambda c: c.__name__)
+def test_value_methods_are_a_dataclass_s(cls: type[Value]) -> None:
     twin = _twin(cls)
     a, b = cls(**_values(cls, "a")), cls(**_values(cls, "a"))
     assert repr(a) == repr(twin(**_values(cls, "a")))
