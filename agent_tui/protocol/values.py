@@ -1,8 +1,8 @@
 """`Value`: the equality, hash and repr a frozen dataclass would generate, written once.
 
-On Python 3.11 a dataclass compiles each method it generates with an `exec` of its own (about a
-tenth of a millisecond each): a module of many small frozen records spent half its import doing
-it, on the way to a resumed session's first frame (BENCHMARKS.md). Its classes are declared
+On Python 3.11 a dataclass compiles each method it generates with an `exec` of its own: a module
+of many small frozen records spent half its import doing it, on the way to a resumed session's
+first frame (BENCHMARKS.md). Its classes are declared
 `@dataclass(frozen=True, slots=True, eq=False, repr=False)` and inherit these instead.
 """
 

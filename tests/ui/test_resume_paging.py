@@ -1,9 +1,12 @@
 """`--resume` of a long session paints what the chat shows, not a whole page of answers above it:
-the first page is the newest messages that fill the view (estimated from their text); the rest
-pages in as the person scrolls up, and a page that doesn't fill the view loads the next."""
+the first page is the newest messages that fill the view (estimated from their text), and of a
+long answer at its top only the end; the rest pages in as the person scrolls up, and a page that
+doesn't fill the view loads the next."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -30,16 +33,25 @@ def recorded(tmp_path: Path, turns: int, answer: str) -> str:
     return session_id
 
 
+@asynccontextmanager
+async def resumed(
+    tmp_path: Path, turns: int, answer: str, size: tuple[int, int] = (100, 30)
+) -> AsyncIterator[tuple[Any, Any]]:
+    """The app resuming a session of `turns` turns answered by `answer`, once its agent holds
+    the conversation: (app, pilot)."""
+    app = make_app(tmp_path, record=True, resume=recorded(tmp_path, turns, answer))
+    async with app.run_test(size=size) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None and app.agent.messages, timeout=30)
+        yield app, pilot
+
+
 def shown(app: Any) -> int:
     return len(app.chat.query(UserMessage)) + len(app.chat.query(MarkdownSegment))
 
 
 async def test_a_long_session_resumes_with_what_fills_the_view(tmp_path: Path) -> None:
     answer = "\n".join(f"Line {n} of a long answer, with enough words to read." for n in range(30))
-    session_id = recorded(tmp_path, 500, answer)
-    app = make_app(tmp_path, record=True, resume=session_id)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: app.agent is not None and app.agent.messages, timeout=30)
+    async with resumed(tmp_path, 500, answer) as (app, pilot):
         await pilot.pause()
         row = app.chat.header
         assert isinstance(row, EarlierMessages)
@@ -54,10 +66,7 @@ async def test_a_long_session_resumes_with_what_fills_the_view(tmp_path: Path) -
 
 
 async def test_short_messages_are_paged_in_until_the_view_is_full(tmp_path: Path) -> None:
-    session_id = recorded(tmp_path, 200, "ok")
-    app = make_app(tmp_path, record=True, resume=session_id)
-    async with app.run_test(size=(100, 60)) as pilot:
-        await wait_for(pilot, lambda: app.agent is not None and app.agent.messages, timeout=30)
+    async with resumed(tmp_path, 200, "ok", size=(100, 60)) as (app, pilot):
         await wait_for(pilot, lambda: app.chat.max_scroll_y > 0)
         row = app.chat.header
         assert isinstance(row, EarlierMessages) and row.pager.hidden > 0
@@ -81,10 +90,7 @@ def lines_of(segment: MarkdownSegment) -> list[str]:
 
 async def test_a_long_answer_resumes_with_its_end_and_its_start_pages_in(tmp_path: Path) -> None:
     answer = long_answer(40)  # ~600 lines at this width: one answer, many screens
-    session_id = recorded(tmp_path, 3, answer)
-    app = make_app(tmp_path, record=True, resume=session_id)
-    async with app.run_test(size=(100, 30)) as pilot:
-        await wait_for(pilot, lambda: app.agent is not None and app.agent.messages, timeout=30)
+    async with resumed(tmp_path, 3, answer) as (app, pilot):
         await pilot.pause()
         row = app.chat.header
         assert isinstance(row, EarlierMessages) and row.pager.cut > 0
