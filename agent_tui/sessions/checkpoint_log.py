@@ -3,16 +3,15 @@ session's checkpoints as they stand after its undos (`agent_tui.checkpoints`).""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from agent_tui.checkpoints.blobs import blob_id
-from agent_tui.protocol.events import (
-    ChangeRecorded,
-    ChangeStarted,
-    FilesChanged,
-    FilesRestored,
-)
 from agent_tui.redact import secret_values
 from agent_tui.sessions.database import Database
 from agent_tui.sessions.event_log import EventLog
+
+if TYPE_CHECKING:
+    from agent_tui.protocol.events import ChangeRecorded, ChangeStarted, FilesChanged, FilesRestored
 
 #: the recorded events checkpoints are made of (`checkpoints.attribution.rebuild`)
 FILE_KINDS = ("change_started", "change_recorded", "files_changed", "files_restored")
@@ -65,6 +64,13 @@ class CheckpointLog:
     def _file_records(
         self, session_id: str
     ) -> list[ChangeStarted | ChangeRecorded | FilesChanged | FilesRestored]:
+        from agent_tui.protocol.events import (
+            ChangeRecorded,
+            ChangeStarted,
+            FilesChanged,
+            FilesRestored,
+        )
+
         found = self._events.load_kinds(session_id, FILE_KINDS)
         kinds = ChangeStarted | ChangeRecorded | FilesChanged | FilesRestored
         return [e for e in found if isinstance(e, kinds)]
@@ -73,6 +79,7 @@ class CheckpointLog:
         """The session's checkpoints still in effect (oldest first) and the next number (past
         every number a call was recorded under, so none is given twice)."""
         from agent_tui.checkpoints.attribution import rebuild
+        from agent_tui.protocol.events import FilesChanged, FilesRestored
 
         records = self._file_records(session_id)
         history: list[FilesChanged] = []

@@ -13,11 +13,13 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_tui.protocol.events import Event
 from agent_tui.redact import redact, redact_obj, secret_values
 from agent_tui.sessions import chain
+
+if TYPE_CHECKING:
+    from agent_tui.protocol.events import Event
 
 EVENT_BUFFER_MAX = 4_000
 

@@ -1,16 +1,21 @@
 """The replay log (`store.events`): domain events as they happened, hash-chained, for replaying a
 session and for its review. Appending buffers (`event_buffer`): events come per token and are
-committed with the next boundary; every read writes what is buffered first."""
+committed with the next boundary; every read writes what is buffered first. The events' module
+loads with the first read: a resumed session's end is drawn from the store before any event is
+read (`booting.read_ahead`)."""
 
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
-from agent_tui.protocol.events import EVENT_TYPES, LEGACY_KINDS, Event, event_from_dict
 from agent_tui.sessions import chain
 from agent_tui.sessions.chain import ChainCheck
 from agent_tui.sessions.database import Database
 from agent_tui.sessions.records import StoredEvent
+
+if TYPE_CHECKING:
+    from agent_tui.protocol.events import Event
 
 
 class EventLog:
@@ -33,6 +38,8 @@ class EventLog:
     ) -> list[StoredEvent]:
         """Recorded events with seq > `after`, in order. Sessions recorded with the earlier event
         names load through `LEGACY_KINDS`; unknown (newer) event types are skipped."""
+        from agent_tui.protocol.events import EVENT_TYPES, LEGACY_KINDS, event_from_dict
+
         self._db.flush()
         with self._db.lock:
             rows = self._db.conn.execute(
@@ -50,6 +57,8 @@ class EventLog:
 
     def load_kinds(self, session_id: str, kinds: tuple[str, ...]) -> list[Event]:
         """The session's recorded events of these kinds, in order."""
+        from agent_tui.protocol.events import event_from_dict
+
         self._db.flush()
         marks = ",".join("?" * len(kinds))
         with self._db.lock:
@@ -61,6 +70,8 @@ class EventLog:
 
     def last(self, session_id: str, kind: str) -> Event | None:
         """The newest recorded event of one kind (e.g. the last compaction), or None."""
+        from agent_tui.protocol.events import event_from_dict
+
         self._db.flush()
         with self._db.lock:
             row = self._db.conn.execute(

@@ -9,10 +9,13 @@ import threading
 import time
 from dataclasses import asdict, dataclass
 from random import SystemRandom
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_tui.protocol.events import Event, Usage
+from agent_tui.protocol.usage import Usage
 from agent_tui.protocol.values import Value
+
+if TYPE_CHECKING:
+    from agent_tui.protocol.events import Event
 
 Content = str | list[dict[str, Any]]
 

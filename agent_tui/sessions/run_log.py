@@ -9,7 +9,7 @@ import os
 import time
 from typing import Any
 
-from agent_tui.protocol.events import Usage
+from agent_tui.protocol.usage import Usage
 from agent_tui.redact import redact, redact_obj, secret_values
 from agent_tui.sessions.audit import AuditedCall, list_calls
 from agent_tui.sessions.database import Database, touch

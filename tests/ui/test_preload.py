@@ -134,6 +134,9 @@ def test_a_resumed_session_boot_imports_what_reads_it_ahead_first(
     seen = boot_imports(tmp_path, session_id)
     painted = seen.index("@@ painted")  # the frame that shows the conversation's end
     drawn, after = seen[:painted], seen[painted + 1 :]
+    # an end of prose draws without the events' module and the tool blocks (loaded after it)
+    assert "agent_tui.protocol.events" in after and "agent_tui.protocol.events" not in drawn
+    assert "agent_tui.ui.widgets.tool_blocks" not in drawn
     # what reads and draws the end is all a resumed session's idle steps import, in order; the
     # agent's modules wait for that frame
     assert ours(READ_AHEAD_MODULES)[: len(ours(drawn))] == ours(drawn)

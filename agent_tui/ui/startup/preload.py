@@ -28,15 +28,15 @@ import logging
 log = logging.getLogger(__name__)
 
 #: what the boot of a resumed session (`--resume ID`, `--continue`) imports to read the session's
-#: end ahead and draw it (`booting.read_ahead`, `Sessions.show_early`), then the whole
-#: (`ReadAhead.read_all`), in the order the imports complete: that boot's idle steps. Only those:
-#: the agent is built after that frame is painted (`BootFlow._show_early`), so its modules,
-#: imported before, would only take CPU from the frame the person waits for (issue 34)
+#: end ahead and draw it (`booting.read_ahead`, `Sessions.show_early`), in the order the imports
+#: complete: that boot's idle steps. Only those: the agent is built after that frame is painted
+#: (`BootFlow._show_early`), so its modules, imported before, would only take CPU from the frame
+#: the person waits for (issue 34). The events' module comes after that frame too, with reading
+#: the whole (`ReadAhead.read_all`), unless the end shows a tool call (`history._called`).
 READ_AHEAD_MODULES = (
     "agent_tui.ui.startup.booting",
     "agent_tui.protocol.usage",
     "agent_tui.protocol.values",
-    "agent_tui.protocol.events",
     "agent_tui.sessions.records",
     "agent_tui.sessions.repair",
     "sqlite3",
@@ -62,12 +62,7 @@ READ_AHEAD_MODULES = (
     "agent_tui.sessions.faults",
     "agent_tui.sessions.session_lock",
     "agent_tui.sessions.stored_session",
-    "agent_tui.tools.subject",
-    "agent_tui.ui.views.tool_activity",
-    "agent_tui.ui.widgets.tool_rows",
-    "agent_tui.ui.widgets.tool_blocks",
     "agent_tui.ui.widgets.history",
-    "agent_tui.checkpoints.attribution",  # reading the whole session, once its end is drawn
 )
 
 

@@ -11,7 +11,7 @@ still reaches the first prompt.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.events import Click
@@ -19,11 +19,13 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from agent_tui.protocol.content import carries_tool_results, text_of
-from agent_tui.protocol.events import ToolCallReady, ToolFinished
 from agent_tui.sessions.records import ToolRun
 from agent_tui.ui.chat.markdown_split import _SplitScanner
 from agent_tui.ui.chat.messages import MarkdownSegment, UserMessage
-from agent_tui.ui.widgets.tool_blocks import ToolBlock, tool_block_for
+
+if TYPE_CHECKING:
+    from agent_tui.protocol.events import ToolFinished
+    from agent_tui.ui.widgets.tool_blocks import ToolBlock
 
 
 def history_widgets(
@@ -55,19 +57,28 @@ def history_widgets(
                     # (a Static would keep the parsed Markdown and render it twice).
                     widgets.append(MarkdownSegment(block["text"], classes="message assistant"))
             elif kind == "tool_use":
-                tool = tool_block_for(block["id"], block.get("name", ""))
-                tool.handle(
-                    ToolCallReady(0, block["id"], block.get("name", ""), block.get("input") or {})
-                )
-                blocks[block["id"]] = tool
+                blocks[block["id"]] = tool = _called(block)
                 widgets.append(tool)
             elif kind == "tool_result" and block.get("tool_use_id") in blocks:
                 blocks[block["tool_use_id"]].handle(_finished(block, runs))
     return widgets
 
 
+def _called(block: dict[str, Any]) -> ToolBlock:
+    """A stored tool call's block. (Its modules, and the events', load with the first one: a
+    resumed page of prose draws without them.)"""
+    from agent_tui.protocol.events import ToolCallReady
+    from agent_tui.ui.widgets.tool_blocks import tool_block_for
+
+    tool = tool_block_for(block["id"], block.get("name", ""))
+    tool.handle(ToolCallReady(0, block["id"], block.get("name", ""), block.get("input") or {}))
+    return tool
+
+
 def _finished(block: dict[str, Any], runs: dict[str, ToolRun]) -> ToolFinished:
     """What a stored tool result tells its call's block."""
+    from agent_tui.protocol.events import ToolFinished
+
     text = text_of(block.get("content", ""))
     run = runs.get(block["tool_use_id"])
     if run is not None and run.summary:
