@@ -46,6 +46,12 @@ BLOCKS = [
     "    indented code",
     "[link](https://example.com) text",
     "<div>html</div>",
+    "---\t",
+    "*\t*\t*",
+    "<!--\n\nHidden text\n\n-->",
+    "<!-- one line -->",
+    "<pre>\n\nInside pre\n\n</pre>",
+    "<script>\nlet x = 1\n\nStill script\n</script>",
 ]
 
 
@@ -80,10 +86,29 @@ def test_pieces_render_exactly_like_the_whole(seed: int) -> None:
         assert joined == lines(text), text
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_pieces_of_a_crlf_text_render_exactly_like_the_whole(seed: int) -> None:
+    rng = random.Random(seed)
+    for _ in range(100):
+        text = "\r\n\r\n".join(rng.choice(BLOCKS).replace("\n", "\r\n") for _ in range(6))
+        text += "\r\n"
+        points = [0, *split_points(text), len(text)]
+        joined: list[str] = []
+        for i, (start, end) in enumerate(itertools.pairwise(points)):
+            if i:
+                joined.append("")
+            joined += lines(text[start:end])
+        assert joined == lines(text), text
+
+
 def test_never_splits_inside_a_fence_table_or_list() -> None:
     text = "Intro.\n\n```py\na = 1\n\nb = 2\n```\n\n| x |\n|---|\n| 1 |\n\n- a\n\n- b\n\nEnd.\n"
     cuts = {text[p:].split("\n", 1)[0] for p in split_points(text)}
     assert cuts == {"End."}  # not "b = 2", not "- b"
+    html = "Intro.\n\n<!--\n\nHidden.\n\n-->\n\n<pre>\n\nKept.\n</pre>\n\nEnd.\n"
+    assert {html[p:].split("\n", 1)[0] for p in split_points(html)} == {"End."}
+    rules = "Intro.\n\n---\t\n\nAfter a rule.\r\n\r\n***\r\n\r\nAfter another.\n"
+    assert split_points(rules) == []  # Rich puts no blank line after a thematic break
 
 
 def test_scanning_in_pieces_finds_the_same_points() -> None:

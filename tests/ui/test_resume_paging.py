@@ -139,6 +139,14 @@ def test_an_answer_is_cut_only_where_its_pieces_look_like_the_whole() -> None:
     assert answer_cut({"role": "assistant", "content": [called]}, rows=1, width=96) == 0
     fence = "```\n" + "x = 1\n\n" * 500 + "```\n"
     assert answer_cut({"role": "assistant", "content": fence}, rows=40, width=96) == 0
+    # a text that defines a link reference is shown whole: `[text][ref]` resolves across it
+    referenced = "See [the docs][docs].\n\n" + text + "\n[docs]: https://example.com/docs\n"
+    assert answer_cut({"role": "assistant", "content": referenced}, rows=40, width=96) == 0
+    # thinking and blank text, which the history doesn't draw, before the text: cut all the same
+    thought = {"type": "thinking", "thinking": "hmm", "signature": "s"}
+    blank = {"type": "text", "text": "  "}
+    after = {"role": "assistant", "content": [thought, blank, {"type": "text", "text": text}]}
+    assert answer_cut(after, rows=40, width=96) == cut
 
 
 def test_the_start_of_a_cut_answer_comes_with_the_page_before_it() -> None:
@@ -169,3 +177,17 @@ def test_the_start_of_a_cut_answer_comes_with_the_page_before_it() -> None:
     pager.cut = cut
     pager.hide_before(12)  # a live chat pruned to a prompt: shown whole from there
     assert (pager.start, pager.cut) == (12, 0)
+
+
+def test_an_answer_that_thought_first_is_cut_in_its_text() -> None:
+    from agent_tui.ui.widgets.history import HistoryPager
+
+    text = long_answer(40)
+    thought = {"type": "thinking", "thinking": "hmm", "signature": "s"}
+    answer = {"role": "assistant", "content": [thought, {"type": "text", "text": text}]}
+    pager = HistoryPager([{"role": "user", "content": "q"}, answer], page=40)
+    (rest,) = pager.first_page(rows=40, width=96)
+    assert isinstance(rest, MarkdownSegment) and pager.cut > 0
+    assert rest.markdown == text[pager.cut :]
+    *_, beginning = pager.previous_page()
+    assert isinstance(beginning, MarkdownSegment) and beginning.markdown + rest.markdown == text

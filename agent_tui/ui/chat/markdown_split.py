@@ -8,17 +8,30 @@ import re
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
 # A line that starts a paragraph or a heading (not a list item, a table, a quote, HTML, code) ...
 _BLOCK_START = re.compile(r"(?![0-9]+[.)]([ \t]|$)|[*+-]([ \t]|$))[A-Za-z0-9#*_\[]")
-# ... and isn't a thematic break, after which Rich puts no blank line.
-_RULE = re.compile(r" {0,3}([-*_])( *\1){2,} *$")
+# ... and isn't a thematic break, after which Rich puts no blank line (spaces or tabs between
+# and after its marks; a line of a CRLF text keeps its `\r`).
+_RULE = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t\r]*$")
+# HTML blocks that run on across blank lines (CommonMark's kinds 1-5: `<pre>`, `<script>`,
+# `<style>`, `<textarea>`, comments, processing instructions, declarations, CDATA): until the
+# marker that ends each.
+_HTML_BLOCKS = (
+    (re.compile(r" {0,3}<(?:pre|script|style|textarea)(?:[ \t>]|$)", re.IGNORECASE), None),
+    (re.compile(r" {0,3}<!--"), "-->"),
+    (re.compile(r" {0,3}<\?"), "?>"),
+    (re.compile(r" {0,3}<![A-Za-z]"), ">"),
+    (re.compile(r" {0,3}<!\[CDATA\["), "]]>"),
+)
+_HTML_RAW_END = re.compile(r"</(?:pre|script|style|textarea)>", re.IGNORECASE)
 
 
 class _SplitScanner:
     """Finds safe split points in growing markdown, scanning each line once.
 
     A split point is the start of a paragraph or heading line that follows a blank line, outside
-    code fences, and not after a thematic break. Rendered apart and joined by one blank line, the
-    pieces look exactly like the whole (Rich puts one blank line between top-level blocks); no
-    fence, table, list or quote is ever cut. (Checked in tests/ui/test_chat_perf.py.)
+    code fences and the HTML blocks that run on across blank lines, and not after a thematic
+    break. Rendered apart and joined by one blank line, the pieces look exactly like the whole
+    (Rich puts one blank line between top-level blocks); no fence, HTML block, table, list or
+    quote is ever cut. (Checked in tests/ui/test_chat_perf.py.)
     """
 
     def __init__(self) -> None:
@@ -29,6 +42,8 @@ class _SplitScanner:
         self.fence_start = 0
         self._after_blank = False
         self._after_rule = False
+        #: what ends the HTML block we are in (`_HTML_BLOCKS`), if we are in one
+        self._html_end: re.Pattern[str] | str | None = None
 
     def feed(self, text: str) -> None:
         """Scan the complete lines of `text` (the whole buffer) not scanned yet."""
@@ -46,6 +61,9 @@ class _SplitScanner:
                     and len(closing) >= len(self._fence)
                 ):
                     self._fence = None
+            elif self._html_end is not None:
+                if _ends_html(line, self._html_end):
+                    self._html_end = None
             elif not line.strip():
                 self._after_blank = True
             else:
@@ -61,6 +79,8 @@ class _SplitScanner:
                 opening = _FENCE.match(line)
                 if opening:
                     self._fence, self.fence_start = opening.group(1), pos
+                else:
+                    self._html_end = _html_block(line)
             pos = end + 1
         self._pos = pos
 
@@ -83,6 +103,21 @@ class _SplitScanner:
     @property
     def last(self) -> int:
         return self.points[-1] if self.points else 0
+
+
+def _html_block(line: str) -> re.Pattern[str] | str | None:
+    """What ends the HTML block `line` opens, if it opens one that runs on across blank lines
+    and doesn't end on this line."""
+    for start, end in _HTML_BLOCKS:
+        opened = start.match(line)
+        if opened:
+            marker = end or _HTML_RAW_END
+            return None if _ends_html(line[opened.end() :], marker) else marker
+    return None
+
+
+def _ends_html(line: str, marker: re.Pattern[str] | str) -> bool:
+    return marker in line if isinstance(marker, str) else marker.search(line) is not None
 
 
 def _safe_split(text: str) -> int:

@@ -20,6 +20,7 @@ from textual.widgets import Static
 
 from agent_tui.protocol.content import carries_tool_results, text_of
 from agent_tui.sessions.records import ToolRun
+from agent_tui.ui.chat.markdown_pieces import _REFERENCE
 from agent_tui.ui.chat.markdown_split import _SplitScanner
 from agent_tui.ui.chat.messages import MarkdownSegment, UserMessage
 
@@ -41,17 +42,19 @@ def history_widgets(
     runs = runs or {}
     widgets: list[Widget] = []
     blocks: dict[str, ToolBlock] = {}
+    rest_from = cut  # where the first message's first drawn text begins (`_first_text`)
     for index, message in enumerate(messages, first):
         content = message.get("content")
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
-        for position, block in enumerate(content or []):
+        for block in content or []:
             kind = block.get("type")
             if kind == "text" and block.get("text", "").strip():
                 if message["role"] == "user":
                     widgets.append(UserMessage(block["text"], turn_index=index))
-                elif cut and index == first and position == 0:
-                    widgets.append(answer_rest(block["text"], cut))
+                elif rest_from:
+                    widgets.append(answer_rest(block["text"], rest_from))
+                    rest_from = 0
                 else:
                     # Rendered once per width and kept as lines, like a finished live answer
                     # (a Static would keep the parsed Markdown and render it twice).
@@ -103,26 +106,35 @@ def answer_beginning(text: str, cut: int) -> MarkdownSegment:
     return MarkdownSegment(text[:cut], classes="message assistant")
 
 
+#: blocks an answer may begin with that the history doesn't draw
+_UNDRAWN = frozenset({"thinking", "redacted_thinking"})
+
+
 def _first_text(message: dict[str, Any]) -> str | None:
-    """An answer's text when its content begins with text (the part `answer_cut` may cut)."""
+    """An answer's first text, when nothing drawn comes before it (only thinking, or blank
+    text, which the history doesn't draw): the part `answer_cut` may cut."""
     if message.get("role") != "assistant":
         return None
     content = message.get("content")
     if isinstance(content, str):
         return content
-    block = content[0] if isinstance(content, list) and content else None
-    if isinstance(block, dict) and block.get("type") == "text":
-        return str(block.get("text", ""))
+    for block in content if isinstance(content, list) else []:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text" and str(block.get("text", "")).strip():
+            return str(block["text"])
+        if kind not in _UNDRAWN and kind != "text":
+            return None
     return None
 
 
 def answer_cut(message: dict[str, Any], rows: int, width: int) -> int:
     """Where a long answer may begin on a resumed session's first page: the last safe split
     point of its text (`markdown_split`) from which the answer still fills about `rows` lines
-    `width` cells wide (estimated); 0 when it is shown whole (not an answer, too short, or no
-    such point). Its beginning then comes with the next page, as earlier messages do."""
+    `width` cells wide (estimated); 0 when it is shown whole (not an answer, too short, no such
+    point, or a text that defines a link reference: markdown resolves `[text][ref]` across the
+    whole answer). Its beginning then comes with the next page, as earlier messages do."""
     text = _first_text(message)
-    if not text or rows <= 0:
+    if not text or rows <= 0 or _REFERENCE.search(text):
         return 0
     width = max(1, width)
     others = _estimated_rows(message, width) - _text_rows(text, width)  # its tool calls
@@ -219,15 +231,17 @@ class HistoryPager:
 
 def _estimated_rows(message: dict[str, Any], width: int) -> int:
     """About how many lines a stored message takes on screen: its text wrapped at `width` plus
-    a blank line per block; a tool's row, two."""
+    a blank line per block; a tool's row, two; thinking, none (not drawn)."""
     content = message.get("content")
     if isinstance(content, str):
         content = [{"type": "text", "text": content}]
     rows = 0
     for block in content or []:
-        if isinstance(block, dict) and block.get("type") == "text":
-            rows += _text_rows(str(block.get("text", "")), width)
-        else:
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            text = str(block.get("text", ""))
+            rows += _text_rows(text, width) if text.strip() else 0
+        elif kind not in _UNDRAWN:  # thinking isn't drawn
             rows += 2
     return rows
 
