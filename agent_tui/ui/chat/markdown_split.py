@@ -14,14 +14,16 @@ _RULE = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t\r]*$")
 # HTML blocks that run on across blank lines (CommonMark's kinds 1-5: `<pre>`, `<script>`,
 # `<style>`, `<textarea>`, comments, processing instructions, declarations, CDATA): until the
 # marker that ends each.
-_HTML_BLOCKS = (
-    (re.compile(r" {0,3}<(?:pre|script|style|textarea)(?:[ \t>]|$)", re.IGNORECASE), None),
+_HTML_BLOCKS: tuple[tuple[re.Pattern[str], re.Pattern[str] | str], ...] = (
+    (
+        re.compile(r" {0,3}<(?:pre|script|style|textarea)(?:[ \t>]|$)", re.IGNORECASE),
+        re.compile(r"</(?:pre|script|style|textarea)>", re.IGNORECASE),
+    ),
     (re.compile(r" {0,3}<!--"), "-->"),
     (re.compile(r" {0,3}<\?"), "?>"),
     (re.compile(r" {0,3}<![A-Za-z]"), ">"),
     (re.compile(r" {0,3}<!\[CDATA\["), "]]>"),
 )
-_HTML_RAW_END = re.compile(r"</(?:pre|script|style|textarea)>", re.IGNORECASE)
 
 
 class _SplitScanner:
@@ -108,11 +110,12 @@ class _SplitScanner:
 def _html_block(line: str) -> re.Pattern[str] | str | None:
     """What ends the HTML block `line` opens, if it opens one that runs on across blank lines
     and doesn't end on this line."""
+    if not line.lstrip(" ").startswith("<"):  # most lines: no pattern to try
+        return None
     for start, end in _HTML_BLOCKS:
         opened = start.match(line)
         if opened:
-            marker = end or _HTML_RAW_END
-            return None if _ends_html(line[opened.end() :], marker) else marker
+            return None if _ends_html(line[opened.end() :], end) else end
     return None
 
 

@@ -20,8 +20,7 @@ from textual.widgets import Static
 
 from agent_tui.protocol.content import carries_tool_results, text_of
 from agent_tui.sessions.records import ToolRun
-from agent_tui.ui.chat.markdown_pieces import _REFERENCE
-from agent_tui.ui.chat.markdown_split import _SplitScanner
+from agent_tui.ui.chat.markdown_pieces import pieces
 from agent_tui.ui.chat.messages import MarkdownSegment, UserMessage
 
 if TYPE_CHECKING:
@@ -131,16 +130,17 @@ def answer_cut(message: dict[str, Any], rows: int, width: int) -> int:
     """Where a long answer may begin on a resumed session's first page: the last safe split
     point of its text (`markdown_split`) from which the answer still fills about `rows` lines
     `width` cells wide (estimated); 0 when it is shown whole (not an answer, too short, no such
-    point, or a text that defines a link reference: markdown resolves `[text][ref]` across the
-    whole answer). Its beginning then comes with the next page, as earlier messages do."""
+    point, or a text that defines a link reference, which `pieces` keeps whole: markdown
+    resolves `[text][ref]` across the whole answer). Its beginning then comes with the next
+    page, as earlier messages do."""
     text = _first_text(message)
-    if not text or rows <= 0 or _REFERENCE.search(text):
+    if not text or rows <= 0:
         return 0
     width = max(1, width)
     others = _estimated_rows(message, width) - _text_rows(text, width)  # its tool calls
-    scanner = _SplitScanner()
-    scanner.feed(text + "\n")
-    for point in reversed(scanner.points):
+    point = len(text) + 1
+    for piece in reversed(pieces(text + "\n")[1:]):  # (finished: its last line is complete)
+        point -= len(piece)  # where a split point starts this piece
         if others + 1 + _text_rows(text[point:], width) >= rows:  # 1: its gap (`answer_rest`)
             return point
     return 0
