@@ -52,6 +52,22 @@ BLOCKS = [
     "<!-- one line -->",
     "<pre>\n\nInside pre\n\n</pre>",
     "<script>\nlet x = 1\n\nStill script\n</script>",
+    # fences and HTML blocks in list items, which end with the item
+    "- item\n\n  ```\n  code\nEnds the item.",
+    "1. Install:\n\n   ```bash\n   npm i\n   ```",
+    "- a\n  ```\n  x\n```\n\nIn the fence that line opened.\n```",
+    "10. ten\n\n    ```\n    code\n\n    more\n    ```",
+    "- outer\n  - inner\n\n    ```\n    deep\n\n    deeper\n    ```",
+    "- lazy item\ncontinued lazily",
+    "- <pre>\n\n  kept\n  </pre>",
+    "   ```\ntop fence, less indented\n\n   ```",
+    "- ```\n  in item\n\n  more",
+    "1. one\n2. two\n\n   ```\n   x\n   ```",
+    "- x\n\n\t```\n\tcode\n\n\tcode\n\t```",
+    "- para\n---",
+    "- para\n<div>\n  ```",
+    "<section>\n```\nnot a fence: HTML up to the blank line",
+    "- para\n<span>x</span> more\n  ```\n  code\n  ```",
 ]
 
 
@@ -111,8 +127,24 @@ def test_never_splits_inside_a_fence_table_or_list() -> None:
     assert split_points(rules) == []  # Rich puts no blank line after a thematic break
 
 
+def test_a_fence_in_a_list_item_ends_with_the_item() -> None:
+    """The line that ends a list item ends a fence opened in it; a fence line after that opens
+    a fence of its own (found by a review: the scanner paired the two and split in the second)."""
+    text = "- item\n\n  ```\n  code\nEnds the item.\n  ```\n\nInside the second fence.\n  ```\n"
+    assert split_points(text) == []
+    after = "   ```\ncode, less indented\n\nStill code.\n   ```\n\nAfter it.\n"
+    assert [after[p:].split("\n", 1)[0] for p in split_points(after)] == ["After it."]
+    html = "<div>\n  ```\n\nNot code: the HTML ended at the blank line.\n"
+    assert [html[p:].split("\n", 1)[0] for p in split_points(html)] == [
+        "Not code: the HTML ended at the blank line."
+    ]
+    steps = "1. Install:\n\n   ```bash\n   npm i\n\n   ```\n\n2. Run it.\n\nDone.\n"
+    assert [steps[p:].split("\n", 1)[0] for p in split_points(steps)] == ["Done."]
+
+
 def test_scanning_in_pieces_finds_the_same_points() -> None:
-    text = "\n\n".join(random.Random(9).choice(BLOCKS) for _ in range(60)) + "\n"
+    rng = random.Random(9)  # (one for all sixty: a new one each time chose one block sixty times)
+    text = "\n\n".join(rng.choice(BLOCKS) for _ in range(60)) + "\n"
     scanner = _SplitScanner()
     for end in range(0, len(text), 7):  # deltas cut lines anywhere
         scanner.feed(text[:end])
@@ -133,10 +165,22 @@ def test_cut_keeps_offsets_relative_to_what_remains() -> None:
     assert [(rest + "\nFive.\n")[p:].split("\n")[0] for p in scanner.points] == ["Four.", "Five."]
 
 
+def written(segment: MarkdownSegment) -> str:
+    """What of the answer `segment` shows: without the fence lines of ours around a long code
+    block cut in two (`AssistantMessage._split_fence`), which trims their padding."""
+    text = segment.markdown
+    first, last = segment._trim
+    if first:  # it goes on from a fence line of ours
+        text = text.split("\n", 1)[1]
+    if last:  # closed by a fence line of ours
+        text = text[: text.rstrip("\n").rfind("\n") + 1]
+    return text
+
+
 def ends_outside_fences(markdown: str) -> bool:
     scanner = _SplitScanner()
     scanner.feed(markdown + "\n")
-    return scanner._fence is None
+    return scanner.open_fence is None
 
 
 class ChatApp(App[None]):
@@ -170,9 +214,11 @@ async def test_a_long_streamed_answer_is_kept_whole_in_order(
     async with app.run_test(size=(80, 30)) as pilot:
         message, segments = await stream_answer(app, pilot, answer, step=11, pause_every=7)
         assert message.text == answer
-        assert "".join(s.markdown for s in segments) == answer
+        assert "".join(written(s) for s in segments) == answer
         assert len(segments) > 3  # it was frozen in pieces
-        assert all(ends_outside_fences(s.markdown) for s in segments)
+        # frozen where no fence is open (the last ends in one if the answer does)
+        assert all(ends_outside_fences(s.markdown) for s in segments[:-1])
+        assert ends_outside_fences(segments[-1].markdown) == ends_outside_fences(answer)
         assert segments[-1].has_class("final")
         # Rendered apart, the pieces paint what the whole would (one blank line between them).
         width = segments[0].size.width
@@ -284,13 +330,18 @@ async def test_messages_far_above_the_view_drop_their_lines_and_paint_again() ->
         assert [line.text for line in answers[0]._render_at(width)] == before
 
 
+@pytest.mark.parametrize("blank_every", [0, 3])
 async def test_a_long_code_block_streams_in_pieces_that_paint_as_one(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, blank_every: int
 ) -> None:
     """A file shown whole in one fence is cut while it streams (each update renders its last
-    lines, not all of it), and the pieces paint exactly the lines the whole block would."""
+    lines, not all of it), and the pieces paint exactly the lines the whole block would — blank
+    lines of code too (a piece that ended with one lost it: Rich leaves them out at the end)."""
     monkeypatch.setattr(chat, "SEGMENT_CHARS", 300)
-    code = "".join(f"value_{n} = compute({n})  # step {n}\n" for n in range(120))
+    code = "".join(
+        "\n" if blank_every and n % blank_every == 0 else f"value_{n} = compute({n})  # step {n}\n"
+        for n in range(120)
+    )
     answer = f"Here is the file:\n\n```python\n{code}```\n\nThat is all.\n"
     app = ChatApp()
     async with app.run_test(size=(80, 30)) as pilot:

@@ -274,6 +274,9 @@ class AssistantMessage(ParkableAnswer):
         cut = self._open.rfind("\n", body, max(SEGMENT_CHARS, body + 1)) + 1
         if cut <= body:
             cut = self._open.find("\n", body) + 1
+        # after a line of code: Rich leaves out a code block's blank lines at its end
+        while cut > body and not self._open[self._open.rfind("\n", 0, cut - 1) + 1 : cut].strip():
+            cut = self._open.rfind("\n", 0, cut - 1) + 1
         if cut <= body:
             return None  # not one complete line of code yet
         opening = self._open[start:body]
