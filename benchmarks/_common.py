@@ -229,7 +229,9 @@ async def ask(
     from agent_tui.ui.chat.messages import AssistantMessage
     from agent_tui.ui.widgets.prompt import PromptInput
 
-    before = len(app.query(AssistantMessage))
+    # the newest answer before (not how many: the chat prunes old messages as new ones come)
+    earlier = app.query(AssistantMessage)
+    before = earlier.last() if earlier else None
     started = time.perf_counter()
     app.query_one(PromptInput).post_message(PromptInput.Submitted(prompt))
 
@@ -237,7 +239,11 @@ async def ask(
         if app.agent.running or app.live_view.streaming:
             return False  # cheap checks first: this polls while the benchmark measures
         messages = app.query(AssistantMessage)
-        return len(messages) > before and bool(messages.last().query(".final"))
+        return (
+            bool(messages)
+            and messages.last() is not before
+            and bool(messages.last().query(".final"))
+        )
 
     await wait_until(done, timeout)
     if paint:

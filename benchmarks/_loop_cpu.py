@@ -62,6 +62,9 @@ class LoopCPU:
         #: are timed apart from the app's (`driver_cpu`), since a person's session has none
         self.driver: asyncio.Task[Any] | None = None
         self.driver_cpu: dict[str, list[float]] = {}
+        #: what a benchmark marked out within a phase (one approval dialog, say): a label and
+        #: the longest callback of its stretch, in seconds of CPU
+        self.marked: list[tuple[str, float]] = []
         self._in_callback: list[Collection] = []  # collections inside the running callback
 
     # -- installing ------------------------------------------------------------------------

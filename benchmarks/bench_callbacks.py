@@ -23,6 +23,11 @@ person does before working. Goals (issue 34): no
 callback over 30 ms of CPU in the phases after start-up; no collection over 50 ms anywhere.
 
     python benchmarks/bench_callbacks.py [--earlier-kb 100] [--answer-kb 5] [--rate 100]
+        [--approvals N] [--backdrop dimmed|opaque|alternate]
+
+`--approvals 12 --backdrop alternate` asks twelve dialogs in the approval phase, every other one
+with nothing rendered behind it, and lists each one's longest callback: in one process the
+host's speed drifts less between the two kinds than between runs.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import statistics
 from typing import Any
 
 from _common import (
@@ -114,6 +120,21 @@ def resize(app: Any, width: int, height: int) -> None:
     app.post_message(Resize(size, size))
 
 
+def backdrop_for(app: Any, opaque: Any) -> None:
+    """Each dialog, as it is pushed (the queue's `on_show`, before its first frame), gets the
+    main screen's opaque background when `opaque()` says so: Textual then renders nothing
+    behind it, where the app's translucent one has the whole chat rendered and dimmed."""
+    shown = app.approvals.on_show
+
+    def on_show(request: Any) -> None:
+        if opaque():
+            app.approvals.current.styles.background = app.screen_stack[0].styles.background
+        if shown is not None:
+            shown(request)
+
+    app.approvals.on_show = on_show
+
+
 def live_answer(answer_kb: int) -> str:
     return make_answer(answer_kb * 1000, seed=99)
 
@@ -138,7 +159,12 @@ def languages_answer() -> str:
 
 
 async def run(
-    earlier_kb: int, answer_kb: int, rate: float, profile_over_ms: float | None = None
+    earlier_kb: int,
+    answer_kb: int,
+    rate: float,
+    profile_over_ms: float | None = None,
+    approvals: int = 1,
+    backdrop: str = "dimmed",
 ) -> LoopCPU:
     from agent_tui.providers import offline
 
@@ -199,12 +225,21 @@ async def run(
                 prompt.clear()
 
                 probe.phase = "approval"
-                prompt.post_message(PromptInput.Submitted("approve"))
-                await wait_until(lambda: app.approvals.current is not None, 60)
-                await asyncio.sleep(0.2)
-                await pilot.press("y")
-                await wait_until(lambda: not app.agent.running, 60)
-                await asyncio.sleep(0.3)
+                opaque = [False]
+                backdrop_for(app, lambda: opaque[0])
+                for i in range(approvals):
+                    start = len(probe.cpu.get("approval", []))
+                    opaque[0] = backdrop == "opaque" or (backdrop == "alternate" and i % 2 == 1)
+                    prompt.post_message(PromptInput.Submitted("approve"))
+                    await wait_until(lambda: app.approvals.current is not None, 60)
+                    # one dialog: answered soon; several: each slower than the rubber-stamp
+                    # guard's "fast" (1 s), which would pause the next dialog's keys
+                    await asyncio.sleep(0.2 if approvals == 1 else 1.1)
+                    await pilot.press("y")
+                    await wait_until(lambda: not app.agent.running, 60)
+                    await asyncio.sleep(0.3)
+                    dialog = probe.cpu["approval"][start:]
+                    probe.marked.append(("opaque" if opaque[0] else "dimmed", max(dialog)))
 
                 probe.phase = "tool output"
                 before = len(app.agent.messages)
@@ -232,6 +267,21 @@ async def run(
     return probe
 
 
+def dialogs_report(dialogs: list[tuple[str, float]]) -> str:
+    """Each dialog's longest callback (its first frame, as a rule), by backdrop."""
+    lines = ["each approval dialog's longest callback (ms of CPU, in the order asked):"]
+    for kind in ("dimmed", "opaque"):
+        cpu = [ms * 1000 for k, ms in dialogs if k == kind]
+        if cpu:
+            over = sum(ms > 30 for ms in cpu)
+            shown = " ".join(f"{ms:.1f}" for ms in cpu)
+            lines.append(
+                f"  {kind:7} {shown}; median {statistics.median(cpu):.1f}, "
+                f"longest {max(cpu):.1f}, {over} of {len(cpu)} over 30 ms"
+            )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -239,6 +289,21 @@ def main() -> None:
     parser.add_argument("--earlier-kb", type=int, default=100)
     parser.add_argument("--answer-kb", type=int, default=5)
     parser.add_argument("--rate", type=float, default=100.0, help="tokens/s of the live answer")
+    parser.add_argument(
+        "--approvals",
+        type=int,
+        default=1,
+        metavar="N",
+        help="dialogs asked in the approval phase, one after the other (each one's longest "
+        "callback is listed)",
+    )
+    parser.add_argument(
+        "--backdrop",
+        choices=["dimmed", "opaque", "alternate"],
+        default="dimmed",
+        help="the screen behind each dialog: dimmed (the app's), opaque (nothing rendered "
+        "behind it: what the dimmed chat costs), or alternate dialogs each",
+    )
     parser.add_argument(
         "--profile-over",
         type=float,
@@ -248,11 +313,22 @@ def main() -> None:
     )
     args = parser.parse_args()
     load = os.getloadavg() if hasattr(os, "getloadavg") else ()
-    probe = asyncio.run(run(args.earlier_kb, args.answer_kb, args.rate, args.profile_over))
+    probe = asyncio.run(
+        run(
+            args.earlier_kb,
+            args.answer_kb,
+            args.rate,
+            args.profile_over,
+            approvals=args.approvals,
+            backdrop=args.backdrop,
+        )
+    )
     print(
         f"machine: {machine()}; load average before the run: {' '.join(f'{x:.2f}' for x in load)}"
     )
     print("\n".join(probe.report()))
+    if len(probe.marked) > 1:
+        print(dialogs_report(probe.marked))
     for phase, stats in probe.profiles.items():
         print(f"--- where the callbacks over {args.profile_over} ms spent it: {phase}")
         stats.sort_stats("cumulative").print_stats(40)
