@@ -13,6 +13,7 @@ from rich.console import Console
 from textual.app import App, ComposeResult
 
 from agent_tui.ui.chat import messages as chat
+from agent_tui.ui.chat.markdown_pieces import reference_definitions
 from agent_tui.ui.chat.markdown_split import _safe_split, _SplitScanner
 from agent_tui.ui.chat.messages import (
     AssistantMessage,
@@ -223,6 +224,41 @@ async def test_a_long_streamed_answer_is_kept_whole_in_order(
         # Rendered apart, the pieces paint what the whole would (one blank line between them).
         width = segments[0].size.width
         assert painted(segments, width) == lines(answer, width)
+
+
+async def test_a_link_to_a_reference_defined_in_a_later_segment_resolves(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`[the docs][docs]` frozen while it streamed, `[docs]: …` defined pieces later: once the
+    answer is finished it paints as the whole does (the link and its URL), and the segment of the
+    definition alone draws nothing, not even its blank line above."""
+    monkeypatch.setattr(chat, "SEGMENT_CHARS", 300)
+    paragraphs = "\n\n".join(f"Paragraph {n} " + "words " * 20 for n in range(12))
+    answer = f"See [the docs][docs] first.\n\n{paragraphs}\n\n[docs]: https://example.com/docs\n"
+    app = ChatApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        _, segments = await stream_answer(app, pilot, answer, step=11, pause_every=7)
+        assert len(segments) > 3  # frozen in pieces
+        width = segments[0].size.width
+        shown = painted(segments, width)
+        assert shown[0] == "See the docs (https://example.com/docs) first."
+        assert shown == lines(answer, width)
+
+
+def test_reference_definitions_are_written_again_as_markdown_defines_them() -> None:
+    text = (
+        'See [x][Docs], [y] and [a\\]b].\n\n[docs]: https://example.com/a "The \\"title\\""\n'
+        "[y]: <http://e.com/x y>\n[a\\]b]: /p?q=<1>\n\n```\n[z]: http://in.a.fence\n```\n"
+    )
+    definitions = reference_definitions(text)
+    assert "in.a.fence" not in definitions  # a fence's text defines nothing
+    assert lines(definitions) == []  # they draw nothing
+    uses = "See [x][Docs], [y] and [a\\]b]."
+    resolved = lines(f"{uses}\n\n{definitions}")  # as the whole text draws its first lines
+    assert resolved == lines(text)[: len(resolved)]
+    assert resolved[0].startswith("See x (https://example.com/a), y (http://e.com/x%20y)")
+    assert reference_definitions("No [links][here].\n") == ""
+    assert reference_definitions("```\n[z]: http://in.a.fence\n```\n") == ""
 
 
 async def test_incomplete_answer_is_marked_and_empty_answer_hidden() -> None:

@@ -51,6 +51,29 @@ def render_markdown(text: str) -> RenderableType:
     return markdown
 
 
+def reference_definitions(text: str) -> str:
+    """The link reference definitions `text` makes, written again one per line (markdown that
+    draws nothing), for pieces of it rendered apart: `[the docs][docs]` in one resolves with
+    `[docs]: …` defined in another, as in the whole. "" when it defines none, or when written
+    again they would draw something."""
+    if not _REFERENCE.search(text):
+        return ""
+    env: dict[str, Any] = {}
+    _parser().parse(text, env)
+    lines = []
+    for label, target in env.get("references", {}).items():
+        href = target["href"].replace("\\", "\\\\").replace("<", "\\<").replace(">", "\\>")
+        title = target.get("title") or ""
+        title = title.replace("\\", "\\\\").replace('"', '\\"')
+        # (a label is kept as written, its escapes too: as markdown-it matches it)
+        lines.append(f'[{label}]: <{href}> "{title}"' if title else f"[{label}]: <{href}>")
+    definitions = "\n".join(lines)
+    if not definitions:
+        return ""
+    parsed = _parser().parse(definitions)  # they define, and draw nothing
+    return definitions if not parsed else ""
+
+
 @cache
 def _template() -> RichMarkdown:
     from rich.markdown import Markdown as RichMarkdown  # markdown-it is not needed at startup

@@ -48,6 +48,9 @@ class MarkdownSegment(Widget):
         #: while its answer streams: the lines of pieces already rendered (`markdown_pieces`)
         self.pieces = pieces
         self.markdown = markdown
+        #: link reference definitions made elsewhere in the answer, rendered after the text (they
+        #: draw nothing): `[the docs][docs]` here resolves as in the whole (`define`)
+        self.references = ""
         self._gap = gap  # a blank line first: the one Rich puts between blocks of one document
         self._note = note
         #: (first, last): leave out the first / last painted line, the padding of a code block
@@ -106,6 +109,22 @@ class MarkdownSegment(Widget):
         else:
             self.refresh(layout=True)
 
+    @property
+    def _source(self) -> str:
+        """What is rendered: the text, and any definitions made elsewhere after it."""
+        return f"{self.markdown}\n\n{self.references}" if self.references else self.markdown
+
+    def define(self, references: str) -> None:
+        """Render with these link reference definitions after the text (see `references`)."""
+        if references == self.references:
+            return
+        self.references = references
+        self._renders.clear()
+        self._heights.clear()
+        self._estimated.clear()
+        self._dropped = False
+        self.refresh(layout=True)
+
     def _render_at(self, width: int) -> list[Strip]:
         key = (width, self.visual_style, self.text_selection)
         lines = self._renders.get(key)
@@ -116,16 +135,16 @@ class MarkdownSegment(Widget):
                 if not shown:
                     pass
                 elif self.pieces is not None and self._note is None and self.text_selection is None:
-                    lines = markdown_lines(self, self.markdown, width, self.pieces)
+                    lines = markdown_lines(self, self._source, width, self.pieces)
                 else:
-                    parts = [render_markdown(self.markdown)] if self.markdown.strip() else []
+                    parts = [render_markdown(self._source)] if self.markdown.strip() else []
                     if self._note is not None:
                         parts.append(self._note)
                     lines = render_lines(self, Group(*parts), width)
             if waiting and not self._awaiting_lexers:
                 self._awaiting_lexers = True
                 self.call_after_refresh(self._ask_for_lexers, waiting)
-            if shown:
+            if lines:  # (a text that draws nothing, definitions only, has no gap either)
                 first, last = self._trim
                 lines = lines[int(first) : len(lines) - int(last)]
                 if self._gap:

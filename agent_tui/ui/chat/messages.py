@@ -44,7 +44,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from agent_tui.speedups.collect_after import collections_after
-from agent_tui.ui.chat.markdown_pieces import PieceCache, render_markdown
+from agent_tui.ui.chat.markdown_pieces import PieceCache, reference_definitions, render_markdown
 from agent_tui.ui.chat.markdown_segment import MarkdownSegment
 from agent_tui.ui.chat.markdown_split import _SplitScanner
 from agent_tui.ui.chat.parking import Parkable, ParkableAnswer
@@ -323,7 +323,12 @@ class AssistantMessage(ParkableAnswer):
         # a removed view keeps its painted lines: not held for as long as the message lives
         self._settled_view = self._live_view
         # nor the pieces' lines: a finished answer renders its segments whole (at a new width)
-        for segment in self.query(MarkdownSegment):
+        segments = list(self.query(MarkdownSegment))
+        for segment in segments:
             segment.pieces = None
         self._pieces.clear()
+        if self._frozen:  # links in one segment to what another defines, resolved as the whole
+            references = reference_definitions(self.text)
+            for segment in segments if references else ():
+                segment.define(references)
         self.finished = True
