@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -50,12 +51,36 @@ async def test_approve_command_with_y_runs_it_and_answer_uses_output(tmp_path: P
         app.approvals.guard_s = 0.0
         await type_prompt(pilot, "run a command")
         await wait_for(pilot, lambda: app.approvals.current is not None)
+        # the answer the call came with was drawn whole before its dialog opened
+        assert all(m.finished for m in app.query(AssistantMessage))
         await pilot.press("y")
         await wait_for(pilot, lambda: not app.agent.running and len(app.agent.messages) >= 4)
         result = app.agent.messages[2]["content"][0]
         assert result["type"] == "tool_result"
         assert "README.md" in result["content"]
         await wait_for(pilot, lambda: "README.md" in assistant_texts(app)[-1])
+
+
+async def test_the_view_is_settled_once_the_answer_it_ended_is_drawn_whole(
+    tmp_path: Path,
+) -> None:
+    """What an approval's dialog waits for (`ApprovalQueue.settled`): the answer last ended has
+    finished (made whole, its last segment final); at once when none is being finished."""
+    from agent_tui.protocol.events import TextDelta
+
+    app = make_app(tmp_path)
+    async with app.run_test(size=(110, 36)) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+        view = app.live_view
+        await asyncio.wait_for(view.settled(), 1)  # nothing ended yet
+        view.handle(TextDelta(index=0, text="An answer " * 400))
+        answer = app.query(AssistantMessage).last()
+        view.end_message()
+        waiting = asyncio.ensure_future(view.settled())
+        assert not answer.finished and not waiting.done()
+        await asyncio.wait_for(waiting, 10)
+        assert answer.finished
+        await asyncio.wait_for(view.settled(), 1)  # and again at once
 
 
 async def test_deny_with_n_keeps_conversation_valid(tmp_path: Path) -> None:

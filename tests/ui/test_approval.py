@@ -498,6 +498,36 @@ async def test_the_dialog_opens_once_the_screen_painted_what_changed() -> None:
         assert await task == ApprovalAnswer("once")
 
 
+async def test_the_dialog_opens_once_the_answer_before_it_is_drawn_whole() -> None:
+    """The answer the call came with finishes drawing (`settled`) before its dialog is pushed:
+    its last steps would each repaint the dimmed screen behind the dialog; but a dialog never
+    waits on them longer than `PAINT_WAIT_S`."""
+    from agent_tui.ui.controllers import approval_queue
+
+    drawn = asyncio.Event()
+    app = QueueApp()
+    queue = ApprovalQueue(guard_s=0, settled=drawn.wait)
+    async with app.run_test(size=SIZE) as pilot:
+        task = asyncio.create_task(queue.ask(app, bash_request("echo 1")))
+        for _ in range(5):
+            await pilot.pause()
+        assert not isinstance(app.screen, ApprovalScreen)  # the answer is still being drawn
+        drawn.set()
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        await wait_for(pilot, lambda: app.screen.armed)
+        await pilot.press("y")
+        assert await task == ApprovalAnswer("once")
+
+        never = ApprovalQueue(guard_s=0, settled=asyncio.Event().wait)  # an answer never drawn
+        started = time.monotonic()
+        task = asyncio.create_task(never.ask(app, bash_request("echo 2")))
+        await wait_for(pilot, lambda: isinstance(app.screen, ApprovalScreen))
+        assert time.monotonic() - started >= approval_queue.PAINT_WAIT_S * 0.9
+        await wait_for(pilot, lambda: app.screen.armed)
+        await pilot.press("y")
+        assert await task == ApprovalAnswer("once")
+
+
 async def test_queue_counts_requests_that_arrive_while_a_dialog_is_open() -> None:
     app = QueueApp()
     queue = ApprovalQueue(guard_s=0)

@@ -126,6 +126,8 @@ class AssistantMessage(ParkableAnswer):
         self._pending: list[str] = []
         self._scanner = _SplitScanner()  # split points of `_open`
         self._wake = asyncio.Event()
+        #: set once it is finished (`finish`): drawn whole, its last segment final
+        self.done = asyncio.Event()
         #: the settled blocks' lines while it streams: each block renders once
         self._pieces = PieceCache()
         self._settled_view = MarkdownSegment(classes="settled", pieces=self._pieces)
@@ -299,6 +301,7 @@ class AssistantMessage(ParkableAnswer):
             await asyncio.wait([self._pump])  # (cancelled if it was removed: not an error)
         if not self.is_attached:  # removed while it streamed: nothing to show it on
             self.finished = True
+            self.done.set()
             return
         while self._pending:  # written and finished before the pump first ran
             await self._take_pending()
@@ -332,3 +335,4 @@ class AssistantMessage(ParkableAnswer):
             for segment in segments if references else ():
                 segment.define(references)
         self.finished = True
+        self.done.set()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from contextlib import suppress
 from typing import TYPE_CHECKING, Any
 
@@ -32,12 +32,21 @@ if TYPE_CHECKING:
 PAINT_WAIT_S = 0.25
 
 
-async def painted_first(app: App[Any]) -> None:
+async def painted_first(
+    app: App[Any], settled: Callable[[], Awaitable[object]] | None = None
+) -> None:
     """Let the screen paint what changed first (the call's tool block, the answer before it):
     the dialog's first frame renders the screen behind it, dimmed, and would otherwise render
-    those too, in the same callback (measured: 19-31 ms of CPU, benchmarks/bench_callbacks.py)."""
+    those too, in the same callback (measured: 19-31 ms of CPU, benchmarks/bench_callbacks.py).
+    First the answer before the call is drawn whole (`settled`): its last steps (made whole, its
+    old segments let go, the chat laid out) came after the dialog's first frame and painted the
+    whole dimmed screen behind it again, twice a dialog (BENCHMARKS.md). At most `PAINT_WAIT_S`
+    in all: the dialog never waits on them longer."""
     with suppress(TimeoutError):
-        await asyncio.wait_for(app.screen.wait_for_refresh(), PAINT_WAIT_S)
+        async with asyncio.timeout(PAINT_WAIT_S):
+            if settled is not None:
+                await settled()
+            await app.screen.wait_for_refresh()
 
 
 class ApprovalQueue:
@@ -53,6 +62,7 @@ class ApprovalQueue:
         stamp: StampGuard | None = None,
         simulate: Callable[[tuple[str, ...]], str] | None = None,
         on_show: Callable[[ApprovalRequest], object] | None = None,
+        settled: Callable[[], Awaitable[object]] | None = None,
     ) -> None:
         #: seconds the dialog ignores keys for (None: the dialog's own `DEFAULT_GUARD_S`)
         self.guard_s = guard_s
@@ -67,6 +77,8 @@ class ApprovalQueue:
         self.simulate = simulate
         #: called once as each dialog opens (the notifier's bell)
         self.on_show = on_show
+        #: returns once the screen behind has drawn what came before the call (`painted_first`)
+        self.settled = settled
         #: when the last dialog was answered: a key typed straight after is no answer to the next
         self._answered_at: float | None = None
         #: dialogs shown since the queue was last empty: the next one's place ("2 of 3")
@@ -100,7 +112,7 @@ class ApprovalQueue:
         finally:
             self._set_waiting(-1)
         try:
-            await painted_first(app)
+            await painted_first(app, self.settled)
             from agent_tui.ui.screens.approval import ApprovalScreen
             from agent_tui.ui.widgets.approval_parts import DEFAULT_GUARD_S
 

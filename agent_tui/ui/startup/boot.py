@@ -171,6 +171,7 @@ class BootFlow:
             stamp=StampGuard(load_settings()),
             simulate=lambda rules: rule_preview(agent, host.sessions.store, rules),
             on_show=lambda request: host.notifier.approval(request.tool, request.subject),
+            settled=lambda: host.live_view.settled(),
         )
         app.call_from_thread(self.ready, agent, booted.recorder, approvals, booted.note)
         app.call_from_thread(self._settle)  # on the UI thread: it patches how Textual paints

@@ -87,6 +87,8 @@ class EventView:
         self.approvals_log = approvals_log
         self._call_later = call_later
         self._current: AssistantMessage | None = None
+        #: the answer last ended, which finishes (is drawn whole) in a step of its own
+        self._ended: AssistantMessage | None = None
         self._thinking: FoldedText | None = None
         self._blocks: dict[str, ToolBlock] = {}
         self.usage: Usage | None = None
@@ -248,7 +250,14 @@ class EventView:
         self._end_thinking()
         current, self._current = self._current, None
         if current is not None:
+            self._ended = current
             self._call_later(current.finish, incomplete)
+
+    async def settled(self) -> None:
+        """Return once the answer last ended is drawn whole (at once when it is, or none is)."""
+        ended = self._ended
+        if ended is not None and self._current is None:
+            await ended.done.wait()
 
     def route(self, event: Event) -> None:
         """To the tool block of the call the event belongs to."""
