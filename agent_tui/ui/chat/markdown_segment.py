@@ -97,10 +97,7 @@ class MarkdownSegment(Widget):
             return
         self.markdown, self._gap, self._note, self._trim = markdown, gap, note, trim
         height = len(next(iter(self._renders.values()), ()))
-        self._renders.clear()
-        self._heights.clear()
-        self._estimated.clear()
-        self._dropped = False
+        self._forget_lines()
         width = self.size.width or width
         if width and self.is_mounted and self.is_attached and len(self._render_at(width)) == height:
             # Most deltas don't add a line: repaint only, so the screen needn't be laid out
@@ -119,11 +116,15 @@ class MarkdownSegment(Widget):
         if references == self.references:
             return
         self.references = references
+        self._forget_lines()
+        self.refresh(layout=True)
+
+    def _forget_lines(self) -> None:
+        """What it draws changed: its lines and heights at every width are rendered again."""
         self._renders.clear()
         self._heights.clear()
         self._estimated.clear()
         self._dropped = False
-        self.refresh(layout=True)
 
     def _render_at(self, width: int) -> list[Strip]:
         key = (width, self.visual_style, self.text_selection)
