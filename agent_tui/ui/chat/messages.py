@@ -300,8 +300,7 @@ class AssistantMessage(ParkableAnswer):
         if self._pump is not None:
             await asyncio.wait([self._pump])  # (cancelled if it was removed: not an error)
         if not self.is_attached:  # removed while it streamed: nothing to show it on
-            self.finished = True
-            self.done.set()
+            self._finished()
             return
         while self._pending:  # written and finished before the pump first ran
             await self._take_pending()
@@ -334,5 +333,8 @@ class AssistantMessage(ParkableAnswer):
             references = reference_definitions(self.text)
             for segment in segments if references else ():
                 segment.define(references)
-        self.finished = True
+        self._finished()
+
+    def _finished(self) -> None:
+        self.finished = True  # (parked from now on: `ParkableAnswer`)
         self.done.set()
