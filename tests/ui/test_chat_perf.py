@@ -190,17 +190,30 @@ class ChatApp(App[None]):
 
 
 async def stream_answer(
-    app: App[None], pilot: Any, answer: str, *, step: int, pause_every: int
+    app: App[None],
+    pilot: Any,
+    answer: str,
+    *,
+    step: int,
+    pause_every: int,
+    finish: bool = True,
+    incomplete: bool = False,
 ) -> tuple[AssistantMessage, list[MarkdownSegment]]:
     """Write `answer` into a new message `step` characters at a time, letting the app run
-    after every `pause_every` writes; finish it and return it with its segments."""
+    after every `pause_every` writes; finish it (unless not `finish`: until all is drawn) and
+    return it with its segments (while it streams: the frozen ones, the settled and live views)."""
     message = AssistantMessage()
     await app.query_one(ChatView).add(message)
     for n, i in enumerate(range(0, len(answer), step)):
         message.write(answer[i : i + step])
         if n % pause_every == 0:
             await pilot.pause()
-    await message.finish()
+    if finish:
+        await message.finish(incomplete)
+    else:
+        while message._pending:
+            await pilot.pause()
+        await pilot.pause(0.2)  # the live view's next update (`LIVE_INTERVAL`), and its paint
     await pilot.pause()
     return message, list(message.query(MarkdownSegment))
 
@@ -243,6 +256,47 @@ async def test_a_link_to_a_reference_defined_in_a_later_segment_resolves(
         shown = painted(segments, width)
         assert shown[0] == "See the docs (https://example.com/docs) first."
         assert shown == lines(answer, width)
+
+
+async def test_links_resolve_while_the_answer_streams(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Once the segment with `[docs]: …` is frozen, a link to it in a segment frozen before, and
+    one written after (in the part still streaming), paint resolved before the answer ends."""
+    monkeypatch.setattr(chat, "SEGMENT_CHARS", 300)
+    paragraphs = "\n\n".join(f"Paragraph {n} " + "words " * 20 for n in range(6))
+    answer = (
+        f"See [the docs][docs] first.\n\n{paragraphs}\n\n[docs]: https://example.com/docs\n\n"
+        f"{paragraphs}\n\nAgain [the docs][docs].\n\n"
+    )
+    app = ChatApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        message, segments = await stream_answer(
+            app, pilot, answer, step=11, pause_every=7, finish=False
+        )
+        assert not message.finished and len(segments) > 3
+        shown = painted(segments, segments[0].size.width)
+        assert shown[0] == "See the docs (https://example.com/docs) first."
+        assert "Again the docs (https://example.com/docs)." in shown
+        assert not any("[docs]" in line.lower() for line in shown)
+
+
+async def test_definitions_made_elsewhere_never_draw_in_a_block_left_open(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An answer cut off in a code block: the definitions other segments make are not written
+    after its last segment's text, where they would be lines of its code."""
+    monkeypatch.setattr(chat, "SEGMENT_CHARS", 300)
+    paragraphs = "\n\n".join(f"Paragraph {n} " + "words " * 20 for n in range(6))
+    answer = f"See [the docs][docs].\n\n[docs]: https://example.com/docs\n\n{paragraphs}\n\n"
+    answer += "```py\nx = 1\n"
+    app = ChatApp()
+    async with app.run_test(size=(80, 30)) as pilot:
+        _, segments = await stream_answer(
+            app, pilot, answer, step=11, pause_every=7, incomplete=True
+        )
+        shown = painted(segments, segments[0].size.width)
+        assert shown[0] == "See the docs (https://example.com/docs)."
+        assert any("x = 1" in line for line in shown)
+        assert not any("docs]" in line.lower() for line in shown)  # (markdown-it: `[DOCS]`)
 
 
 def test_reference_definitions_are_written_again_as_markdown_defines_them() -> None:

@@ -178,12 +178,17 @@ def pieces(markdown: str) -> list[str]:
     return [markdown[start:end] for start, end in pairwise(points) if end > start]
 
 
-def markdown_lines(widget: Widget, markdown: str, width: int, cache: PieceCache) -> list[Strip]:
-    """`markdown` painted at `width` as the whole would be, from its pieces' lines in `cache`."""
+def markdown_lines(
+    widget: Widget, markdown: str, width: int, cache: PieceCache, references: str = ""
+) -> list[Strip]:
+    """`markdown` painted at `width` as the whole would be, from its pieces' lines in `cache`;
+    each piece rendered with the link reference `references` made elsewhere (they draw
+    nothing: `reference_definitions`). `markdown` ends at a split point, so they are outside
+    any block."""
     blank = Strip([], 0)  # as Rich paints it: nothing (the widget pads the line)
     lines: list[Strip] = []
     for n, piece in enumerate(pieces(markdown)):
         if n:
             lines.append(blank)  # the blank line Rich puts between two top-level blocks
-        lines += cache.lines(widget, piece, width)
+        lines += cache.lines(widget, f"{piece}\n\n{references}" if references else piece, width)
     return lines

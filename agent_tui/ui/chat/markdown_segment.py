@@ -19,6 +19,7 @@ from agent_tui.ui.chat.markdown_pieces import (
     render_lines,
     render_markdown,
 )
+from agent_tui.ui.chat.markdown_split import ends_outside_blocks
 
 #: seconds after a frame that painted code plain before its lexers are loaded (`_ask_for_lexers`)
 LEXERS_AFTER = 0.05
@@ -108,8 +109,11 @@ class MarkdownSegment(Widget):
 
     @property
     def _source(self) -> str:
-        """What is rendered: the text, and any definitions made elsewhere after it."""
-        return f"{self.markdown}\n\n{self.references}" if self.references else self.markdown
+        """What is rendered: the text, and any definitions made elsewhere after it (not when
+        the text ends in a block they would be part of: an answer cut off in a code block)."""
+        if self.references and ends_outside_blocks(self.markdown):
+            return f"{self.markdown}\n\n{self.references}"
+        return self.markdown
 
     def define(self, references: str) -> None:
         """Render with these link reference definitions after the text (see `references`)."""
@@ -136,7 +140,7 @@ class MarkdownSegment(Widget):
                 if not shown:
                     pass
                 elif self.pieces is not None and self._note is None and self.text_selection is None:
-                    lines = markdown_lines(self, self._source, width, self.pieces)
+                    lines = markdown_lines(self, self.markdown, width, self.pieces, self.references)
                 else:
                     parts = [render_markdown(self._source)] if self.markdown.strip() else []
                     if self._note is not None:

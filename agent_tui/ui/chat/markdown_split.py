@@ -122,14 +122,21 @@ class _Blocks:
             self.fence, self.paragraph = opening.group(1), False
             self.fences += 1
             return
-        self.html_end = _html_block(body)
+        opened = _html_opened(body)
+        self.html_end = None  # what ends the HTML block this line opens, unless it ends here
+        if opened is not None and not _ends_html(body[opened[0] :], opened[1]):
+            self.html_end = opened[1]
         if self.html_end is None and (
             _HTML_TO_BLANK.match(body) or (not self.paragraph and _HTML_TAG_LINE.match(body))
         ):
             self.html_end = _BLANK
-        # a heading or HTML is no paragraph, which a lazy line could go on
+        # a heading or HTML (even one that ends on its line) is no paragraph, which a lazy
+        # line could go on
         self.paragraph = (
-            bool(body.strip()) and self.html_end is None and _INTERRUPTS.match(body) is None
+            bool(body.strip())
+            and self.html_end is None
+            and opened is None
+            and _INTERRUPTS.match(body) is None
         )
 
 
@@ -210,9 +217,9 @@ _HTML_TAG_LINE = re.compile(
 #: what ends an HTML block of those two kinds (`_Blocks.html_end`)
 _BLANK = re.compile(r"^\s*$")
 # What a line may begin with to interrupt a paragraph (so it is no lazy line of one): an ATX
-# heading, a fence, a quote, HTML of kinds 1-6 (`_HTML_BLOCKS`, `_HTML_TO_BLANK`), a list item
-# or a thematic break (checked apart).
-_INTERRUPTS = re.compile(r"#{1,6}(?:[ \t]|\r?$)|`{3,}|~{3,}|>|<[!?]")
+# heading, a fence, a quote; checked apart: HTML of kinds 1-6 (`_HTML_BLOCKS`,
+# `_HTML_TO_BLANK`), a list item or a thematic break.
+_INTERRUPTS = re.compile(r"#{1,6}(?:[ \t]|\r?$)|`{3,}|~{3,}|>")
 
 
 def _item(body: str) -> tuple[int, int] | None:
@@ -232,24 +239,36 @@ def _interrupts(body: str) -> bool:
     return (
         bool(_INTERRUPTS.match(body) or _RULE.match(body) or _HTML_TO_BLANK.match(body))
         or _item(body) is not None
-        or _html_block(body) is not None
+        or _html_opened(body) is not None
     )
 
 
-def _html_block(line: str) -> re.Pattern[str] | str | None:
-    """What ends the HTML block `line` opens, if it opens one that runs on across blank lines
-    and doesn't end on this line."""
+_Opened = tuple[int, re.Pattern[str] | str]
+
+
+def _html_opened(line: str) -> _Opened | None:
+    """Where the opening of the HTML block `line` opens ends and what ends that block, if it
+    opens one of those that run on across blank lines (`_HTML_BLOCKS`)."""
     if not line.lstrip(" ").startswith("<"):  # most lines: no pattern to try
         return None
     for start, end in _HTML_BLOCKS:
-        opened = start.match(line)
-        if opened:
-            return None if _ends_html(line[opened.end() :], end) else end
+        opening = start.match(line)
+        if opening:
+            return opening.end(), end
     return None
 
 
 def _ends_html(line: str, marker: re.Pattern[str] | str) -> bool:
     return marker in line if isinstance(marker, str) else marker.search(line) is not None
+
+
+def ends_outside_blocks(text: str) -> bool:
+    """Whether markdown written after `text` and a blank line (a link reference definition)
+    begins a block of its own, not a line of a fence or an HTML block that `text` left open."""
+    body = text.rstrip("\r\n")
+    scanner = _SplitScanner()
+    scanner.feed(f"{body}\n\n[x]: <y>\n")
+    return len(body) + 2 in scanner.points
 
 
 def _safe_split(text: str) -> int:

@@ -126,16 +126,17 @@ class AssistantMessage(ParkableAnswer):
         self._pending: list[str] = []
         self._scanner = _SplitScanner()  # split points of `_open`
         self._wake = asyncio.Event()
-        #: set once it is finished (`finish`): drawn whole, its last segment final
-        self.done = asyncio.Event()
         #: the settled blocks' lines while it streams: each block renders once
         self._pieces = PieceCache()
+        #: the link reference definitions its frozen segments make, for all its views while it
+        #: streams (`_define`; once finished, those of the whole text)
+        self._references = ""
         self._settled_view = MarkdownSegment(classes="settled", pieces=self._pieces)
         self._live_view = MarkdownSegment(classes="live")
         self._pump: asyncio.Task[None] | None = None
         self._group: SegmentGroup | None = None  # the group frozen segments go into
         self._shelf: SegmentShelf | None = None  # the shelf new groups go onto
-        self._done = False
+        self._ending = False  # `finish` was called: nothing more is written
         self.incomplete = False
 
     def compose(self) -> ComposeResult:
@@ -167,7 +168,7 @@ class AssistantMessage(ParkableAnswer):
 
     def write(self, fragment: str) -> None:
         """Queue a fragment (called synchronously from the event listener)."""
-        if fragment and not self._done:
+        if fragment and not self._ending:
             self._pending.append(fragment)
             self._wake.set()
 
@@ -185,7 +186,7 @@ class AssistantMessage(ParkableAnswer):
                 with collections_after():  # one due runs after this step's rendering
                     self._settled_view.update(settled, width=width, **lead)
                     self._live_view.update(self._open[cut:], width=width, **live)
-            if self._done and not self._pending:
+            if self._ending and not self._pending:
                 break
             if self._pending:  # a backlog (a fast stream): the next step after this paint
                 self._wake.set()
@@ -233,7 +234,22 @@ class AssistantMessage(ParkableAnswer):
             segments.append(MarkdownSegment(head, classes="segment", pieces=self._pieces, **lead))
             self._frozen.append(head[len(self._reopened) :])
             self._reopened = ""
+            self._define(head)
+        for segment in segments:
+            segment.references = self._references
         await self._mount_frozen(segments, width)
+
+    def _define(self, frozen: str) -> None:
+        """The link reference definitions a segment just frozen makes (a block, never cut in
+        two), for every view of the answer: a link to one in a segment frozen before or
+        written after resolves as it streams, not only once the answer is finished. Rare, so
+        the views already shown render again (those out of view when next painted)."""
+        found = reference_definitions(frozen)
+        if not found:
+            return
+        self._references = f"{self._references}\n{found}" if self._references else found
+        for view in self.query(MarkdownSegment):  # frozen segments, the settled and live views
+            view.define(self._references)
 
     async def _mount_frozen(self, segments: list[MarkdownSegment], width: int) -> None:
         """Mount frozen segments in groups of `GROUP_SEGMENTS`, the groups on shelves of
@@ -295,12 +311,12 @@ class AssistantMessage(ParkableAnswer):
         """Stop streaming; settled and live become one last segment (frozen ones stay as they
         are: a long answer is never re-rendered as a whole)."""
         self.incomplete = incomplete
-        self._done = True
+        self._ending = True
         self._wake.set()
         if self._pump is not None:
             await asyncio.wait([self._pump])  # (cancelled if it was removed: not an error)
         if not self.is_attached:  # removed while it streamed: nothing to show it on
-            self._finished()
+            self.done.set()
             return
         while self._pending:  # written and finished before the pump first ran
             await self._take_pending()
@@ -333,8 +349,4 @@ class AssistantMessage(ParkableAnswer):
             references = reference_definitions(self.text)
             for segment in segments if references else ():
                 segment.define(references)
-        self._finished()
-
-    def _finished(self) -> None:
-        self.finished = True  # (parked from now on: `ParkableAnswer`)
-        self.done.set()
+        self.done.set()  # drawn whole, its last segment final; parked from now on

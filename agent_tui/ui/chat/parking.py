@@ -24,6 +24,7 @@ whose children could add a gutter or a margin to that sum (another stylesheet) i
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from textual.geometry import NULL_SPACING, Region, Size
@@ -89,8 +90,12 @@ class ParkableAnswer(Parkable):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        #: its segments all written and frozen, no more to come
-        self.finished = False
+        #: set once its segments are all written and frozen, no more to come (`finished`)
+        self.done = asyncio.Event()
+
+    @property
+    def finished(self) -> bool:
+        return self.done.is_set()
 
     def park(self) -> None:
         """From the next layout on, be laid out as its height alone until unparked (when
