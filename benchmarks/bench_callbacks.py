@@ -232,6 +232,8 @@ async def run(
                     opaque[0] = backdrop == "opaque" or (backdrop == "alternate" and i % 2 == 1)
                     prompt.post_message(PromptInput.Submitted("approve"))
                     await wait_until(lambda: app.approvals.current is not None, 60)
+                    # keys answer once the dialog is armed: a slow host paints it later
+                    await wait_until(lambda: getattr(app.screen, "armed", False), 60)
                     # one dialog: answered soon; several: each slower than the rubber-stamp
                     # guard's "fast" (1 s), which would pause the next dialog's keys
                     await asyncio.sleep(0.2 if approvals == 1 else 1.1)

@@ -87,7 +87,7 @@ class StatusCommand:
 
     def _widget(self) -> Static:
         main = self.host.main
-        found = main.query("#status-command")
+        found = main.query_children("#status-command")
         if found:
             widget: Static = found.first(Static)
             return widget

@@ -93,10 +93,10 @@ class MainScreen(Screen[None]):
         only the pane itself is styled again, not its widgets (the tool blocks: 3-7 ms in the
         resize's callback): no rule styles them by it (`#side.-narrow` alone, app.tcss; see
         tests/ui/test_first_frame.py)."""
-        side = self.query("#side")
-        if not side:
+        pane = self.query_one_optional("#side")
+        if pane is None:
             return
-        pane, narrow = side.first(), bool(self._side_class(width))
+        narrow = bool(self._side_class(width))
         if pane.has_class("-narrow") != narrow:
             pane.set_class(narrow, "-narrow", update=False)
             self.app.stylesheet.update_nodes([pane], animate=True)
@@ -186,14 +186,14 @@ class MainScreen(Screen[None]):
         return super().focus_next(selector)
 
     def _shells_hidden(self) -> bool:
-        if not self.query("#tools"):
+        if self.query_one_optional("#tools") is None:
             return False
         shells = self.tool_pane.shells
         return bool(shells.running()) and shells not in self.focus_chain
 
     def action_focus_shells(self) -> None:
         """F2 (Alt+K, /bashes): the background shells list, to choose one and kill it (`k`)."""
-        if not self.query("#tools"):
+        if self.query_one_optional("#tools") is None:
             return
         shells = self.tool_pane.shells
         if not shells.running():

@@ -315,8 +315,9 @@ class BootFlow:
             activity.working(self.host.status)
 
     def _typed_at(self) -> float | None:
-        prompt = self.app.query(PromptInput)
-        return prompt.first().typed_at if prompt else None
+        # (found where it sits, near the top: `query` would walk every widget of the chat)
+        prompt = self.app.query_one_optional(PromptInput)
+        return prompt.typed_at if prompt is not None else None
 
     def _type_ahead(self, key: str) -> None:
         """A key typed for the prompt as an approval dialog appeared: it goes to the prompt."""

@@ -135,7 +135,7 @@ class EventView:
     def on_turn_started(self, event: TurnStarted) -> None:
         self._blocks.clear()
         activity.working(self.status)
-        prompts = self.chat.query(UserMessage)
+        prompts = self.chat.query_children(UserMessage)  # (not every widget of every answer)
         if prompts and event.index >= 0:
             prompts.last().turn_index = event.index
 

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self, TypeVar
 
 from rich.text import Text
 from textual import events
+from textual.css.query import NoMatches
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Static, TextArea
 
 from agent_tui.text import one_line
@@ -150,6 +152,9 @@ class PromptInput(TextArea):
         self.move_cursor(self.document.end)
 
 
+_Bar = TypeVar("_Bar", bound="PromptBar")
+
+
 class PromptBar(Static):
     """A bar above the prompt box, hidden while it has nothing to show. It is not part of the
     first frame: `of` mounts it the first time it is needed (two hidden bars cost ~4 ms of the
@@ -165,8 +170,12 @@ class PromptBar(Static):
 
     @classmethod
     def find(cls, app: App[Any]) -> Self | None:
-        """The bar, if it has been needed yet."""
-        return app.query_one_optional(cls)
+        """The bar, if it has been needed yet. Looked up by id beside the prompt box: a query
+        of the app that finds nothing walks every widget of the chat, and the slash hints are
+        looked for at every key typed."""
+        prompt = app.query_one_optional(PromptInput)
+        holder = None if prompt is None else prompt.parent
+        return _child(holder, cls.BAR_ID, cls) if isinstance(holder, Widget) else None
 
     @classmethod
     def of(cls, app: App[Any]) -> Self:
@@ -175,12 +184,21 @@ class PromptBar(Static):
         bar = cls.find(app)
         if bar is None:
             prompt = app.query_one(PromptInput)
+            holder = prompt.parent
+            assert isinstance(holder, Widget), "the prompt box is mounted"
             below = cls.STACK[cls.STACK.index(cls.BAR_ID) + 1 :]
-            mounted = (app.query_one_optional(f"#{id}") for id in below)
+            mounted = (_child(holder, id, PromptBar) for id in below)
             before = next((w for w in mounted if w is not None), prompt)
             bar = cls()
-            prompt.parent.mount(bar, before=before)  # type: ignore[union-attr]
+            holder.mount(bar, before=before)
         return bar
+
+
+def _child(holder: Widget, id: str, kind: type[_Bar]) -> _Bar | None:
+    try:
+        return holder.get_child_by_id(id, kind)
+    except NoMatches:
+        return None
 
 
 class QueuedPrompts(PromptBar):
