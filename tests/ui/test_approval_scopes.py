@@ -72,10 +72,11 @@ async def test_always_shows_an_editable_rule_and_saves_the_edit(tmp_path: Path) 
         screen = app.screen
         await wait_for(pilot, lambda: screen.armed)
         suggested = screen.request.decision.suggestions
-        line = screen.query_one(RuleLine)
-        assert not line.display or not screen.has_class("-confirming")
+        assert not screen.query(RuleLine)  # mounted the first time `a` is pressed
         await pilot.press("a")
         await wait_for(pilot, lambda: screen.has_class("-confirming"))
+        line = screen.query_one(RuleLine)
+        assert line.display
         assert line.rules == suggested  # the narrow suggestion, shown before saving
         await pilot.press("e")
         assert line.has_focus

@@ -42,19 +42,24 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     AUTO_FOCUS = "#body"
     # Our own key bar shows the keys; the guard and tell mode decide what each key does.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "once", show=False),
-        Binding("a", "always", show=False),
-        Binding("s", "session", show=False),
-        Binding("e", "edit_rule", show=False),
-        Binding("n", "deny", show=False),
         Binding("escape", "escape", show=False),
-        Binding("t", "tell", show=False),
-        Binding("r", "review", show=False),
-        Binding("enter", "confirm", show=False),
-        Binding("space", "toggle_hunk", show=False),
         Binding("up", "move_hunk(-1)", show=False, priority=True),
         Binding("down", "move_hunk(1)", show=False, priority=True),
     ]
+    #: the answering keys, each decided in `on_key` in the order typed: a binding runs only
+    #: once the keys typed after it in a burst (a busy moment) have been through `on_key`, so
+    #: `t` then "no" lost the "no", and `e` then a rule's "a" took it for `a` (save)
+    KEYS: ClassVar[dict[str, str]] = {
+        "y": "once",
+        "a": "always",
+        "s": "session",
+        "e": "edit_rule",
+        "n": "deny",
+        "t": "tell",
+        "r": "review",
+        "enter": "confirm",
+        "space": "toggle_hunk",
+    }
 
     #: how many more requests are queued behind this one
     waiting: reactive[int] = reactive(0)
@@ -176,11 +181,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                 yield from parts.always_widgets(
                     request, can_always=self.can_always, simulated=self._simulate is not None
                 )
-                yield Input(
-                    placeholder="tell the model what to do instead",
-                    max_length=parts.MAX_MESSAGE_CHARS,
-                    id="tell",
-                )
+                # (the rules' editable line and the tell box: mounted when first wanted)
                 with Horizontal(id="keybar"):
                     yield KeyLine(self._keys(), id="keys")
                     yield Static(self._waiting_text(), id="waiting")
@@ -264,7 +265,10 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         return True
 
     def on_key(self, event: events.Key) -> None:
-        if self._done or self._telling or self._editing:
+        if self._done:
+            return
+        if self._telling or self._editing:
+            self._type_into_box(event)
             return
         if self.paused:  # the rubber-stamp pause: keys do nothing, the countdown runs on
             event.stop()
@@ -279,6 +283,28 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             return
         if self._confirming and event.key not in ("a", "e", "enter"):
             self._set_confirming(False)  # any other key takes the "always" back
+        action = self.KEYS.get(event.key)
+        if action is not None:
+            event.stop()
+            event.prevent_default()
+            getattr(self, f"action_{action}")()
+
+    def _type_into_box(self, event: events.Key) -> None:
+        """A key typed on the heels of `t` or `e`, before the box they open has the focus
+        (Textual moves it a moment later): into the box, in order, not lost."""
+        box = self.query_one("#tell", Input) if self._telling else self.query_one(RuleLine)
+        if box.has_focus or event.key == "escape":
+            return
+        if event.key == "enter":
+            box.post_message(Input.Submitted(box, box.value))
+        elif event.key == "backspace":
+            box.action_delete_left()
+        elif event.is_printable and event.character:
+            box.insert_text_at_cursor(event.character)
+        else:
+            return
+        event.stop()
+        event.prevent_default()
 
     def _finish(self, answer: ApprovalAnswer) -> None:
         if self._first_shown is not None:
@@ -326,6 +352,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         if not (self._ready() and not self._telling and self.can_always):
             return
         if not self._confirming:
+            if not self.request.remember and not self.query(RuleLine):
+                footer = self.query_one("#footer")
+                footer.mount(*parts.rule_widgets(self.request), after="#always")
             self._set_confirming(True)  # a lasting change: one more keystroke to be sure
             return
         self.action_confirm()
@@ -387,6 +416,8 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
 
     def action_tell(self) -> None:
         if self._ready() and not self._telling and not self.request.items:
+            if not self.query("#tell"):
+                self.query_one("#footer").mount(parts.tell_input(), before="#keybar")
             self._set_telling(True)
 
     def _set_telling(self, telling: bool) -> None:

@@ -95,11 +95,9 @@ def items_picker(request: ApprovalRequest) -> Widget:
 def always_widgets(
     request: ApprovalRequest, *, can_always: bool, simulated: bool
 ) -> Iterator[Widget]:
-    """What `a` does: what it remembers (a forwarded port), or the rules it saves and where
-    (editable), with what past sessions say of them."""
+    """What `a` does: what it remembers (a forwarded port), or the rules it saves and where,
+    with what past sessions say of them (the rules' editable line: `rule_widgets`)."""
     from textual.widgets import Static
-
-    from agent_tui.ui.widgets.rule_line import RuleLine
 
     decision = request.decision
     if request.remember:
@@ -114,10 +112,29 @@ def always_widgets(
     where = visible(request.save_to or "the project's local settings")
     saves = Content.assemble(("a", "bold $text-accent"), " saves ", (rules, "bold"), " to ", where)
     yield Static(saves, id="always")
-    yield RuleLine(decision.suggestions)
-    yield Static("", id="rule-problem")
     if simulated:
         yield Static("past sessions: looking…", id="simulation")
+
+
+def rule_widgets(request: ApprovalRequest) -> tuple[Widget, ...]:
+    """The rules `a` saves, editable, and the line that says why an edit can't be saved:
+    mounted the first time `a` is pressed, not with the dialog (two hidden inputs were ~8 % of
+    its first frame: BENCHMARKS.md)."""
+    from textual.widgets import Static
+
+    from agent_tui.ui.widgets.rule_line import RuleLine
+
+    return RuleLine(request.decision.suggestions), Static("", id="rule-problem")
+
+
+def tell_input() -> Widget:
+    """Where `t` writes what the model should do instead: mounted the first time `t` is
+    pressed (see `rule_widgets`)."""
+    from textual.widgets import Input
+
+    return Input(
+        placeholder="tell the model what to do instead", max_length=MAX_MESSAGE_CHARS, id="tell"
+    )
 
 
 def key_line(
