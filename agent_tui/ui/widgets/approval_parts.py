@@ -118,8 +118,8 @@ def always_widgets(
 
 def rule_widgets(request: ApprovalRequest) -> tuple[Widget, ...]:
     """The rules `a` saves, editable, and the line that says why an edit can't be saved:
-    mounted the first time `a` is pressed, not with the dialog (two hidden inputs were ~8 % of
-    its first frame: BENCHMARKS.md)."""
+    mounted the first time `a` is pressed, not with every dialog's first frame (measured:
+    BENCHMARKS.md, twelfth session)."""
     from textual.widgets import Static
 
     from agent_tui.ui.widgets.rule_line import RuleLine
