@@ -11,7 +11,9 @@ One app (headless, 120×40, offline model, recording the session as the CLI does
 - resize: the terminal resized between 120×40, 90×30 and 160×50, each frame let settle;
 - languages: an answer streamed at 100 tokens/s with a code fence in each of six languages
   the process hasn't highlighted yet (CSS, Kotlin, TypeScript, SQL, Ruby, Swift), whose lexers
-  Pygments compiles at their first use (8-35 ms each).
+  Pygments compiles at their first use (8-35 ms each);
+- paused: nobody types for a few seconds, when a full collection that fell due runs (the app
+  waits for such a pause, `ui/controllers/quiet_collect.py`): its callback is counted here.
 
 Every callback of the loop (task steps, timers, call_soon) is timed with `time.thread_time()`:
 the CPU this thread used, which load on the machine does not inflate the way wall time is. The
@@ -176,6 +178,7 @@ async def run(
 
     for_startup()  # as the command line does (cli.main)
     from agent_tui.ui.app import AgentApp
+    from agent_tui.ui.controllers.quiet_collect import QUIET_S
     from agent_tui.ui.startup.gc_tuning import freeze_imports
 
     freeze_imports()  # as the command line does
@@ -260,6 +263,10 @@ async def run(
                 await ask(app, pilot, "languages", paint=False)
                 pace(app, 0)
                 await asyncio.sleep(0.3)
+                # Nobody types: a full collection that fell due waits for such a pause
+                # (`ui/controllers/quiet_collect.py`) and is counted here, where it runs.
+                probe.phase = "paused"
+                await asyncio.sleep(QUIET_S + 1.0)
                 probe.phase = "end"
                 if app.recorder is not None:
                     app.recorder.close()

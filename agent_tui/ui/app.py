@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -30,6 +31,7 @@ from agent_tui.ui.controllers.agent_events import AgentEvents
 from agent_tui.ui.controllers.modes import PermissionModes
 from agent_tui.ui.controllers.notifier import load_notifier
 from agent_tui.ui.controllers.palette import palette_commands
+from agent_tui.ui.controllers.quiet_collect import QuietCollection
 from agent_tui.ui.controllers.session_settings import SessionSettings
 from agent_tui.ui.controllers.sessions import Sessions
 from agent_tui.ui.controllers.shortcuts import PromptShortcuts
@@ -119,6 +121,8 @@ class AgentApp(App[int]):
         self.boot = BootFlow(self, self)
         #: the one owner of "a turn is running": prompts, the queue, retry, cancel
         self.turns = TurnController(self, self, after_turn=self._after_turn)
+        #: the full collections, run when the person has paused (when the collector is ours)
+        self.quiet_collect = QuietCollection(self, self, idle_collector) if tune_collector else None
         self.agent_events = AgentEvents(self)
         #: /undo, /rewind and /permissions (their previews, restores and the forked session)
         self.undo = UndoFlow(self, self)
@@ -176,6 +180,11 @@ class AgentApp(App[int]):
         return self.view
 
     # --- messages, routed to their owners ----------------------------------------------------
+
+    async def on_event(self, event: events.Event) -> None:
+        if self.quiet_collect is not None and isinstance(event, (events.InputEvent, events.Resize)):
+            self.quiet_collect.touched()  # the person is here: a full collection waits
+        await super().on_event(event)
 
     def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         """Enter in the prompt box: "r" retries a failed turn, a `/command` runs, anything else
@@ -315,5 +324,5 @@ class AgentApp(App[int]):
         screen, and collect when due."""
         self.notifier.turn_ended(self.turns.last_s)
         self.chat.trim_offscreen()
-        if self.tune_collector:
-            idle_collector.after_turn()
+        if self.quiet_collect is not None:
+            self.quiet_collect.after_turn()

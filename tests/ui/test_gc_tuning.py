@@ -99,17 +99,23 @@ async def test_a_reflow_leaves_no_cycle_to_collect() -> None:
             gc.enable()
 
 
-def test_full_collections_run_every_few_turns(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_full_collections_fall_due_every_few_turns_and_run_overdue_at_a_turns_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     runs: list[bool] = []
     frozen: list[bool] = []
-    collector = gc_tuning.IdleCollector(every=3)
+    collector = gc_tuning.IdleCollector(every=3, overdue=2)
     monkeypatch.setattr(gc, "collect", lambda *a: runs.append(collector.collecting) or 0)
     monkeypatch.setattr(gc, "freeze", lambda: frozen.append(True))
     monkeypatch.setattr(gc_tuning, "_frozen", set())
-    for _ in range(7):
-        collector.after_turn()
-    # the first turn: what it loaded is frozen (after a collection); then every third turn
-    assert frozen == [True] and runs == [True, True, True] and not collector.collecting
+    due = [collector.after_turn() for _ in range(6)]
+    # the first turn: what it loaded is frozen (after a collection); due from the third turn,
+    # for the app to run at a pause; not run by the fifth (no pause came), it runs at its end
+    assert frozen == [True] and runs == [True, True] and not collector.collecting
+    assert due == [False, False, True, True, False, False]
+    assert collector.after_turn() is False and collector.after_turn() is True
+    collector.collect()  # the pause came
+    assert runs == [True, True, True] and not collector.due
 
 
 def test_start_up_collects_nothing_young_until_the_app_tunes_the_collector(

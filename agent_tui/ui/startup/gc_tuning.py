@@ -80,31 +80,55 @@ _frozen: set[str] = set()
 
 
 class IdleCollector:
-    """Full collections at the end of a turn, when the answer is on screen and nothing streams:
-    the cyclic garbage of pruned messages is freed every few turns (memory stays flat) and no
-    full collection ever lands in the middle of an answer or a keystroke."""
+    """Full collections when nobody waits: the cyclic garbage of pruned messages is freed every
+    few turns (memory stays flat) and no full collection lands in the middle of an answer. The
+    collector counts turns and says when one is due; the app runs it once the person has paused
+    (`ui/controllers/quiet_collect.py`): a full collection walks the whole session (tens of ms,
+    BENCHMARKS.md), so at a turn's end it was the callback a person typing the next prompt, or
+    answering a dialog, waited behind. One that has waited `overdue` more turns for a pause runs
+    at the turn's end, as before, so memory stays bounded in a session that never pauses."""
 
-    def __init__(self, every: int = FULL_EVERY_TURNS) -> None:
+    def __init__(self, every: int = FULL_EVERY_TURNS, overdue: int = FULL_EVERY_TURNS) -> None:
         self.every = every
+        self.overdue = overdue
         self.turns = 0
+        #: turns ended since the last full collection
+        self.since = 0
         #: a collection of ours is running (benchmarks tell idle pauses from the others)
         self.collecting = False
 
-    def after_turn(self) -> None:
+    @property
+    def due(self) -> bool:
+        return self.since >= self.every
+
+    def after_turn(self) -> bool:
+        """A turn ended (its answer painted): whether a full collection is due, to run at the
+        next pause. One overdue runs now."""
         self.turns += 1
+        self.since += 1
+        if self.turns == 1:
+            # What the first answer loaded (the markdown parser, syntax lexers, the store's
+            # statements, the panes' first paint) lives as long as the app: out of full
+            # collections with it. Its own two widgets come along; pruned, they are freed
+            # by their reference counts, all but a few cycles (bounded: once a process).
+            self.collecting = True
+            try:
+                freeze_settled(after_first_turn=True)
+            finally:
+                self.collecting = False
+        elif self.since >= self.every + self.overdue:
+            self.collect()
+        return self.due
+
+    def collect(self) -> None:
+        """The full collection, now."""
+        from agent_tui.speedups import geometry_caches
+
+        self.since = 0
         self.collecting = True
         try:
-            if self.turns == 1:
-                # What the first answer loaded (the markdown parser, syntax lexers, the store's
-                # statements, the panes' first paint) lives as long as the app: out of full
-                # collections with it. Its own two widgets come along; pruned, they are freed
-                # by their reference counts, all but a few cycles (bounded: once a process).
-                freeze_settled(after_first_turn=True)
-            elif self.turns % self.every == 0:
-                from agent_tui.speedups import geometry_caches
-
-                geometry_caches.clear()  # long-gone frames' regions (speedups/)
-                gc.collect()
+            geometry_caches.clear()  # long-gone frames' regions (speedups/)
+            gc.collect()
         finally:
             self.collecting = False
 
