@@ -33,7 +33,7 @@ class GcPauses:
 
     def __init__(self) -> None:
         self.pauses: list[tuple[int, float]] = []
-        #: the app's full collections in the idle moment after a turn (`IdleCollector`)
+        #: the app's own full collections (`IdleCollector`): at a pause, or overdue at a turn's end
         self.idle: list[float] = []
         self._start = 0.0
         gc.callbacks.append(self._callback)
@@ -43,7 +43,7 @@ class GcPauses:
 
         if phase == "start":
             self._start = time.perf_counter()
-        elif idle_collector.collecting:  # the app's own full collection after a turn
+        elif idle_collector.collecting:  # the app's own full collection
             self.idle.append(time.perf_counter() - self._start)
         else:
             self.pauses.append((info["generation"], time.perf_counter() - self._start))

@@ -182,8 +182,11 @@ class AgentApp(App[int]):
     # --- messages, routed to their owners ----------------------------------------------------
 
     async def on_event(self, event: events.Event) -> None:
-        if self.quiet_collect is not None and isinstance(event, (events.InputEvent, events.Resize)):
-            self.quiet_collect.touched()  # the person is here: a full collection waits
+        # every event the app gets, before any widget consumes one (a handler by name would
+        # not see the keys the prompt box takes): the person is here, a full collection waits
+        person = (events.InputEvent, events.Paste, events.Resize)
+        if self.quiet_collect is not None and isinstance(event, person):
+            self.quiet_collect.touched()
         await super().on_event(event)
 
     def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:

@@ -1,92 +1,131 @@
 """A due full collection waits for the person's pause: not at the turn's end, not while keys are
-typed, the terminal resized, a dialog is open or a turn runs; then once, in a callback of its
-own."""
+typed or pasted or the terminal resized, not while a dialog is open or a turn runs, and the
+pause counts from the last of them; then it runs once, in a callback of its own. The app's clock
+is the test's (`Clock`), so how slow the machine is decides nothing: timers only look again."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from app_helpers import make_app, wait_for
+from textual import events
 from textual.screen import ModalScreen
 
+from agent_tui.runtime import Options
+from agent_tui.ui.app import AgentApp
 from agent_tui.ui.controllers.quiet_collect import QuietCollection
 from agent_tui.ui.startup import gc_tuning
 from agent_tui.ui.widgets.prompt import PromptInput
 
 pytestmark = pytest.mark.usefixtures("offline_env")
 
-QUIET_S = 0.4
+#: the pause, in the test's clock; in real time, how often a pending check looks again
+QUIET_S = 0.125  # a binary fraction: the sums below are exact
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1024.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def full_collections(monkeypatch: pytest.MonkeyPatch, record: list[float], clock: Clock) -> None:
+    def collect(*generation: int) -> int:
+        if not generation:  # a full one (the young ones are `speedups.collect_after`'s)
+            record.append(clock.now)
+        return 0
+
+    monkeypatch.setattr(gc_tuning.gc, "collect", collect)
+
+
+def due_collector() -> gc_tuning.IdleCollector:
+    collector = gc_tuning.IdleCollector(every=1, overdue=100)
+    collector.turns = 1  # past the first turn's freeze (once a process)
+    return collector
 
 
 async def test_a_due_collection_waits_for_the_person_to_pause(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     collected: list[float] = []
-
-    def collect(*generation: int) -> int:
-        if not generation:  # a full collection (the young ones are `speedups.collect_after`'s)
-            collected.append(time.monotonic())
-        return 0
-
-    monkeypatch.setattr(gc_tuning.gc, "collect", collect)
+    clock = Clock()
+    full_collections(monkeypatch, collected, clock)
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
-        collector = gc_tuning.IdleCollector(every=1, overdue=100)
-        collector.turns = 1  # past the first turn's freeze (once a process)
+        collector = due_collector()
         # as with the collector tuned (`cli.main`), which a test's process is not
-        app.quiet_collect = QuietCollection(app, app, collector, quiet_s=QUIET_S)
-        prompt = app.query_one(PromptInput)
-        prompt.post_message(PromptInput.Submitted("hello"))
+        app.quiet_collect = quiet = QuietCollection(
+            app, app, collector, quiet_s=QUIET_S, clock=clock
+        )
+        app.query_one(PromptInput).post_message(PromptInput.Submitted("hello"))
         await wait_for(pilot, lambda: collector.due)  # the turn ended, its answer painted
-        # the person types the next prompt: nothing is collected while they do
-        typed_until = time.monotonic() + 3 * QUIET_S
-        while time.monotonic() < typed_until:
-            await pilot.press("x")
-            await pilot.pause(QUIET_S / 4)
-        last_key = app.quiet_collect.input_at
-        assert collected == [] and last_key is not None
-        await pilot.resize_terminal(90, 30)  # the terminal resized counts as the person's too
-        last_input = app.quiet_collect.input_at
-        assert last_input is not None and last_input > last_key
-        # a dialog open: still nothing, however long it stays
-        await app.push_screen(ModalScreen[None]())
-        await pilot.pause(2 * QUIET_S)
+        assert quiet.active_at == clock.now  # the pause counts from the turn's end
+        await pilot.pause(4 * QUIET_S)
         assert collected == []
+        # the person types, pastes, resizes: each moves the pause on
+        for key in "abc":
+            clock.now += QUIET_S / 2
+            await pilot.press(key)
+            assert quiet.active_at == clock.now
+        clock.now += QUIET_S / 2
+        app.post_message(events.Paste("pasted"))
+        await wait_for(pilot, lambda: quiet.active_at == clock.now)
+        clock.now += QUIET_S / 2
+        await pilot.resize_terminal(90, 30)
+        assert quiet.active_at == clock.now
+        await pilot.pause(4 * QUIET_S)
+        assert collected == []
+        # a dialog open: however long it stays, nothing; the pause counts from when it closed
+        await app.push_screen(ModalScreen[None]())
+        clock.now += 10 * QUIET_S
+        await wait_for(pilot, lambda: quiet.active_at == clock.now)  # seen open
         app.pop_screen()
-        await wait_for(pilot, lambda: bool(collected), timeout=10)
-        assert len(collected) == 1 and not collector.due
-        assert collected[0] >= last_input + QUIET_S
-        await pilot.pause(2 * QUIET_S)
+        await pilot.pause(4 * QUIET_S)
+        assert collected == []
+        closed = clock.now
+        clock.now += QUIET_S
+        await wait_for(pilot, lambda: bool(collected))
+        assert collected == [closed + QUIET_S] and not collector.due
+        clock.now += 10 * QUIET_S
+        await pilot.pause(4 * QUIET_S)
         assert len(collected) == 1  # once
 
 
-async def test_a_collection_due_while_a_turn_runs_waits_for_its_end(
+async def test_a_collection_due_while_a_turn_runs_waits_a_pause_after_its_end(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    collected: list[bool] = []
+    collected: list[float] = []
+    clock = Clock()
+    full_collections(monkeypatch, collected, clock)
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
-        collector = gc_tuning.IdleCollector(every=1, overdue=100)
-        collector.turns = 1
-        turns = SimpleNamespace(running=True)  # a turn of the next prompt runs
+        collector = due_collector()
+        turns = SimpleNamespace(running=True)  # the next prompt's turn runs
         host = SimpleNamespace(turns=turns, shortcuts=app.shortcuts, sessions=app.sessions)
-        quiet = QuietCollection(app, host, collector, quiet_s=QUIET_S)
-
-        def collect(*generation: int) -> int:
-            if not generation:  # a full collection
-                collected.append(turns.running)
-            return 0
-
-        monkeypatch.setattr(gc_tuning.gc, "collect", collect)
+        quiet = QuietCollection(app, host, collector, quiet_s=QUIET_S, clock=clock)
         quiet.after_turn()
         assert collector.due and quiet.quiet_left() == QUIET_S
-        await pilot.pause(3 * QUIET_S)
+        clock.now += 10 * QUIET_S
+        await wait_for(pilot, lambda: quiet.active_at == clock.now)  # seen running
         assert collected == []
         turns.running = False
-        await wait_for(pilot, lambda: bool(collected), timeout=10)
-        assert collected == [False] and not collector.due
+        ended = clock.now
+        clock.now += QUIET_S / 2
+        await pilot.pause(4 * QUIET_S)
+        assert collected == []  # not yet a pause since it ended
+        clock.now += QUIET_S / 2
+        await wait_for(pilot, lambda: bool(collected))
+        assert collected == [ended + QUIET_S]
+
+
+def test_the_app_waits_for_pauses_only_with_the_collector_its_own(tmp_path: Path) -> None:
+    tuned = AgentApp(Options(cwd=tmp_path), tune_collector=True)
+    assert tuned.quiet_collect is not None
+    assert tuned.quiet_collect.collector is gc_tuning.idle_collector
+    assert AgentApp(Options(cwd=tmp_path)).quiet_collect is None

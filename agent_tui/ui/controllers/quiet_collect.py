@@ -1,10 +1,11 @@
-"""The app's full garbage collections wait for a pause: no turn, `!command` or replay running,
-no dialog open, and no key, mouse event or resize of the terminal for `QUIET_S`. A full
-collection walks the whole session (tens of ms on a slow host, BENCHMARKS.md); run at a turn's
-end, as it was, it was the callback that a person typing the next prompt, or answering the
-dialog of the next turn, waited behind. The counting
-(every few turns, and when one has waited too long) is `startup.gc_tuning.IdleCollector`'s; a
-collaborator of the app, which reports the person's input (`touched`) and each turn's end."""
+"""The app's full garbage collections wait for a pause: `QUIET_S` with no key, paste, mouse
+event or resize of the terminal, and as long since a turn, a `!command` or a replay last ran or
+a screen (a dialog, the palette, a browser) was last open over the main one. A full collection
+walks the whole session (tens of ms on a slow host, BENCHMARKS.md); run at a turn's end, as it
+was, it was the callback that a person typing the next prompt, or answering the dialog of the
+next turn, waited behind. The counting (every few turns, and when one has waited too long) is
+`startup.gc_tuning.IdleCollector`'s; a collaborator of the app, which reports the person's
+input (`touched`) and each turn's end."""
 
 from __future__ import annotations
 
@@ -21,8 +22,10 @@ if TYPE_CHECKING:
     from agent_tui.ui.controllers.turns import TurnController
     from agent_tui.ui.startup.gc_tuning import IdleCollector
 
-#: how long the person has not typed, clicked, scrolled or resized before a due collection runs
+#: how long nothing has happened before a due collection runs
 QUIET_S = 1.5
+#: while something runs, how often it is looked at again (how soon its end is seen)
+BUSY_CHECKS = 4
 
 
 class QuietHost(Protocol):
@@ -33,7 +36,7 @@ class QuietHost(Protocol):
 
 class QuietCollection:
     """Runs the collector's due full collection at the person's next pause (one check pending at
-    most: a timer, set again for the time left while they are busy)."""
+    most: a timer, set again for the time left while the app is busy)."""
 
     def __init__(
         self,
@@ -49,41 +52,51 @@ class QuietCollection:
         self.collector = collector
         self.quiet_s = quiet_s
         self._clock = clock
-        #: when the person last typed, clicked, scrolled or resized the terminal (None: not yet)
-        self.input_at: float | None = None
+        #: when the person last typed, pasted, clicked, scrolled or resized the terminal, a turn
+        #: last ended, or the app was last seen busy (None: not yet)
+        self.active_at: float | None = None
         #: the one check pending while a collection is due
         self._timer: Timer | None = None
 
     def touched(self) -> None:
-        """A key, a mouse event or a resize: the person is here, a due collection waits."""
-        self.input_at = self._clock()
+        """A key, a paste, a mouse event or a resize: the person is here, a due collection
+        waits."""
+        self.active_at = self._clock()
 
     def after_turn(self) -> None:
         """A turn's answer is painted: count it, and wait for a pause if a collection is due."""
-        if self.collector.after_turn() and self._timer is None:
-            self._timer = self.app.set_timer(self.quiet_s, self._check, name="quiet collection")
+        self.active_at = self._clock()
+        if self.collector.after_turn():
+            self._check_in(self.quiet_s)
+
+    @property
+    def busy(self) -> bool:
+        """A turn, a `!command` or a replay runs, or a screen is open over the main one."""
+        host, replay = self.host, self.host.sessions.replay
+        running = host.turns.running or bool(host.shortcuts.running)
+        replaying = replay is not None and replay.state in ("loading", "playing")
+        return running or replaying or len(self.app.screen_stack) > 1
 
     def quiet_left(self) -> float:
         """Seconds until the app counts as paused (0: it is)."""
         if self.busy:
-            return self.quiet_s  # look again later
-        if self.input_at is None:
+            return self.quiet_s
+        if self.active_at is None:
             return 0.0
-        return max(0.0, self.input_at + self.quiet_s - self._clock())
+        return max(0.0, self.active_at + self.quiet_s - self._clock())
 
-    @property
-    def busy(self) -> bool:
-        """Something is moving on screen, or a dialog waits for the person."""
-        host = self.host
-        running = host.turns.running or bool(host.shortcuts.running)
-        return running or host.sessions.replay is not None or len(self.app.screen_stack) > 1
+    def _check_in(self, delay: float) -> None:
+        if self._timer is None:
+            self._timer = self.app.set_timer(delay, self._check, name="quiet collection")
 
     def _check(self) -> None:
         self._timer = None
         if not self.collector.due:  # run meanwhile, overdue at a turn's end
             return
-        left = self.quiet_left()
-        if left > 0:
-            self._timer = self.app.set_timer(left, self._check, name="quiet collection")
+        if self.busy:  # its end is seen within a fraction of the pause, which counts from it
+            self.active_at = self._clock()
+            self._check_in(self.quiet_s / BUSY_CHECKS)
+        elif (left := self.quiet_left()) > 0:
+            self._check_in(left)
         else:
             self.collector.collect()

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import gc
 
-#: a full collection runs in the idle moment after this many turns (see `after_turn`)
+#: a full collection falls due after this many turns, to run at the person's next pause (see
+#: `IdleCollector`)
 FULL_EVERY_TURNS = 10
 
 
