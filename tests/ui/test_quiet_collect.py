@@ -28,18 +28,25 @@ QUIET_S = 0.125  # a binary fraction: the sums below are exact
 class Clock:
     def __init__(self) -> None:
         self.now = 1024.0
+        self.collected: list[float] = []
 
     def __call__(self) -> float:
         return self.now
 
 
-def full_collections(monkeypatch: pytest.MonkeyPatch, record: list[float], clock: Clock) -> None:
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """The app's clock, which the test moves; each full collection is noted at its time in
+    `clock.collected` (and not run: the test's process keeps its collector as it is)."""
+    clock = Clock()
+
     def collect(*generation: int) -> int:
         if not generation:  # a full one (the young ones are `speedups.collect_after`'s)
-            record.append(clock.now)
+            clock.collected.append(clock.now)
         return 0
 
     monkeypatch.setattr(gc_tuning.gc, "collect", collect)
+    return clock
 
 
 def due_collector() -> gc_tuning.IdleCollector:
@@ -48,12 +55,8 @@ def due_collector() -> gc_tuning.IdleCollector:
     return collector
 
 
-async def test_a_due_collection_waits_for_the_person_to_pause(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    collected: list[float] = []
-    clock = Clock()
-    full_collections(monkeypatch, collected, clock)
+async def test_a_due_collection_waits_for_the_person_to_pause(tmp_path: Path, clock: Clock) -> None:
+    collected = clock.collected
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
@@ -97,11 +100,9 @@ async def test_a_due_collection_waits_for_the_person_to_pause(
 
 
 async def test_a_collection_due_while_a_turn_runs_waits_a_pause_after_its_end(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, clock: Clock
 ) -> None:
-    collected: list[float] = []
-    clock = Clock()
-    full_collections(monkeypatch, collected, clock)
+    collected = clock.collected
     app = make_app(tmp_path)
     async with app.run_test(size=(100, 30)) as pilot:
         await wait_for(pilot, lambda: app.agent is not None)
