@@ -182,11 +182,10 @@ class AgentApp(App[int]):
     # --- messages, routed to their owners ----------------------------------------------------
 
     async def on_event(self, event: events.Event) -> None:
-        # every event the app gets, before any widget consumes one (a handler by name would
-        # not see the keys the prompt box takes): the person is here, a full collection waits
-        person = (events.InputEvent, events.Paste, events.Resize)
-        if self.quiet_collect is not None and isinstance(event, person):
-            self.quiet_collect.touched()
+        # every Textual event the app gets, before any widget consumes one (a handler by name
+        # would not see the keys the prompt box takes): a full collection waits for a pause
+        if self.quiet_collect is not None:
+            self.quiet_collect.saw(event)
         await super().on_event(event)
 
     def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:

@@ -334,6 +334,19 @@ async def test_key_bar_brightens_when_armed() -> None:
         assert not screen.has_class("-armed")  # the key bar's class: the dialog isn't restyled
 
 
+async def test_a_dialog_the_app_closes_as_it_comes_up_raises_nothing() -> None:
+    # It comes to the top (ScreenResume), is painted, and is typed at, with no key bar: the
+    # app closing had raised NoMatches from the dialog's first handler.
+    screen = ApprovalScreen(bash_request(), guard_s=0.05, typed_at=time.monotonic)
+    screen.compose = lambda: iter(())  # type: ignore[method-assign]  # its parts never mounted
+    app = DialogApp(screen)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.screen is screen and screen.armed)
+        await pilot.press("x")
+        await pilot.pause()
+    assert app.return_code in (None, 0)
+
+
 # --- what it shows -------------------------------------------------------------------------------
 
 

@@ -13,6 +13,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Protocol
 
+from textual import events
+
 if TYPE_CHECKING:
     from textual.app import App
     from textual.timer import Timer
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
 QUIET_S = 1.5
 #: while something runs, how often it is looked at again (how soon its end is seen)
 BUSY_CHECKS = 4
+#: the Textual events that are the person's: a key, a mouse event, a paste, a resize
+PERSON: tuple[type[events.Event], ...] = (events.InputEvent, events.Paste, events.Resize)
 
 
 class QuietHost(Protocol):
@@ -58,10 +62,11 @@ class QuietCollection:
         #: the one check pending while a collection is due
         self._timer: Timer | None = None
 
-    def touched(self) -> None:
-        """A key, a paste, a mouse event or a resize: the person is here, a due collection
-        waits."""
-        self.active_at = self._clock()
+    def saw(self, message: events.Event) -> None:
+        """Each Textual event the app gets: one of the person's (`PERSON`) means they are here,
+        and a due collection waits."""
+        if isinstance(message, PERSON):
+            self.active_at = self._clock()
 
     def after_turn(self) -> None:
         """A turn's answer is painted: count it, and wait for a pause if a collection is due."""

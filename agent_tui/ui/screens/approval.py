@@ -234,7 +234,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         # Keys answer once the dialog is painted on top (each time it comes to the top): keys
         # typed before it was visible were meant for whatever was on screen then.
         self._guard.hidden()
-        self.query_one("#keys").remove_class("-armed")
+        self._show_keys_armed(False)
         self.call_after_refresh(self._painted)
 
     def _painted(self) -> None:
@@ -247,21 +247,27 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                 self._paused_until = shown + self.pause.seconds
                 self.add_class("-paused")
                 self._tick_pause()
-        # The key bar's own class (the screen's would restyle every widget of the dialog)
-        self.query_one("#keys").set_class(self.armed, "-armed")
+        self._show_keys_armed(self.armed)
         if not self.armed:
             self.set_timer(max(self._guard.guard_s, 0.05), self._show_armed)
 
     def _show_armed(self) -> None:
         if self.armed:
-            self.query_one("#keys").add_class("-armed")
+            self._show_keys_armed(True)
         else:  # an injected clock may lag the timer; look again shortly
             self.set_timer(0.05, self._show_armed)
+
+    def _show_keys_armed(self, armed: bool) -> None:
+        """The key bar's own class (the screen's would restyle every widget of the dialog). Not
+        there when the app closes as the dialog comes up: its parts were never mounted."""
+        keys = self.query_one_optional("#keys", KeyLine)
+        if keys is not None:
+            keys.set_class(armed, "-armed")
 
     def _ready(self) -> bool:
         if self._done or not self.armed:
             return False
-        self.query_one("#keys").add_class("-armed")
+        self._show_keys_armed(True)
         return True
 
     def on_key(self, event: events.Key) -> None:
@@ -279,7 +285,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             event.prevent_default()
             self._guard.hand_back(event)
             self.set_timer(max(self._guard.guard_s, 0.05), self._show_armed)
-            self.query_one("#keys").remove_class("-armed")
+            self._show_keys_armed(False)
             return
         if self._confirming and event.key not in ("a", "e", "enter"):
             self._set_confirming(False)  # any other key takes the "always" back
