@@ -4,8 +4,8 @@ a screen (a dialog, the palette, a browser) was last open over the main one. A f
 walks the whole session (tens of ms on a slow host, BENCHMARKS.md); run at a turn's end, as it
 was, it was the callback that a person typing the next prompt, or answering the dialog of the
 next turn, waited behind. The counting (every few turns, and when one has waited too long) is
-`startup.gc_tuning.IdleCollector`'s; a collaborator of the app, which reports the person's
-input (`touched`) and each turn's end."""
+`startup.gc_tuning.IdleCollector`'s; a collaborator of the app, which hands it every Textual
+event it gets (`saw`) and each turn's end."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 #: how long nothing has happened before a due collection runs
 QUIET_S = 1.5
-#: while something runs, how often it is looked at again (how soon its end is seen)
+#: while something runs, it is looked at again this many times a `QUIET_S`
 BUSY_CHECKS = 4
 #: the Textual events that are the person's: a key, a mouse event, a paste, a resize
 PERSON: tuple[type[events.Event], ...] = (events.InputEvent, events.Paste, events.Resize)
@@ -57,10 +57,17 @@ class QuietCollection:
         self.quiet_s = quiet_s
         self._clock = clock
         #: when the person last typed, pasted, clicked, scrolled or resized the terminal, a turn
-        #: last ended, or the app was last seen busy (None: not yet)
+        #: last ended, or the app was first seen no longer busy (None: not yet)
         self.active_at: float | None = None
         #: the one check pending while a collection is due
         self._timer: Timer | None = None
+        #: the last check found the app busy: the pause starts when a check finds it not
+        self._was_busy = False
+
+    @property
+    def waiting(self) -> bool:
+        """A check is pending: a due collection waits for a pause."""
+        return self._timer is not None
 
     def saw(self, message: events.Event) -> None:
         """Each Textual event the app gets: one of the person's (`PERSON`) means they are here,
@@ -98,9 +105,13 @@ class QuietCollection:
         self._timer = None
         if not self.collector.due:  # run meanwhile, overdue at a turn's end
             return
-        if self.busy:  # its end is seen within a fraction of the pause, which counts from it
-            self.active_at = self._clock()
+        if self.busy:  # its end is seen within a fraction of the pause, which counts from then
+            self._was_busy = True
             self._check_in(self.quiet_s / BUSY_CHECKS)
+        elif self._was_busy:
+            self._was_busy = False
+            self.active_at = self._clock()
+            self._check_in(self.quiet_s)
         elif (left := self.quiet_left()) > 0:
             self._check_in(left)
         else:

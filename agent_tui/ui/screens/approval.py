@@ -103,6 +103,9 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
         #: this dialog's place among those asked one after the other (1: the first)
         self.position = position
         self.set_reactive(ApprovalScreen.waiting, waiting)
+        #: the keys that answer, at the foot of the dialog (held, not looked up: when the app
+        #: closes as the dialog comes up, it is resumed with its parts not mounted)
+        self._key_bar = KeyLine(self._keys(), id="keys")
 
     @property
     def can_always(self) -> bool:
@@ -183,7 +186,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
                 )
                 # (the rules' editable line and the tell box: mounted when first wanted)
                 with Horizontal(id="keybar"):
-                    yield KeyLine(self._keys(), id="keys")
+                    yield self._key_bar
                     yield Static(self._waiting_text(), id="waiting")
 
     def on_mount(self) -> None:
@@ -258,11 +261,8 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
             self.set_timer(0.05, self._show_armed)
 
     def _show_keys_armed(self, armed: bool) -> None:
-        """The key bar's own class (the screen's would restyle every widget of the dialog). Not
-        there when the app closes as the dialog comes up: its parts were never mounted."""
-        keys = self.query_one_optional("#keys", KeyLine)
-        if keys is not None:
-            keys.set_class(armed, "-armed")
+        """The key bar's own class (the screen's would restyle every widget of the dialog)."""
+        self._key_bar.set_class(armed, "-armed")
 
     def _ready(self) -> bool:
         if self._done or not self.armed:
@@ -403,7 +403,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     def _set_confirming(self, confirming: bool) -> None:
         self._confirming = confirming
         self.set_class(confirming, "-confirming")
-        self.query_one("#keys", KeyLine).show(self._keys())
+        self._key_bar.show(self._keys())
 
     def action_deny(self) -> None:
         if self._ready() and not self._telling:
@@ -429,7 +429,7 @@ class ApprovalScreen(ModalScreen[ApprovalAnswer]):
     def _set_telling(self, telling: bool) -> None:
         self._telling = telling
         self.set_class(telling, "-telling")
-        self.query_one("#keys", KeyLine).show(self._keys())
+        self._key_bar.show(self._keys())
         tell = self.query_one("#tell", Input)
         if telling:
             tell.focus()
