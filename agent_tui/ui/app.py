@@ -220,6 +220,8 @@ class AgentApp(App[int]):
 
         if event.state is WorkerState.ERROR:
             self.turns.worker_failed(event.worker)
+            if (replay := self.sessions.replay) is not None:
+                replay.worker_failed(event.worker)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -183,3 +183,31 @@ async def test_escape_stops_a_replay_midway(
         assert shown < replay.total and "stopped" in app.status.activity
         await pilot.pause()  # whatever was pending has run: still nothing more
         assert replay.shown == shown  # nothing more is drawn once stopped
+
+
+async def test_a_replay_the_store_cannot_load_says_so_and_stops(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    sid = record(recorded_events(tmp_path / "work" / "MARKER"), monkeypatch)
+    app = make_app(tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: app.agent is not None)
+
+        def unreadable(session_id: str) -> list[StoredEvent]:
+            raise sqlite3.DatabaseError("database disk image is malformed")
+
+        monkeypatch.setattr(app.sessions.store().events, "load", unreadable)
+        replay = app.sessions.start_replay(sid)
+        assert replay is not None
+        # said in one line, and stopped: not "loading…" for ever
+        await wait_for(pilot, lambda: replay.state == "stopped")
+        said = [n for n in notices(app) if n.startswith("The replay stopped on an error")]
+        assert said == [
+            "The replay stopped on an error: DatabaseError: database disk image is malformed"
+        ]
+        assert "stopped" in app.status.activity and app.is_running
+        await pilot.press("escape")  # back to the conversation, as after any stop
+        await wait_for(pilot, lambda: app.sessions.replay is None)
+        assert not app.query_one(PromptInput).disabled

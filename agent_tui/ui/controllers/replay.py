@@ -36,6 +36,7 @@ from agent_tui.ui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
     from textual.app import App
+    from textual.worker import Worker
 
 
 class ReplayHost(Protocol):
@@ -155,6 +156,8 @@ class Replay:
         self.bar = ReplayBar(self)
         #: the live session's side panes, kept aside while this replay draws on them
         self._live: LivePanes | None = None
+        #: the worker that loads and draws it (`start`)
+        self.worker: Worker[None] | None = None
 
     @property
     def label(self) -> str:
@@ -190,13 +193,26 @@ class Replay:
         prompt.disabled = True
         self.bar.focus()
         self._refresh()
-        app.run_worker(self._run(), group="replay", exclusive=True, exit_on_error=False)
+        self.worker = app.run_worker(
+            self._run(), group="replay", exclusive=True, exit_on_error=False
+        )
 
     def set_speed(self, speed: float) -> None:
         self.speed = speed
         self._wake.set()  # cut the current pause short
         if self.state in ("loading", "playing"):
             self._refresh()
+
+    def worker_failed(self, worker: Worker[Any]) -> None:
+        """The replay died of an error (the store couldn't be read, a bug): said, and stopped,
+        not left "loading…" for ever; Esc goes back to the conversation as after any stop."""
+        if worker is not self.worker or self.state not in ("loading", "playing"):
+            return
+        self.state = "stopped"
+        error = worker.error
+        message = f"The replay stopped on an error: {type(error).__name__}: {error}"
+        self.view.chat.append(NoticeMessage(message, "error"))
+        self._refresh()
 
     def stop(self) -> None:
         if self.state in ("loading", "playing"):
