@@ -334,23 +334,6 @@ async def test_key_bar_brightens_when_armed() -> None:
         assert not screen.has_class("-armed")  # the key bar's class: the dialog isn't restyled
 
 
-class Bare(App[None]):
-    def compose(self) -> ComposeResult:
-        yield Static("main screen")
-
-
-async def test_a_dialog_the_app_closes_as_it_comes_up_raises_nothing() -> None:
-    # The agent asks as the person quits: the dialog is resumed with its parts not mounted,
-    # which raised NoMatches from its first handler, and the app ended on that error.
-    for leave in ("teardown", "exit"):
-        app = Bare()
-        async with app.run_test(size=SIZE):
-            app.push_screen(dialog())
-            if leave == "exit":
-                app.exit()
-        assert app.return_code in (None, 0), leave
-
-
 # --- what it shows -------------------------------------------------------------------------------
 
 

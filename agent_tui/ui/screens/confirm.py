@@ -50,15 +50,17 @@ class AskTextScreen(ModalScreen[str | None]):
         super().__init__()
         self.question = question
         self.default = default
+        #: held, not looked up: mounted as the app closes, the dialog has its parts unmounted
+        self._line = Input(self.default, id="path")
 
     def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
             yield Static(Text(self.question), id="confirm-question")
-            yield Input(self.default, id="path")
+            yield self._line
             yield Static(Text("enter  accept      esc  cancel"), id="confirm-keys")
 
     def on_mount(self) -> None:
-        self.query_one("#path", Input).focus()
+        self._line.focus()
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -81,29 +83,29 @@ class ChoiceScreen(ModalScreen[str | None]):
         self.question = question
         self.choices = choices
         self.current = current
-
-    def compose(self) -> ComposeResult:
         from textual.widgets import OptionList
         from textual.widgets.option_list import Option
 
+        #: held, not looked up: mounted as the app closes, the dialog has its parts unmounted
+        self._options = OptionList(
+            *(
+                Option(
+                    Text(f"{n}. {name}{'  (now)' if name == current else ''} — {what}"),
+                    id=name,
+                )
+                for n, (name, what) in enumerate(choices, 1)
+            ),
+            id="choices",
+        )
+
+    def compose(self) -> ComposeResult:
         with Vertical(id="confirm"):
             yield Static(Text(self.question), id="confirm-question")
-            yield OptionList(
-                *(
-                    Option(
-                        Text(f"{n}. {name}{'  (now)' if name == self.current else ''} — {what}"),
-                        id=name,
-                    )
-                    for n, (name, what) in enumerate(self.choices, 1)
-                ),
-                id="choices",
-            )
+            yield self._options
             yield Static(Text("↑/↓ enter  choose      esc  cancel"), id="confirm-keys")
 
     def on_mount(self) -> None:
-        from textual.widgets import OptionList
-
-        options = self.query_one("#choices", OptionList)
+        options = self._options
         names = [name for name, _ in self.choices]
         options.highlighted = names.index(self.current) if self.current in names else 0
         options.focus()

@@ -44,21 +44,28 @@ class QuestionScreen(ModalScreen[dict[str, str] | None]):
         self.guard_s = guard_s
         self._clock = clock
         self._shown_at: float | None = None
+        # Its parts, held rather than looked up: when the app closes as the dialog comes up
+        # (the agent asks as the person quits), it is mounted with them not mounted.
+        self._dialog = Vertical(id="dialog")
+        self._question = Static(id="question")
+        self._options = Static(id="options")
+        self._other = Input(
+            placeholder="or type an answer of your own, then Enter",
+            id="other",
+            select_on_focus=False,
+        )
+        self._keys = Static(id="keys")
 
     @property
     def current(self) -> dict[str, Any]:
         return self.questions[self.index]
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog"):
-            yield Static(id="question")
-            yield Static(id="options")
-            yield Input(
-                placeholder="or type an answer of your own, then Enter",
-                id="other",
-                select_on_focus=False,
-            )
-            yield Static(id="keys")
+        with self._dialog:
+            yield self._question
+            yield self._options
+            yield self._other
+            yield self._keys
 
     def on_mount(self) -> None:
         self._show()
@@ -66,7 +73,7 @@ class QuestionScreen(ModalScreen[dict[str, str] | None]):
 
     def _typing(self, on: bool) -> None:
         """The answer box takes keys only once the person types (number keys choose)."""
-        other = self.query_one("#other", Input)
+        other = self._other
         other.can_focus = on
         if on:
             other.focus()
@@ -81,10 +88,10 @@ class QuestionScreen(ModalScreen[dict[str, str] | None]):
 
     def _show(self) -> None:
         q = self.current
-        dialog = self.query_one("#dialog")
+        dialog = self._dialog
         count = f" ({self.index + 1} of {len(self.questions)})" if len(self.questions) > 1 else ""
         dialog.border_title = f"{visible(q.get('header') or 'Question')[:24]}{count}"
-        self.query_one("#question", Static).update(Content(visible(q["question"])))
+        self._question.update(Content(visible(q["question"])))
         lines = []
         for n, option in enumerate(q["options"], 1):
             box = ("[x] " if n - 1 in self.ticked else "[ ] ") if q.get("multiSelect") else ""
@@ -92,15 +99,15 @@ class QuestionScreen(ModalScreen[dict[str, str] | None]):
             if option.get("description"):
                 text += f" — {visible(option['description'])}"
             lines.append(text)
-        self.query_one("#options", Static).update(Content("\n".join(lines)))
+        self._options.update(Content("\n".join(lines)))
         keys = [("1–" + str(len(q["options"])), "tick" if q.get("multiSelect") else "choose")]
         if q.get("multiSelect"):
             keys.append(("enter", "done"))
         keys += [("type", "your own answer"), ("esc", "decline")]
-        self.query_one("#keys", Static).update(key_bar(*keys))
+        self._keys.update(key_bar(*keys))
 
     def on_key(self, event: events.Key) -> None:
-        other = self.query_one("#other", Input)
+        other = self._other
         if other.has_focus:
             return
         q = self.current
@@ -139,12 +146,12 @@ class QuestionScreen(ModalScreen[dict[str, str] | None]):
             return
         self.index += 1
         self.ticked = set()
-        self.query_one("#other", Input).value = ""
+        self._other.value = ""
         self._typing(False)
         self._show()
 
     def action_decline(self) -> None:
-        other = self.query_one("#other", Input)
+        other = self._other
         if other.has_focus and other.value:
             other.value = ""
             self._typing(False)
