@@ -267,6 +267,14 @@ def _hook(git_dir: Path, project: Project) -> None:
     hooks.mkdir(exist_ok=True)
     (hooks / "post-index-change").write_text(project.spell(HOOK))
     (hooks / "post-index-change").chmod(0o755)
+    # The hook runs when git writes the submodule's index, which a status does only when a
+    # tracked file's stat data no longer matches it: made so here (its time moved on), as an
+    # archive's extraction or a checkout leaves it, not left to the racy-timestamp check
+    # (whether the file was written in the index's own second), which fired in some runs only.
+    worktree = git_dir.parent if git_dir.name == ".git" else project.work / git_dir.name
+    tracked = worktree / "g"
+    later = tracked.stat().st_mtime_ns + 10_000_000_000
+    os.utime(tracked, ns=(later, later))
 
 
 def _filter(repo: Path, project: Project) -> None:
