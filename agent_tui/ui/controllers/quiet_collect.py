@@ -86,7 +86,7 @@ class QuietCollection:
         """A turn, a `!command` or a replay runs, or a screen is open over the main one."""
         host, replay = self.host, self.host.sessions.replay
         running = host.turns.running or bool(host.shortcuts.running)
-        replaying = replay is not None and replay.state in ("loading", "playing")
+        replaying = replay is not None and replay.running
         return running or replaying or len(self.app.screen_stack) > 1
 
     def quiet_left(self) -> float:

@@ -101,13 +101,13 @@ class ReplayBar(Static):
         self.replay.set_speed(SPEEDS[key])
 
     async def action_escape(self) -> None:
-        if self.replay.state in ("loading", "playing"):
+        if self.replay.running:
             self.replay.stop()
         else:
             await self.replay.close()
 
     async def action_resume(self) -> None:
-        if self.replay.state in ("finished", "stopped"):
+        if not self.replay.running:
             await self.replay.close(resume=True)
 
 
@@ -160,6 +160,11 @@ class Replay:
         self.worker: Worker[None] | None = None
 
     @property
+    def running(self) -> bool:
+        """Loading or drawing its events (not yet finished or stopped)."""
+        return self.state in ("loading", "playing")
+
+    @property
     def label(self) -> str:
         where = f"session {self.session_id}"
         match self.state:
@@ -175,7 +180,7 @@ class Replay:
     def _refresh(self) -> None:
         keys = (
             "1 / 4 / i speed · Esc stop"
-            if self.state in ("loading", "playing")
+            if self.running
             else "Enter resume this session · Esc back to your conversation"
         )
         self.bar.update(Text(f"▶ {self.label}   {keys}"))
@@ -200,13 +205,13 @@ class Replay:
     def set_speed(self, speed: float) -> None:
         self.speed = speed
         self._wake.set()  # cut the current pause short
-        if self.state in ("loading", "playing"):
+        if self.running:
             self._refresh()
 
     def worker_failed(self, worker: Worker[Any]) -> None:
         """The replay died of an error (the store couldn't be read, a bug): said, and stopped,
         not left "loading…" for ever; Esc goes back to the conversation as after any stop."""
-        if worker is not self.worker or self.state not in ("loading", "playing"):
+        if worker is not self.worker or not self.running:
             return
         self.state = "stopped"
         error = worker.error
@@ -215,7 +220,7 @@ class Replay:
         self._refresh()
 
     def stop(self) -> None:
-        if self.state in ("loading", "playing"):
+        if self.running:
             self.state = "stopped"
             self._wake.set()
             self._refresh()
