@@ -6,6 +6,8 @@ imported, and `AgentApp(tune_collector=True)` for the rest); importing the UI ch
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 #: a full collection falls due after this many turns, to run at the person's next pause (see
 #: `IdleCollector`)
@@ -112,11 +114,8 @@ class IdleCollector:
             # statements, the panes' first paint) lives as long as the app: out of full
             # collections with it. Its own two widgets come along; pruned, they are freed
             # by their reference counts, all but a few cycles (bounded: once a process).
-            self.collecting = True
-            try:
+            with self._ours():
                 freeze_settled(after_first_turn=True)
-            finally:
-                self.collecting = False
         elif self.since >= self.every + self.overdue:
             self.collect()
         return self.due
@@ -126,10 +125,16 @@ class IdleCollector:
         from agent_tui.speedups import geometry_caches
 
         self.since = 0
-        self.collecting = True
-        try:
+        with self._ours():
             geometry_caches.clear()  # long-gone frames' regions (speedups/)
             gc.collect()
+
+    @contextmanager
+    def _ours(self) -> Iterator[None]:
+        """A collection of ours runs inside (`collecting`)."""
+        self.collecting = True
+        try:
+            yield
         finally:
             self.collecting = False
 
